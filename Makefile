@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ioreel: one binary, one Makefile. `make`, `make check`, `make demo`, `make deps`, `make bench`,
+# `make fuzz`, `make vmlinux`. Build output goes to build/. V=1 shows the commands.
+
+BUILD    ?= build
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+ARCH     := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -I$(BUILD)
+LDLIBS   += -lbpf -lelf -lz -luring -lzstd -laio -lblkid -lpthread -lm
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+# Every capability folder contributes its .c files; ioreel.c is only the dispatcher.
+LIB_SRCS  := $(wildcard formats/*.c record/*.c replay/*.c analyze/*.c synth/*.c util/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
+SKELS     := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+DEPFILES  := $(LIB_OBJS:.o=.d) $(BUILD)/ioreel.d $(UNIT_BINS:=.d)
+
+# Debian package names the build, tests and demo need (make deps installs the missing ones).
+DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
+	    liburing-dev libzstd-dev zstd libaio-dev libblkid-dev fio bpftrace xfsprogs \
+	    btrfs-progs e2fsprogs util-linux fdisk python3
+
+.PHONY: all deps check test demo bench fuzz vmlinux clean
+all: $(BUILD)/ioreel
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (or install them yourself): $$missing" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+$(BUILD)/ioreel: $(BUILD)/ioreel.o $(BUILD)/libioreel.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libioreel.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c | $(SKELS)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# BPF: CO-RE objects against the pinned bpf/vmlinux.h, then libbpf skeletons.
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h formats/*.h)
+	$(call msg,BPF,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I. -Ibpf -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libioreel.a
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libioreel.a $(LDLIBS)
+
+# Refresh the pinned kernel types from the running kernel's BTF.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
+
+check test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)BUILD=$(abspath $(BUILD)) tests/run.sh $(T)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BUILD=$(abspath $(BUILD)) tests/demo.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)BUILD=$(abspath $(BUILD)) bench/run.sh $(B)
+
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+fuzz: deps
+	$(Q)mkdir -p $(BUILD)/fuzz
+	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+		$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=fuzzer,address,undefined \
+			-o $(BUILD)/fuzz/$$n $$f $(filter-out record/% replay/%,$(LIB_SRCS)) $(LDLIBS) || exit 1; \
+		echo "  FUZZ    $$n ($${FUZZ_SECONDS:-30}s)"; \
+		$(BUILD)/fuzz/$$n -max_total_time=$${FUZZ_SECONDS:-30} -max_len=65536 \
+			tests/fuzz/corpus/$$n $(BUILD)/fuzz/$$n.corpus 2>$(BUILD)/fuzz/$$n.log || \
+			{ tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
+	done
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(DEPFILES)

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The .ioreel trace container: a streaming writer and a batch reader.
+ * Byte layout and versioning rules: formats/FORMAT.md.
+ *
+ * Functions return 0 (or a count) on success and -errno on failure; the handle keeps a
+ * human-readable description of the last failure (with the file offset where it applies)
+ * for the verb to print: trace_reader__error(), trace_writer__error().
+ */
+#ifndef IOREEL_FORMATS_TRACE_H
+#define IOREEL_FORMATS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "formats/event.h"
+
+#define TRACE_MAX_DEVICES 64
+#define TRACE_MAX_STREAMS 1024
+
+enum trace_mode {
+	TRACE_MODE_TIMED = 0,  /* each I/O at its recorded time (recorded, imported traces) */
+	TRACE_MODE_CLOSED = 1, /* keep each stream's depth in flight (synthesized fio-like jobs) */
+};
+
+struct trace_device {
+	char name[64];	/* "nvme0n1p2", "zram0", or the imported file's device id */
+	uint32_t major; /* 0:0 when unknown (imported traces) */
+	uint32_t minor;
+	uint64_t size_bytes; /* 0 when unknown */
+	uint32_t logical_block_size;
+	uint32_t physical_block_size;
+	char model[64];
+};
+
+struct trace_stream {
+	uint32_t depth; /* closed mode: I/Os of this stream kept in flight */
+};
+
+/* Everything the header says about a trace. */
+struct trace_meta {
+	uint32_t version; /* format version of the file (set by the writer, read by the reader) */
+	char tool_version[32];
+	char host[64];
+	char kernel[128];
+	char source[32];   /* "record", "replay", "synth", "import:fio-v3", ... */
+	char options[1024]; /* the command line or options that produced the trace */
+	uint64_t genesis_realtime_ns; /* CLOCK_REALTIME at t = 0; 0 when unknown */
+	uint32_t mode;		      /* enum trace_mode */
+	uint32_t time_based;	      /* closed mode: run for runtime_ns, cycling the events */
+	uint64_t runtime_ns;	      /* closed mode with time_based */
+	uint32_t ndevices;
+	uint32_t nstreams;
+	struct trace_device devices[TRACE_MAX_DEVICES];
+	struct trace_stream streams[TRACE_MAX_STREAMS];
+};
+
+/* What the writer learns only at the end; stored in the trailing index (absent if killed). */
+struct trace_stats {
+	uint64_t events;  /* events written */
+	uint64_t dropped; /* I/Os the producer knows it lost (recorder drops) */
+	uint64_t dropped_reserve; /* of which: BPF ring buffer full */
+	uint64_t dropped_inflight; /* of which: in-flight table full */
+	uint64_t end_ns; /* when the producer stopped (ns since genesis); 0 when unknown */
+};
+
+/* ---- writer ---- */
+
+struct trace_writer;
+
+struct trace_writer_opts {
+	uint32_t chunk_events; /* events per chunk; 0 = default (65536) */
+	int zstd_level;	       /* 0 = default (3) */
+	bool sync;	       /* fdatasync after each chunk (the recorder's crash promise) */
+};
+
+/* Creates path (mode 0600, truncating) and writes the header. NULL + errno on failure. */
+struct trace_writer *trace_writer__open(const char *path, const struct trace_meta *meta,
+					const struct trace_writer_opts *opts);
+/* Appends n events; encodes and writes a chunk each time one fills. Memory stays bounded. */
+int trace_writer__add(struct trace_writer *w, const struct io_event *ev, size_t n);
+/* Ends the current chunk early and writes it out (a recorder does this once a second). */
+int trace_writer__flush(struct trace_writer *w);
+/* Bytes written to the file so far (header + chunks). */
+uint64_t trace_writer__bytes(const struct trace_writer *w);
+/* Flushes, writes the index with stats (may be NULL) and closes. Frees w even on error. */
+int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats);
+/* Abandons the file as it is (no index), e.g. after a write error. */
+void trace_writer__abort(struct trace_writer *w);
+const char *trace_writer__error(const struct trace_writer *w);
+
+/* ---- reader ---- */
+
+struct trace_reader;
+
+enum trace_reader_flags {
+	TRACE_SALVAGE = 1 << 0, /* skip damaged chunks (each reported once) instead of failing */
+};
+
+struct trace_chunk_info {
+	uint64_t file_offset; /* where the chunk starts */
+	uint64_t file_bytes;  /* its size on disk */
+	uint32_t count;
+	uint64_t first_ns; /* min io_event_time() of its events */
+	uint64_t last_ns;  /* max io_event_time() */
+};
+
+/* Opens and validates the header; reads the index if present, otherwise scans. NULL + errno;
+ * when errno is EINVAL/EIO, *why (if non-NULL) gets a static-or-caller-buffer message. */
+struct trace_reader *trace_reader__open(const char *path, unsigned int flags, char *why,
+					size_t why_len);
+const struct trace_meta *trace_reader__meta(const struct trace_reader *r);
+/* Stats from the index, or NULL when the file has no index (recorder killed). */
+const struct trace_stats *trace_reader__stats(const struct trace_reader *r);
+bool trace_reader__has_index(const struct trace_reader *r);
+size_t trace_reader__chunk_count(const struct trace_reader *r);
+const struct trace_chunk_info *trace_reader__chunk(const struct trace_reader *r, size_t i);
+uint64_t trace_reader__file_bytes(const struct trace_reader *r);
+/* Events in the file (sum of chunk counts). */
+uint64_t trace_reader__event_count(const struct trace_reader *r);
+/* True when every event's time is >= the previous one's (file order is time order). */
+bool trace_reader__is_sorted(const struct trace_reader *r);
+/* Fills up to cap events in file order; returns the count, 0 at the end, -errno on a damaged
+ * chunk (message in trace_reader__error(), with the chunk's file offset). */
+long trace_reader__next(struct trace_reader *r, struct io_event *buf, size_t cap);
+/* Positions at the first chunk that may hold events at or after t_ns (via the index). */
+int trace_reader__seek(struct trace_reader *r, uint64_t t_ns);
+/* Rewinds to the first event. */
+int trace_reader__rewind(struct trace_reader *r);
+/* Chunks skipped as damaged so far (TRACE_SALVAGE). */
+uint64_t trace_reader__damaged_chunks(const struct trace_reader *r);
+const char *trace_reader__error(const struct trace_reader *r);
+void trace_reader__close(struct trace_reader *r);
+
+/* Fills host, kernel, tool_version, genesis_realtime_ns of a fresh meta (zeroed otherwise). */
+void trace_meta_init(struct trace_meta *m, const char *source);
+/* Adds a device; returns its index or -ENOSPC. */
+int trace_meta_add_device(struct trace_meta *m, const struct trace_device *d);
+
+#endif

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers sourced by integration tests: real devices with guaranteed clean-up, and asserts.
+#   . "$(dirname "$0")/../lib.sh"
+# Everything a helper creates is undone on exit, pass or fail (trap EXIT runs the stack).
+set -u
+set -o pipefail
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${BUILD:-$TESTS_DIR/../build}
+IOREEL=${IOREEL:-$BUILD/ioreel}
+
+_cleanups=()
+cleanup_push() { _cleanups+=("$*"); }
+_run_cleanups() {
+	local i
+	for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do
+		eval "${_cleanups[$i]}" >/dev/null 2>&1 || true
+	done
+	_cleanups=()
+}
+trap _run_cleanups EXIT
+trap 'exit 130' INT TERM
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# A missing prerequisite that CI must have (CI counts this skip as a failure).
+skip() { echo "SKIP: $*"; exit 77; }
+# Only after a probe showed the kernel cannot do it.
+skip_kernel() { echo "SKIP(kernel): $*"; exit 77; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+need_cmd() { local c; for c in "$@"; do command -v "$c" >/dev/null || skip "needs $c (make deps)"; done; }
+
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
+# assert_status EXPECTED CMD...: run CMD, check its exit status.
+assert_status() {
+	local want=$1; shift
+	"$@"; local rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want"
+}
+
+# A scratch directory, removed at exit.
+scratch_dir() {
+	local d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/ioreel-test.XXXXXX") || fail "mktemp"
+	cleanup_push "rm -rf '$d'"
+	echo "$d"
+}
+
+# make_loop SIZE_MIB [SECTOR_SIZE]: a loop device over a sparse file; prints /dev/loopN.
+make_loop() {
+	local size=$1 f dev
+	f=$(mktemp "${TMPDIR:-/tmp}/ioreel-loop.XXXXXX") || fail "mktemp"
+	truncate -s "${size}M" "$f"
+	dev=$(losetup -f --show --direct-io=on ${2:+--sector-size $2} "$f" 2>/dev/null) ||
+		dev=$(losetup -f --show "$f") || { rm -f "$f"; fail "losetup failed for $f"; }
+	cleanup_push "losetup -d '$dev'; rm -f '$f'"
+	echo "$dev"
+}
+
+# make_zram SIZE_MIB: a fresh zram device of our own (never zram0, which others may use).
+make_zram() {
+	local size=$1 id
+	[ -e /sys/class/zram-control/hot_add ] || { modprobe zram 2>/dev/null; }
+	[ -e /sys/class/zram-control/hot_add ] || skip_kernel "no zram-control in /sys/class (zram module absent)"
+	id=$(cat /sys/class/zram-control/hot_add) || fail "zram hot_add failed"
+	cleanup_push "echo 1 > /sys/block/zram$id/reset; echo $id > /sys/class/zram-control/hot_remove"
+	echo "${size}M" > "/sys/block/zram$id/disksize" || fail "cannot size zram$id"
+	echo "/dev/zram$id"
+}
+
+# make_fs TYPE DEV: mkfs and mount on a scratch dir; prints the mount point.
+make_fs() {
+	local type=$1 dev=$2 mnt
+	mnt=$(mktemp -d "${TMPDIR:-/tmp}/ioreel-mnt.XXXXXX")
+	case $type in
+	ext4) mkfs.ext4 -q -F "$dev" ;;
+	xfs) mkfs.xfs -q -f "$dev" ;;
+	btrfs) mkfs.btrfs -q -f "$dev" ;;
+	*) fail "make_fs: unknown type $type" ;;
+	esac >/dev/null 2>&1 || fail "mkfs.$type $dev failed"
+	mount "$dev" "$mnt" || fail "mount $dev failed"
+	cleanup_push "umount -l '$mnt'; rmdir '$mnt'"
+	echo "$mnt"
+}
+
+# dev_majmin /dev/X -> "MAJ:MIN"
+dev_majmin() { printf '%d:%d\n' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
+
+[ -x "$IOREEL" ] || fail "ioreel binary not built at $IOREEL (run make)"

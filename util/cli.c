@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <ctype.h>
+#include <math.h>
+#include "util/cli.h"
+
+const char *cli_verb = "";
+
+int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	uint64_t mult = 1;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	switch (tolower((unsigned char)*end)) {
+	case '\0':
+		break;
+	case 'k':
+		mult = 1ULL << 10;
+		break;
+	case 'm':
+		mult = 1ULL << 20;
+		break;
+	case 'g':
+		mult = 1ULL << 30;
+		break;
+	case 't':
+		mult = 1ULL << 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end) {
+		end++;
+		/* fio accepts "4k", "4kb", "4KiB" alike */
+		if (!strcasecmp(end, "b") || !strcasecmp(end, "ib"))
+			end += strlen(end);
+		if (*end)
+			return -EINVAL;
+	}
+	if (x > UINT64_MAX / mult)
+		return -ERANGE;
+	*bytes = x * mult;
+	return 0;
+}
+
+int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	char *end;
+	double mult = 1e9;
+
+	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || !isfinite(x) || x < 0)
+		return -ERANGE;
+	if (!*end || !strcmp(end, "s"))
+		mult = 1e9;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (!strcmp(end, "ns"))
+		mult = 1;
+	else if (!strcmp(end, "m"))
+		mult = 60e9;
+	else if (!strcmp(end, "h"))
+		mult = 3600e9;
+	else
+		return -EINVAL;
+	if (x * mult > 1.8e19)
+		return -ERANGE;
+	*ns = (uint64_t)llround(x * mult);
+	return 0;
+}
+
+static void vsay(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "ioreel%s%s: %s", *cli_verb ? " " : "", cli_verb, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t now_mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t now_real_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+char *fmt_bytes(uint64_t n, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)n;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)n);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+char *fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 10000000000ULL)
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Small helpers every verb needs: option values with units, and how errors are printed. */
+#ifndef IOREEL_UTIL_CLI_H
+#define IOREEL_UTIL_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes shared by every verb. */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+#define IOREEL_VERSION "0.1.0"
+
+/* "4096", "4k", "16K", "1m", "2G", "1T" (powers of 1024, as fio reads them). 0 or -EINVAL. */
+int parse_size(const char *s, uint64_t *bytes);
+/* "10" (seconds), "500ms", "20us", "100ns", "1.5s", "2m", "1h". 0 or -EINVAL. */
+int parse_duration_ns(const char *s, uint64_t *ns);
+/* A plain unsigned integer, whole string. 0 or -EINVAL / -ERANGE. */
+int parse_u64(const char *s, uint64_t *v);
+
+/* The verb name used as prefix of error messages ("ioreel replay: ..."). */
+extern const char *cli_verb;
+/* Prints "ioreel VERB: <message>\n" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Monotonic and realtime clocks in ns. */
+uint64_t now_mono_ns(void);
+uint64_t now_real_ns(void);
+
+/* Formats n bytes as "4.0 KiB" / ns as "12.3us" into buf; returns buf. */
+char *fmt_bytes(uint64_t n, char *buf, size_t len);
+char *fmt_ns(uint64_t ns, char *buf, size_t len);
+
+#endif
