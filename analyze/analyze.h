@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The analysis other verbs reuse: replay prints the summary of its result trace with it, and
+ * `--json` of replay is this document plus replay's own members (same keys as analyze --json).
+ */
+#ifndef IOREEL_ANALYZE_ANALYZE_H
+#define IOREEL_ANALYZE_ANALYZE_H
+
+#include <stdio.h>
+#include <stdint.h>
+#include "formats/trace.h"
+
+struct analysis;
+
+struct analyze_opts {
+	uint64_t from_ns, to_ns; /* only events whose time is in [from, to); to = 0: no limit */
+	uint64_t interval_ns;	 /* 0: no time series */
+	int device;		 /* -1: all devices */
+	const double *percentiles; /* NULL: fio's default list */
+	unsigned int npercentiles;
+};
+
+/* One analysis per trace. NULL + errno. */
+struct analysis *analysis__new(const struct analyze_opts *opts, const struct trace_meta *meta,
+			       const char *name);
+/* Feeds events (any order). */
+void analysis__add(struct analysis *a, const struct io_event *ev, size_t n);
+/* Reads a whole trace file into a new analysis; NULL + errno, message in err. */
+struct analysis *analysis__from_file(const char *path, const struct analyze_opts *opts,
+				     unsigned int reader_flags, char *err, size_t errlen);
+/* fio-like text summary. */
+void analysis__print_text(const struct analysis *a, FILE *out);
+/*
+ * The JSON document of `ioreel analyze --json` for one trace. extra, when not NULL, is inserted
+ * verbatim as further top-level members (e.g. "\"fidelity\": {...}", no leading comma).
+ */
+void analysis__print_json(const struct analysis *a, FILE *out, const char *extra);
+void analysis__free(struct analysis *a);
+
+#endif
