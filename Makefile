@@ -45,9 +45,12 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
 
+# --whole-archive: the verbs are weak references in ioreel.c, and a weak reference alone never
+# pulls a member out of a static archive, so without it no verb would be linked in.
 $(BUILD)/ioreel: $(BUILD)/ioreel.o $(BUILD)/libioreel.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(BUILD)/ioreel.o -Wl,--whole-archive $(BUILD)/libioreel.a \
+		-Wl,--no-whole-archive $(LDLIBS)
 
 $(BUILD)/libioreel.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
