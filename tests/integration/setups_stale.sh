@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# tests/setups.sh: a run killed with SIGKILL leaves its loop devices, mounts and zram behind;
+# setups_teardown_stale removes them, and never touches a live run's setups.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../setups.sh"
+need_root
+need_cmd losetup mkfs.ext4
+
+scratch=$(scratch_dir)
+# A live run (this process) with its own setup, which must survive.
+mine=$(setup_raw_loop 32)
+
+# The crashed run: builds setups, reports its state dir, then dies without cleaning up.
+bash -c '
+	. "$1/../lib.sh"; . "$1/../setups.sh"
+	setup_fs_loop ext4 64 >/dev/null
+	setup_raw_loop 32 >/dev/null
+	z=$(setup_zram 16)
+	echo "$SETUPS_DIR ${z#/dev/zram}" >"$2/state"
+	kill -KILL $$
+' _ "$here" "$scratch"
+read -r sdir zid <"$scratch/state" || fail "the crashing child did not report its state"
+[ -d "$sdir" ] || fail "crashed run's $sdir missing"
+n=$(losetup -n -l -O BACK-FILE | grep -c "^$sdir/")
+assert_eq "$n" 2 "loop devices left by the crashed run"
+grep -q " $sdir/" /proc/mounts || fail "crashed run's mount missing"
+
+setups_teardown_stale
+setups_assert_gone "$sdir" "$zid"
+losetup "$mine" >/dev/null 2>&1 || fail "setups_teardown_stale removed a live run's $mine"
+losetup -n -l -O BACK-FILE "$mine" | grep -q "^$SETUPS_DIR/" || fail "$mine is no longer ours"
+echo "ok: crashed run's leftovers removed, live run's $mine kept"
