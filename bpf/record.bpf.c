@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ioreel record, kernel side. Two levels, chosen per whole disk by record/ (devs map):
+ *
+ *   bio: block_bio_queue -> block_bio_complete, keyed by the struct bio pointer. What the
+ *        filesystem or application asked, before merges; the only level of bio-based drivers
+ *        (zram, md, dm). A bio split by the block layer completes once, as the original.
+ *   rq:  block_io_start (or block_rq_insert for requests the block layer makes itself, such as
+ *        the flush state machine's flush request) -> block_rq_issue -> block_rq_complete, keyed
+ *        by the struct request pointer. What the device saw after merges, with issue time.
+ *
+ * The submitter (pid, tid, comm, cpu) is taken when the I/O is queued, in the submitting
+ * task's context, and kept in the in-flight map until completion, which usually runs in an
+ * interrupt or a kworker. Completed I/Os go to a per-CPU ring buffer (no contention between
+ * CPUs on the reserve spinlock) without a wakeup; record/ polls on a short timer, and a wakeup
+ * is forced only when a ring is a quarter full. Every I/O we meant to record but could not (ring
+ * full, in-flight map full) is counted in the per-CPU stats map, so recorded + dropped is exact.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "record.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* REQ_OP_BITS is a #define (not in BTF); it has been 8 since v4.10 (commit ef295ecf090d). */
+#define REQ_OP_MASK ((1u << 8) - 1)
+
+/* Filters and tuning, set by record/ before load. */
+const volatile __u32 filter_tgid = 0;
+const volatile bool filter_by_comm = false;
+const volatile char filter_comm[16] = {};
+const volatile bool filter_by_cgroup = false;
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct rec_dev);
+} devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* resized by record/ (--inflight) */
+	__type(key, __u64);
+	__type(value, struct rec_event);
+} inflight SEC(".maps");
+
+struct ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20); /* resized by record/ together with the rings it creates */
+};
+
+/* One ring buffer per CPU, filled in by record/ after load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* set to the number of possible CPUs by record/ */
+	__type(key, __u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, REC_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup SEC(".maps");
+
+/* Older kernels had the disk in the request itself (removed in v5.17, commit f3fa33acca9f). */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline void count(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline __u32 disk_dev(const struct gendisk *disk)
+{
+	if (!disk)
+		return 0;
+	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
+}
+
+static __always_inline struct gendisk *rq_disk(struct request *rq)
+{
+	if (bpf_core_field_exists(((struct request___old *)0)->rq_disk))
+		return BPF_CORE_READ((struct request___old *)rq, rq_disk);
+	return rq->q->disk;
+}
+
+/* Turns bi_opf/cmd_flags into ioreel's op and flags; -1 for ops that are not data I/O
+ * (zone management, driver passthrough). Enum values come from the running kernel's BTF. */
+static __always_inline int decode_opf(__u32 opf, __u32 bytes, __u8 *op, __u8 *flags)
+{
+	__u32 o = opf & REQ_OP_MASK;
+	__u8 f = 0;
+
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		f |= REC_F_SYNC;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		f |= REC_F_FUA;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH)))
+		f |= REC_F_PREFLUSH;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		f |= REC_F_META;
+	if (opf & (1u << bpf_core_enum_value(enum req_flag_bits, __REQ_RAHEAD)))
+		f |= REC_F_READAHEAD;
+
+	if (o == bpf_core_enum_value(enum req_op, REQ_OP_READ)) {
+		*op = REC_OP_READ;
+	} else if (o == bpf_core_enum_value(enum req_op, REQ_OP_WRITE) ||
+		   o == bpf_core_enum_value(enum req_op, REQ_OP_ZONE_APPEND)) {
+		/* An empty write with REQ_PREFLUSH is how filesystems ask for a cache flush. */
+		if (bytes == 0 && (f & REC_F_PREFLUSH)) {
+			*op = REC_OP_FLUSH;
+			f &= ~REC_F_PREFLUSH;
+		} else {
+			*op = REC_OP_WRITE;
+		}
+	} else if (o == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH)) {
+		*op = REC_OP_FLUSH;
+	} else if (o == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD) ||
+		   o == bpf_core_enum_value(enum req_op, REQ_OP_SECURE_ERASE)) {
+		*op = REC_OP_DISCARD;
+	} else if (o == bpf_core_enum_value(enum req_op, REQ_OP_WRITE_ZEROES)) {
+		*op = REC_OP_WRITE_ZEROES;
+	} else {
+		return -1;
+	}
+	*flags = f;
+	return 0;
+}
+
+/* Is this I/O on a recorded device (and partition range) at this level, by a wanted task? */
+static __always_inline bool wanted(__u32 dev, __u32 level, __u64 sector, __u32 bytes)
+{
+	struct rec_dev *d = bpf_map_lookup_elem(&devs, &dev);
+
+	if (!d || d->level != level)
+		return false;
+	/* A flush has no sector: it belongs to every partition of the disk. */
+	if (bytes && (sector < d->lo_sector || sector >= d->hi_sector))
+		return false;
+	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		return false;
+	if (filter_by_comm) {
+		char comm[16];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < 16; i++) {
+			if (comm[i] != filter_comm[i])
+				return false;
+			if (!comm[i])
+				break;
+		}
+	}
+	if (filter_by_cgroup && bpf_current_task_under_cgroup(&cgroup, 0) != 1)
+		return false;
+	return true;
+}
+
+/* Starts tracking an I/O in the submitter's context. */
+static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 bytes, __u32 opf)
+{
+	struct rec_event e = {};
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (decode_opf(opf, bytes, &e.op, &e.flags))
+		return;
+	e.queue_ns = bpf_ktime_get_ns();
+	e.sector = sector;
+	e.bytes = bytes;
+	e.dev = dev;
+	e.pid = id >> 32;
+	e.tid = (__u32)id;
+	e.cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e.comm, sizeof(e.comm));
+	if (bpf_map_update_elem(&inflight, &key, &e, BPF_NOEXIST)) {
+		/* -EEXIST: already tracked (requeue, re-insert); anything else: the map is full. */
+		if (bpf_map_lookup_elem(&inflight, &key))
+			return;
+		count(REC_DROP_INFLIGHT);
+		return;
+	}
+	count(REC_STAT_TRACKED);
+}
+
+/* Hands a completed I/O to user space through this CPU's ring and forgets it. */
+static __always_inline void emit(__u64 key, struct rec_event *inf, __u32 status)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct rec_event *e;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	e = rb ? bpf_ringbuf_reserve(rb, sizeof(*e), 0) : NULL;
+	if (!e) {
+		count(REC_DROP_RESERVE);
+		bpf_map_delete_elem(&inflight, &key);
+		return;
+	}
+	__builtin_memcpy(e, inf, sizeof(*e));
+	e->complete_ns = bpf_ktime_get_ns();
+	e->status = status;
+	/* Ask for a wakeup only when the ring fills up; otherwise record/'s timed poll drains it. */
+	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	else
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	count(REC_STAT_EMITTED);
+	/* Deleted after the submit, so record/'s scan of the in-flight map never misses an I/O
+	 * that is neither in the map nor in a ring (see the reorder release in record/drain.c). */
+	bpf_map_delete_elem(&inflight, &key);
+}
+
+/* ---- bio level ---- */
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(bio_queue, struct bio *bio)
+{
+	__u32 dev = disk_dev(bio->bi_bdev->bd_disk);
+	__u64 sector = bio->bi_iter.bi_sector;
+	__u32 bytes = bio->bi_iter.bi_size;
+
+	if (!wanted(dev, REC_LEVEL_BIO, sector, bytes))
+		return 0;
+	track((__u64)bio, dev, sector, bytes, bio->bi_opf);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
+{
+	__u64 key = (__u64)bio;
+	struct rec_event *inf = bpf_map_lookup_elem(&inflight, &key);
+
+	if (inf)
+		emit(key, inf, bio->bi_status);
+	return 0;
+}
+
+/* ---- request level ---- */
+
+static __always_inline void rq_track(struct request *rq)
+{
+	__u32 dev = disk_dev(rq_disk(rq));
+	__u64 sector = rq->__sector;
+	__u32 bytes = rq->__data_len;
+
+	if (!wanted(dev, REC_LEVEL_RQ, sector, bytes))
+		return;
+	track((__u64)rq, dev, sector, bytes, rq->cmd_flags);
+}
+
+/* A request made from a submitter's bio (its first bio: later bios merge into it). */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(rq_start, struct request *rq)
+{
+	rq_track(rq);
+	return 0;
+}
+
+/* Requests the block layer makes itself (the flush machinery) are first seen here. */
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(rq_insert, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+
+	if (!bpf_map_lookup_elem(&inflight, &key))
+		rq_track(rq);
+	return 0;
+}
+
+/* Merges are over when the driver gets the request: take its final extent here. */
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(rq_issue, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct rec_event *inf = bpf_map_lookup_elem(&inflight, &key);
+	__u32 bytes = rq->__data_len;
+
+	if (!inf) {
+		rq_track(rq);
+		inf = bpf_map_lookup_elem(&inflight, &key);
+		if (!inf)
+			return 0;
+	}
+	inf->issue_ns = bpf_ktime_get_ns();
+	inf->sector = rq->__sector;
+	inf->bytes = bytes;
+	decode_opf(rq->cmd_flags, bytes, &inf->op, &inf->flags);
+	return 0;
+}
+
+/* A request merged into another one never completes: forget it (its bytes are in the other). */
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(rq_merge, struct request *rq)
+{
+	__u64 key = (__u64)rq;
+
+	if (bpf_map_delete_elem(&inflight, &key) == 0)
+		count(REC_STAT_MERGED);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct rec_event *inf = bpf_map_lookup_elem(&inflight, &key);
+
+	if (inf)
+		emit(key, inf, error);
+	return 0;
+}

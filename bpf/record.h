@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What bpf/record.bpf.c hands to record/ through the ring buffers: one completed block I/O in
+ * kernel units (ktime, whole-disk sectors, kernel dev_t, blk_status_t). record/ translates it
+ * into struct io_event (ns since genesis, device index, partition-relative bytes, -errno).
+ * Shared by the BPF and the user side, so only fixed-width fields and explicit padding.
+ */
+#ifndef IOREEL_BPF_RECORD_H
+#define IOREEL_BPF_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Which tracepoints a device is recorded with (struct rec_dev.level). */
+enum rec_level {
+	REC_LEVEL_NONE = 0,
+	REC_LEVEL_BIO = 1, /* block_bio_queue -> block_bio_complete */
+	REC_LEVEL_RQ = 2,  /* block_io_start/block_rq_insert -> block_rq_issue -> block_rq_complete */
+};
+
+/* Same values as enum io_op / enum io_flag in formats/event.h (checked in record/). */
+enum rec_op { REC_OP_READ, REC_OP_WRITE, REC_OP_FLUSH, REC_OP_DISCARD, REC_OP_WRITE_ZEROES };
+enum rec_flag {
+	REC_F_SYNC = 1 << 0,
+	REC_F_FUA = 1 << 1,
+	REC_F_PREFLUSH = 1 << 2,
+	REC_F_META = 1 << 3,
+	REC_F_READAHEAD = 1 << 4,
+};
+
+/* Value of the "devs" map, keyed by the whole disk's kernel dev_t (major << 20 | minor). */
+struct rec_dev {
+	__u32 level;	  /* enum rec_level */
+	__u32 _pad;
+	__u64 lo_sector; /* record only I/O starting in [lo_sector, hi_sector): partitions */
+	__u64 hi_sector;
+};
+
+/* Maximum number of whole disks recorded at once ("devs" map). */
+#define TRACE_MAX_DEVS 64
+
+/* Slots of the per-CPU "stats" map: I/Os we meant to record but lost, and what went through. */
+enum rec_stat {
+	REC_DROP_RESERVE = 0,  /* ring buffer full at completion */
+	REC_DROP_INFLIGHT = 1, /* in-flight map full at queue time */
+	REC_STAT_TRACKED = 2,  /* I/Os entered in the in-flight map */
+	REC_STAT_EMITTED = 3,  /* I/Os handed to a ring buffer */
+	REC_STAT_MERGED = 4,   /* requests merged into another before issue (rq level) */
+	REC_STAT__COUNT
+};
+
+struct rec_event {
+	__u64 queue_ns;	   /* bpf_ktime_get_ns() when the submitter queued it */
+	__u64 issue_ns;	   /* when the driver got it (rq level), 0 at bio level */
+	__u64 complete_ns; /* when it completed */
+	__u64 sector;	   /* first 512-byte sector, relative to the whole disk */
+	__u32 bytes;
+	__u32 dev;    /* whole disk, kernel encoding: major << 20 | minor */
+	__u32 pid;    /* submitter's tgid */
+	__u32 tid;    /* submitter's pid (thread) */
+	__u32 status; /* blk_status_t as the kernel completed it, 0 = ok */
+	__u16 cpu;    /* cpu of the submitter */
+	__u8 op;      /* enum rec_op */
+	__u8 flags;   /* enum rec_flag bits */
+	char comm[16];
+};
+
+_Static_assert(sizeof(struct rec_event) == 72, "rec_event layout changed: update record/");
+
+#endif
