@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The engines replay issues I/O through: one small ops table, like fio's ioengine_ops but only
+ * the hooks every engine really needs. The scheduler owns the I/O slots and their buffers; an
+ * engine only moves them to the kernel and back.
+ */
+#ifndef IOREEL_REPLAY_ENGINE_H
+#define IOREEL_REPLAY_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One I/O in flight. Times are CLOCK_MONOTONIC ns since the replay's start. */
+struct replay_io {
+	uint64_t deadline_ns;
+	uint64_t submit_ns;
+	uint64_t complete_ns; /* 0, or absolute CLOCK_MONOTONIC if the engine knows it (psync) */
+	uint64_t offset;      /* on the target, as issued */
+	uint32_t len;
+	uint32_t dev;	      /* target index */
+	uint32_t stream;
+	int32_t res;	      /* bytes done or -errno */
+	uint8_t op;	      /* enum io_op */
+	uint8_t flags;	      /* enum io_flag (FUA -> RWF_DSYNC) */
+	uint16_t _pad;
+	uint32_t slot;	      /* index in the scheduler's slot array */
+	void *buf;
+};
+
+struct engine_target {
+	int fd;
+	bool is_blk;
+};
+
+struct engine_params {
+	const struct engine_target *targets;
+	unsigned int ntargets;
+	unsigned int depth; /* most I/Os ever in flight at once */
+	void *arena;	    /* every slot's buffer lies inside [arena, arena + arena_len) */
+	size_t arena_len;
+};
+
+struct engine;
+
+struct engine_ops {
+	const char *name;
+	/* NULL + errno; *why gets a reason worth printing when the kernel lacks something. */
+	struct engine *(*init)(const struct engine_params *p, char *why, size_t why_len);
+	/* Prepares one I/O for the next submit (psync: hands it to a worker). 0 or -errno. */
+	int (*queue)(struct engine *e, struct replay_io *io);
+	/* Pushes everything queued to the kernel in one call. Count submitted or -errno. */
+	int (*submit)(struct engine *e);
+	/*
+	 * Collects up to max completed I/Os into done[] and returns their count. With
+	 * timeout_ns == 0 it never blocks; otherwise it waits up to timeout_ns for at least one.
+	 */
+	int (*reap)(struct engine *e, struct replay_io **done, unsigned int max, uint64_t timeout_ns);
+	void (*exit)(struct engine *e);
+};
+
+extern const struct engine_ops engine_uring_ops;
+extern const struct engine_ops engine_aio_ops;
+extern const struct engine_ops engine_psync_ops;
+extern const struct engine_ops engine_null_ops;
+
+/* "io_uring" (also "uring"), "libaio" ("aio"), "psync", "null"; NULL if unknown. */
+const struct engine_ops *engine_find(const char *name);
+
+/*
+ * Executes one I/O synchronously with plain syscalls: pread/pwritev2(RWF_DSYNC), fdatasync,
+ * BLKDISCARD/BLKZEROOUT on block devices, fallocate on files. Returns bytes done or -errno.
+ * Shared by psync and by the async engines for the ops their kernel interface lacks.
+ */
+int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The engine table and the synchronous fallback every engine shares. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include "formats/event.h"
+#include "replay/engine.h"
+
+static const struct engine_ops *const engines[] = {
+	&engine_uring_ops,
+	&engine_aio_ops,
+	&engine_psync_ops,
+	&engine_null_ops,
+};
+
+const struct engine_ops *engine_find(const char *name)
+{
+	if (!strcasecmp(name, "uring"))
+		name = "io_uring";
+	else if (!strcasecmp(name, "aio"))
+		name = "libaio";
+	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (!strcasecmp(engines[i]->name, name))
+			return engines[i];
+	return NULL;
+}
+
+int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
+{
+	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };
+	uint64_t range[2] = { io->offset, io->len };
+	ssize_t n;
+
+	switch (io->op) {
+	case IO_OP_READ:
+		n = pread(t->fd, io->buf, io->len, (off_t)io->offset);
+		break;
+	case IO_OP_WRITE:
+		n = pwritev2(t->fd, &iov, 1, (off_t)io->offset,
+			     (io->flags & IO_F_FUA) ? RWF_DSYNC : 0);
+		break;
+	case IO_OP_FLUSH:
+		n = fdatasync(t->fd);
+		break;
+	case IO_OP_DISCARD:
+		if (t->is_blk)
+			n = ioctl(t->fd, BLKDISCARD, range);
+		else
+			n = fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				      (off_t)io->offset, io->len);
+		break;
+	case IO_OP_WRITE_ZEROES:
+		if (t->is_blk)
+			n = ioctl(t->fd, BLKZEROOUT, range);
+		else
+			n = fallocate(t->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+				      (off_t)io->offset, io->len);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (n < 0)
+		return -errno;
+	/* flush/discard/zeroes report success as 0: count the whole range done */
+	return io->op == IO_OP_READ || io->op == IO_OP_WRITE ? (int)n : (int)io->len;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * io_uring: registered files and one registered buffer (the whole slot arena), all I/Os due
+ * in the same instant go out in one io_uring_submit, completions are peeked from the CQ ring
+ * without a syscall. No SQPOLL: on a 2-core machine its poller thread would fight the
+ * scheduler's spinning thread for a core. No DEFER_TASKRUN either: it posts completions only
+ * when we enter the kernel, which would delay their timestamps while we spin.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <liburing.h>
+#include "formats/event.h"
+#include "replay/engine.h"
+
+/* Linux 6.12, include/uapi/linux/fs.h: async discard as an io_uring command on a block device */
+#ifndef BLOCK_URING_CMD_DISCARD
+#define BLOCK_URING_CMD_DISCARD _IO(0x12, 0)
+#endif
+
+struct engine {
+	struct io_uring ring;
+	const struct engine_target *targets;
+	unsigned int ntargets;
+	bool discard_cmd; /* BLOCK_URING_CMD_DISCARD works; cleared on first -EOPNOTSUPP/-EINVAL */
+	/* I/Os done synchronously (discard without the command), handed out by the next reap */
+	struct replay_io **sync_done;
+	unsigned int nsync, sync_cap;
+};
+
+static struct engine *uring_init(const struct engine_params *p, char *why, size_t why_len)
+{
+	struct io_uring_params up = { 0 };
+	struct engine *e = calloc(1, sizeof(*e));
+	int fds[64], ret;
+	unsigned int entries = 1;
+
+	if (!e)
+		return NULL;
+	while (entries < p->depth && entries < 32768)
+		entries <<= 1;
+	up.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER;
+	up.cq_entries = entries * 2;
+	ret = io_uring_queue_init_params(entries, &e->ring, &up);
+	if (ret == -EINVAL) { /* kernels before 6.0 lack SINGLE_ISSUER */
+		memset(&up, 0, sizeof(up));
+		up.flags = IORING_SETUP_CQSIZE;
+		up.cq_entries = entries * 2;
+		ret = io_uring_queue_init_params(entries, &e->ring, &up);
+	}
+	if (ret < 0) {
+		snprintf(why, why_len, "io_uring_queue_init(%u entries): %s", entries, strerror(-ret));
+		free(e);
+		errno = -ret;
+		return NULL;
+	}
+	e->targets = p->targets;
+	e->ntargets = p->ntargets;
+	for (unsigned int i = 0; i < p->ntargets && i < 64; i++)
+		fds[i] = p->targets[i].fd;
+	ret = io_uring_register_files(&e->ring, fds, p->ntargets);
+	if (!ret && p->arena_len) {
+		struct iovec iov = { .iov_base = p->arena, .iov_len = p->arena_len };
+
+		ret = io_uring_register_buffers(&e->ring, &iov, 1);
+	}
+	if (ret < 0) {
+		snprintf(why, why_len, "io_uring register files/buffers (%zu bytes): %s",
+			 p->arena_len, strerror(-ret));
+		io_uring_queue_exit(&e->ring);
+		free(e);
+		errno = -ret;
+		return NULL;
+	}
+	e->discard_cmd = true;
+	e->sync_cap = p->depth;
+	e->sync_done = calloc(e->sync_cap, sizeof(*e->sync_done));
+	if (!e->sync_done) {
+		io_uring_queue_exit(&e->ring);
+		free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return e;
+}
+
+static int uring_queue(struct engine *e, struct replay_io *io)
+{
+	const struct engine_target *t = &e->targets[io->dev];
+	struct io_uring_sqe *sqe;
+
+	if (io->op == IO_OP_DISCARD && t->is_blk && !e->discard_cmd) {
+		if (e->nsync >= e->sync_cap)
+			return -EBUSY;
+		io->res = engine_exec_sync(t, io);
+		e->sync_done[e->nsync++] = io;
+		return 0;
+	}
+	sqe = io_uring_get_sqe(&e->ring);
+	if (!sqe)
+		return -EBUSY;
+	switch (io->op) {
+	case IO_OP_READ:
+		io_uring_prep_read_fixed(sqe, (int)io->dev, io->buf, io->len, io->offset, 0);
+		break;
+	case IO_OP_WRITE:
+		io_uring_prep_write_fixed(sqe, (int)io->dev, io->buf, io->len, io->offset, 0);
+		if (io->flags & IO_F_FUA)
+			sqe->rw_flags = RWF_DSYNC;
+		break;
+	case IO_OP_FLUSH:
+		io_uring_prep_fsync(sqe, (int)io->dev, IORING_FSYNC_DATASYNC);
+		break;
+	case IO_OP_DISCARD:
+		if (t->is_blk) {
+			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, (int)io->dev, NULL, 0, 0);
+			sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
+			sqe->addr = io->offset;
+			sqe->addr3 = io->len;
+		} else {
+			io_uring_prep_fallocate(sqe, (int)io->dev,
+						FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						io->offset, io->len);
+		}
+		break;
+	case IO_OP_WRITE_ZEROES:
+		/* blkdev_fallocate turns ZERO_RANGE into blkdev_issue_zeroout */
+		io_uring_prep_fallocate(sqe, (int)io->dev,
+					FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, io->offset,
+					io->len);
+		break;
+	default:
+		return -EINVAL;
+	}
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, io);
+	return 0;
+}
+
+static int uring_submit(struct engine *e)
+{
+	return io_uring_submit(&e->ring);
+}
+
+static void uring_complete(struct engine *e, struct replay_io *io, int res)
+{
+	const struct engine_target *t = &e->targets[io->dev];
+
+	if (io->op == IO_OP_DISCARD && t->is_blk && (res == -EOPNOTSUPP || res == -EINVAL) &&
+	    e->discard_cmd) {
+		/* a kernel before 6.12 has no discard command: do this one and the next ones
+		 * synchronously, as BLKDISCARD */
+		e->discard_cmd = false;
+		res = engine_exec_sync(t, io);
+	} else if (res >= 0 && io->op != IO_OP_READ && io->op != IO_OP_WRITE) {
+		res = (int)io->len;
+	}
+	io->res = res;
+}
+
+static int uring_reap(struct engine *e, struct replay_io **done, unsigned int max,
+		      uint64_t timeout_ns)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int n = 0, head, seen = 0;
+
+	while (e->nsync && n < max)
+		done[n++] = e->sync_done[--e->nsync];
+	if (!n && timeout_ns) {
+		struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000ULL),
+						.tv_nsec = (long long)(timeout_ns % 1000000000ULL) };
+		int ret = io_uring_wait_cqe_timeout(&e->ring, &cqe, &ts);
+
+		if (ret < 0 && ret != -ETIME && ret != -EINTR)
+			return ret;
+	}
+	io_uring_for_each_cqe(&e->ring, head, cqe) {
+		struct replay_io *io;
+
+		if (n >= max)
+			break;
+		io = io_uring_cqe_get_data(cqe);
+		seen++;
+		if (!io)
+			continue;
+		uring_complete(e, io, cqe->res);
+		done[n++] = io;
+	}
+	io_uring_cq_advance(&e->ring, seen);
+	return (int)n;
+}
+
+static void uring_exit(struct engine *e)
+{
+	io_uring_queue_exit(&e->ring);
+	free(e->sync_done);
+	free(e);
+}
+
+const struct engine_ops engine_uring_ops = {
+	.name = "io_uring",
+	.init = uring_init,
+	.queue = uring_queue,
+	.submit = uring_submit,
+	.reap = uring_reap,
+	.exit = uring_exit,
+};
