@@ -40,6 +40,15 @@ _setups_init() {
 	cleanup_push "setups_teardown_dir '$SETUPS_DIR'"
 }
 
+# setups_pid_alive PID: the process exists and is not a zombie (a daemon reparented to a
+# parent that reaps late stays a zombie for a while, and kill -0 still succeeds on it).
+setups_pid_alive() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
+}
+
 # setups_teardown_dir DIR: undo everything recorded in one state directory. Idempotent; never
 # fails (each step is tried and what could not be undone is reported on stderr).
 setups_teardown_dir() {
@@ -51,7 +60,7 @@ setups_teardown_dir() {
 		pid=$(head -n1 "$pgd/postmaster.pid" 2>/dev/null)
 		[[ $pid =~ ^[0-9]+$ ]] || continue
 		kill -QUIT "$pid" 2>/dev/null # immediate shutdown: the cluster is scratch
-		for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		for ((i = 0; i < 100; i++)); do setups_pid_alive "$pid" || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null
 	done <"$dir/pgdata" 2>/dev/null
 	# 2. mounts under the directory, deepest first
@@ -88,7 +97,7 @@ setups_teardown_stale() {
 		pid=${pid%%.*}
 		[[ $pid =~ ^[0-9]+$ ]] || continue
 		[ "$pid" = "$$" ] && continue
-		kill -0 "$pid" 2>/dev/null && continue
+		setups_pid_alive "$pid" && continue
 		echo "setups: removing leftovers of crashed run $pid: $d" >&2
 		setups_teardown_dir "$d"
 		n=$((n + 1))
