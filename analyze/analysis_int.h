@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The inside of struct analysis, shared by the aggregation (summary.c) and the reports
+ * (report_text.c, report_json.c, compare.c, html.c). Not for other folders: they use analyze.h.
+ *
+ * Memory is fixed at analysis__new(): histograms instead of event lists, a bounded interval
+ * series whose width doubles when the trace outgrows it, and a fixed offset/time grid.
+ */
+#ifndef IOREEL_ANALYZE_ANALYSIS_INT_H
+#define IOREEL_ANALYZE_ANALYSIS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "analyze/analyze.h"
+#include "analyze/hist.h"
+
+#define AN_MAX_GROUPS 32     /* --group-by comm|pid: the rest goes to "other" */
+#define AN_MAX_PCT 64	     /* --percentiles entries */
+#define AN_LAT_BINS 32	     /* fio's latency_ns (10) + latency_us (10) + latency_ms (12) */
+#define AN_DEPTH_BINS 7	     /* fio's iodepth_level: 1, 2, 4, 8, 16, 32, >=64 */
+#define AN_BS_BINS 34	     /* by bit length of (length - 1): 0 = zero-length, up to 8 GiB */
+#define AN_SEQ_WAYS 8	     /* recent end offsets remembered per device and op */
+#define AN_MAX_INTERVALS 4096 /* series bound; the width doubles beyond it */
+#define AN_IH_SUB 3	     /* interval latency histogram: 8 buckets per power of two */
+#define AN_IH_MAXMSB 40	     /* ... up to 2^41 ns (36 minutes); longer goes to the last one */
+#define AN_IH_BUCKETS ((AN_IH_MAXMSB - AN_IH_SUB + 2) << AN_IH_SUB)
+#define AN_GRID_COLS 64	     /* offset heatmap: time columns */
+#define AN_GRID_ROWS 32	     /* offset rows */
+#define AN_DEPTH_CAP 65536   /* in-flight completions kept for the depth reconstruction */
+
+enum an_group_by { AN_GROUP_NONE = 0, AN_GROUP_OP, AN_GROUP_DEVICE, AN_GROUP_COMM, AN_GROUP_PID };
+
+struct an_op {
+	uint64_t ios, bytes, errors, seq;
+	struct hist slat, clat, lat;
+	uint64_t lat_bins[AN_LAT_BINS];
+	uint64_t bs[AN_BS_BINS];
+	uint64_t bs_bytes[AN_BS_BINS];
+};
+
+struct an_group {
+	char name[64];
+	uint64_t key;
+	uint64_t events;
+	uint64_t first_ns, last_ns; /* span of this group's events */
+	uint64_t depth[AN_DEPTH_BINS];
+	struct an_op op[IO_OP__COUNT];
+};
+
+struct an_interval {
+	uint64_t ios[3];   /* read, write, other */
+	uint64_t bytes[3];
+	uint32_t lat[AN_IH_BUCKETS];
+};
+
+struct analysis {
+	char name[256];
+	struct trace_meta meta; /* copy; zeroed when none was given */
+	bool has_meta;
+	bool replay; /* meta.source starts with "replay": slat is lateness + submission */
+	struct analyze_opts opts;
+	double pct[AN_MAX_PCT];
+	unsigned int npct;
+	int group_by; /* enum an_group_by */
+
+	uint64_t events;       /* events fed */
+	uint64_t included;     /* passed the filters */
+	uint64_t no_completion; /* included events without a completion time */
+	uint64_t first_ns, last_ns; /* span of the included events (first time .. last stamp) */
+	uint64_t dev_ios[TRACE_MAX_DEVICES];
+	uint64_t dev_bytes[TRACE_MAX_DEVICES];
+	uint64_t damaged_chunks; /* from the reader with --salvage */
+
+	unsigned int ngroups;
+	bool groups_overflow;
+	struct an_group *groups; /* AN_MAX_GROUPS + 1 ("other") */
+
+	/* sequential detection: recent end offsets per device (mod 64) and op */
+	uint64_t seq_end[TRACE_MAX_DEVICES][IO_OP__COUNT][AN_SEQ_WAYS];
+	uint8_t seq_next[TRACE_MAX_DEVICES][IO_OP__COUNT];
+
+	/* in-flight depth: min-heap of completion times of I/Os issued and not yet completed */
+	uint64_t *heap;
+	unsigned int heap_len;
+	bool depth_approx; /* events came far out of issue order, or the heap filled */
+	uint64_t last_issue_ns;
+
+	/* time series (opts.interval_ns > 0) */
+	struct an_interval *iv;
+	uint64_t iv_width;   /* current width, >= opts.interval_ns */
+	uint64_t iv_base;    /* start time of interval 0 */
+	unsigned int iv_len; /* intervals in use */
+
+	/* offset/time heatmap: both dimensions are powers of two so a cell is two shifts */
+	uint32_t grid[AN_GRID_ROWS][AN_GRID_COLS];
+	unsigned int grid_tshift, grid_oshift;
+	uint64_t max_end; /* highest offset + length seen */
+};
+
+/* Helpers shared by the reports. */
+extern const double an_default_pct[17];
+/* fio's name for the op in JSON ("read", "write", "trim", "sync"), NULL for write-zeroes. */
+const char *an_fio_op_key(unsigned int op);
+/* A label for the op in text: "read", "write", "trim", "flush", "write-zeroes". */
+const char *an_op_label(unsigned int op);
+/* fio's latency distribution labels: (unit, upper bound) for bin i. */
+const char *an_lat_bin_label(unsigned int i, const char **unit);
+/* "1", "2", ..., ">=64". */
+const char *an_depth_label(unsigned int i);
+/* Block-size bin label into buf ("4k", "<=12k"...). */
+char *an_bs_label(unsigned int i, char *buf, size_t len);
+/* Runtime in ns of the analysis (span of the included events), 0 when unknown. */
+uint64_t an_runtime_ns(const struct analysis *a);
+double an_iops(const struct analysis *a, const struct an_op *o);
+double an_bw_bytes(const struct analysis *a, const struct an_op *o);
+/* Interval latency percentile from its coarse histogram (bucket midpoint). */
+uint64_t an_iv_percentile(const struct an_interval *iv, double p);
+uint64_t an_iv_total(const struct an_interval *iv);
+/* Aggregate over all groups into out (for compare and HTML, which work per trace). */
+void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out);
+/* Merge of the clat (or lat when clat is empty) of all ops and groups. */
+void an_total_lat(const struct analysis *a, struct hist *out);
+
+/* Sets the grid's column width from the trace's last time (before any event is added). */
+void an_span_hint(struct analysis *a, uint64_t last_ns);
+
+/* --group-by: "op", "device", "comm", "pid" (or "none"); before any event. 0 or -EINVAL. */
+int an_set_group_by(struct analysis *a, const char *by);
+typedef void (*an_progress_fn)(void *arg, uint64_t done, uint64_t total);
+/* analysis__from_file() with grouping and a progress callback (called after each batch). */
+struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
+			      unsigned int reader_flags, const char *group_by, an_progress_fn progress,
+			      void *arg, char *err, size_t errlen);
+
+/* JSON string escaping. */
+void an_json_str(FILE *f, const char *s);
+
+#endif

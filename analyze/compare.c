@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `--compare`: the table storage people already build by hand from fio runs (setup, IOPS, BW,
+ * latency), one row per trace and op, with ratios against the first trace (the baseline).
+ * Latency is queue-to-completion when the trace has it (what the application waited), else
+ * issue-to-completion.
+ */
+#include <string.h>
+#include "analyze/analysis_int.h"
+#include "analyze/report.h"
+
+struct row {
+	double iops, bw, mean, p99;
+	uint64_t ios;
+};
+
+static void row_of(const struct analysis *a, unsigned int op, struct row *r)
+{
+	static struct an_op t; /* ~90 KiB: kept off the stack; reports run on one thread */
+
+	an_total_op(a, op, &t);
+	const struct hist *h = t.lat.count ? &t.lat : &t.clat;
+	r->ios = t.ios;
+	r->iops = an_iops(a, &t);
+	r->bw = an_bw_bytes(a, &t);
+	r->mean = hist_mean(h);
+	r->p99 = (double)hist_percentile(h, 99);
+}
+
+static bool op_used(const struct analysis *const *as, unsigned int n, unsigned int op)
+{
+	for (unsigned int t = 0; t < n; t++) {
+		for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++)
+			if (k < as[t]->ngroups || (k == AN_MAX_GROUPS && as[t]->groups_overflow))
+				if (as[t]->groups[k].op[op].ios)
+					return true;
+	}
+	return false;
+}
+
+static double ratio(double v, double base)
+{
+	return base > 0 ? v / base : 0;
+}
+
+static const char *short_num(double v, char *buf, size_t len)
+{
+	if (v >= 1e6)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
+{
+	char b[32];
+
+	fprintf(f, "Comparison (ratios against %s; latency = %s):\n", as[0]->name,
+		"queue to completion, or issue to completion when not recorded");
+	fprintf(f, "%-6s %-28s %10s %10s %12s %12s %7s %7s %7s %7s\n", "op", "trace", "IOPS",
+		"BW(MiB/s)", "avg lat(us)", "p99 lat(us)", "IOPS x", "BW x", "avg x", "p99 x");
+	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
+		if (!op_used(as, n, op))
+			continue;
+		struct row base;
+		row_of(as[0], op, &base);
+		for (unsigned int t = 0; t < n; t++) {
+			struct row r;
+			row_of(as[t], op, &r);
+			const char *name = as[t]->name;
+			size_t len = strlen(name);
+			fprintf(f, "%-6s %-28s %10s %10.1f %12.1f %12.1f %7.2f %7.2f %7.2f %7.2f\n",
+				an_op_label(op), len > 28 ? name + len - 28 : name,
+				short_num(r.iops, b, sizeof(b)), r.bw / 1048576.0, r.mean / 1e3,
+				r.p99 / 1e3, ratio(r.iops, base.iops), ratio(r.bw, base.bw),
+				ratio(r.mean, base.mean), ratio(r.p99, base.p99));
+		}
+	}
+}
+
+static void json_ratio(FILE *f, const char *key, double v, double base)
+{
+	if (base > 0)
+		fprintf(f, ", \"%s\": %.6f", key, v / base);
+	else
+		fprintf(f, ", \"%s\": null", key);
+}
+
+void an_json_compare(const struct analysis *const *as, unsigned int n, FILE *f)
+{
+	bool first = true;
+
+	fprintf(f, "\"compare\": {\"baseline\": ");
+	an_json_str(f, as[0]->name);
+	fprintf(f, ", \"latency\": \"lat_ns when recorded, else clat_ns\", \"rows\": [");
+	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
+		if (!op_used(as, n, op))
+			continue;
+		struct row base;
+		row_of(as[0], op, &base);
+		for (unsigned int t = 0; t < n; t++) {
+			struct row r;
+			row_of(as[t], op, &r);
+			fprintf(f, "%s\n{\"trace\": ", first ? "" : ",");
+			first = false;
+			an_json_str(f, as[t]->name);
+			fprintf(f, ", \"op\": \"%s\", \"total_ios\": %llu, \"iops\": %.6f, "
+				   "\"bw_bytes\": %.0f, \"lat_mean_ns\": %.3f, \"lat_p99_ns\": %.0f",
+				an_op_label(op), (unsigned long long)r.ios, r.iops, r.bw, r.mean, r.p99);
+			json_ratio(f, "iops_ratio", r.iops, base.iops);
+			json_ratio(f, "bw_ratio", r.bw, base.bw);
+			json_ratio(f, "lat_mean_ratio", r.mean, base.mean);
+			json_ratio(f, "lat_p99_ratio", r.p99, base.p99);
+			fprintf(f, "}");
+		}
+	}
+	fprintf(f, "]}");
+}
