@@ -116,3 +116,45 @@ pg_stop() {
 	fi
 	return 0
 }
+
+# ---- recording a workload with ioreel record (shared by the end-to-end test and the demo) ----
+
+REC_PID=
+REC_OUT=
+
+# ioreel_has VERB: the binary has that verb (a verb not built in is not listed, and its --help
+# is a usage error).
+ioreel_has() { "$IOREEL" "$1" --help >/dev/null 2>&1; }
+
+# rec_start DEV OUT: `ioreel record -d DEV -o OUT` in the background; returns once the recorder
+# is attached (its trace file exists) plus a second for the probes to settle. Its JSON stats go
+# to OUT.json and its stderr to OUT.log.
+rec_start() {
+	local dev=$1 i
+	REC_OUT=$2
+	rm -f "$REC_OUT"
+	"$IOREEL" record -d "$dev" -o "$REC_OUT" -q --json >"$REC_OUT.json" 2>"$REC_OUT.log" &
+	REC_PID=$!
+	cleanup_push "kill -INT $REC_PID; sleep 1; kill -KILL $REC_PID"
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$REC_OUT" ] && break
+		kill -0 "$REC_PID" 2>/dev/null ||
+			fail "ioreel record -d $dev exited early: $(tail -n 5 "$REC_OUT.log")"
+		sleep 0.1
+	done
+	[ -s "$REC_OUT" ] || fail "ioreel record -d $dev wrote no trace header in 10 s: $(tail -n 5 "$REC_OUT.log")"
+	sleep 1
+}
+
+# rec_stop: SIGINT the recorder (as a user's Ctrl-C) and wait for a clean exit.
+rec_stop() {
+	local i rc
+	[ -n "$REC_PID" ] || return 0
+	kill -INT "$REC_PID" 2>/dev/null
+	for ((i = 0; i < 300; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$REC_PID" 2>/dev/null && fail "ioreel record did not stop within 30 s of SIGINT"
+	wait "$REC_PID"
+	rc=$?
+	REC_PID=
+	[ $rc = 0 ] || fail "ioreel record exited $rc after SIGINT: $(tail -n 5 "$REC_OUT.log")"
+}
