@@ -133,8 +133,12 @@ rec_start() {
 	local dev=$1 i
 	REC_OUT=$2
 	rm -f "$REC_OUT"
+	# Job control on for this one command: a non-interactive shell starts background commands
+	# with SIGINT ignored, and the recorder must get our SIGINT as a user's Ctrl-C.
+	set -m
 	"$IOREEL" record -d "$dev" -o "$REC_OUT" -q --json >"$REC_OUT.json" 2>"$REC_OUT.log" &
 	REC_PID=$!
+	set +m
 	cleanup_push "kill -INT $REC_PID; sleep 1; kill -KILL $REC_PID"
 	for ((i = 0; i < 100; i++)); do
 		[ -s "$REC_OUT" ] && break

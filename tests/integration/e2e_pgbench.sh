@@ -32,8 +32,11 @@ cat >"$out/check.py" <<'PY'
 import json, sys
 
 def load(p):
-    with open(p) as f:
-        return json.load(f)
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("%s: not a JSON document: %s" % (p, e))
 
 def find(doc, *paths):
     for path in paths:
