@@ -130,6 +130,8 @@ int trace_reader__rewind(struct trace_reader *r);
 /* Chunks skipped as damaged so far (TRACE_SALVAGE). */
 uint64_t trace_reader__damaged_chunks(const struct trace_reader *r);
 const char *trace_reader__error(const struct trace_reader *r);
+/* What open had to work around (no index, dropped incomplete last chunk), or NULL. */
+const char *trace_reader__notice(const struct trace_reader *r);
 void trace_reader__close(struct trace_reader *r);
 
 /* Fills host, kernel, tool_version, genesis_realtime_ns of a fresh meta (zeroed otherwise). */

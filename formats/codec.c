@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Columnar chunk coding of the .ioreel container (formats/FORMAT.md, "Raw chunk").
+ * Each column is predicted (deltas), reduced by its minimum and GCD, and stored as byte planes
+ * so zstd's Huffman stage sees one byte distribution per block. Decoding goes in batches of
+ * 256 events: every column is unpacked into a small array that stays in L1, then events are
+ * assembled row by row straight into the caller's buffer (no intermediate event copy).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/codec.h"
+
+#define DEC_BATCH 256
+
+struct codec_enc {
+	uint32_t cap, n;
+	uint64_t *v[COL__COUNT];
+	uint32_t nv[COL__COUNT];
+	uint64_t prev_q, prev_i, prev_c;
+	uint64_t first, last, prev_t;
+	bool sorted;
+	uint8_t (*dict)[IO_COMM_LEN];
+	uint32_t ndict, last_comm, hmask;
+	uint32_t *hash; /* dictionary index + 1, 0 = empty slot */
+};
+
+struct codec_enc *codec_enc_new(uint32_t cap)
+{
+	struct codec_enc *e = calloc(1, sizeof(*e));
+	uint32_t hs = 16;
+
+	if (!e)
+		return NULL;
+	e->cap = cap;
+	while (hs < 2 * cap)
+		hs <<= 1;
+	e->hmask = hs - 1;
+	e->hash = calloc(hs, sizeof(*e->hash));
+	e->dict = malloc((size_t)cap * IO_COMM_LEN);
+	for (int c = 0; c < COL__COUNT; c++) {
+		e->v[c] = malloc((size_t)cap * sizeof(uint64_t));
+		if (!e->v[c])
+			goto fail;
+	}
+	if (!e->hash || !e->dict)
+		goto fail;
+	e->sorted = true;
+	e->first = UINT64_MAX;
+	return e;
+fail:
+	codec_enc_free(e);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void codec_enc_free(struct codec_enc *e)
+{
+	if (!e)
+		return;
+	for (int c = 0; c < COL__COUNT; c++)
+		free(e->v[c]);
+	free(e->hash);
+	free(e->dict);
+	free(e);
+}
+
+uint32_t codec_enc_count(const struct codec_enc *e)
+{
+	return e->n;
+}
+uint64_t codec_enc_first(const struct codec_enc *e)
+{
+	return e->first;
+}
+uint64_t codec_enc_last(const struct codec_enc *e)
+{
+	return e->last;
+}
+bool codec_enc_sorted(const struct codec_enc *e)
+{
+	return e->sorted;
+}
+
+static uint32_t comm_index(struct codec_enc *e, const char *comm)
+{
+	uint64_t a, b;
+	uint32_t h;
+
+	/* Most consecutive I/Os come from the same task: try the last entry first. */
+	if (e->ndict && !memcmp(e->dict[e->last_comm], comm, IO_COMM_LEN))
+		return e->last_comm;
+	memcpy(&a, comm, 8);
+	memcpy(&b, comm + 8, 8);
+	h = (uint32_t)(((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full)) >> 40);
+	for (;; h++) {
+		uint32_t s = e->hash[h & e->hmask];
+
+		if (!s) {
+			memcpy(e->dict[e->ndict], comm, IO_COMM_LEN);
+			e->hash[h & e->hmask] = ++e->ndict;
+			return e->last_comm = e->ndict - 1;
+		}
+		if (!memcmp(e->dict[s - 1], comm, IO_COMM_LEN))
+			return e->last_comm = s - 1;
+	}
+}
+
+void codec_enc_add(struct codec_enc *e, const struct io_event *ev)
+{
+	uint32_t i = e->n++;
+	uint64_t q = ev->queue_ns, is = ev->issue_ns, c = ev->complete_ns, t;
+	unsigned int p = (q != IO_TS_NONE) | (is != IO_TS_NONE) << 1 | (c != IO_TS_NONE) << 2;
+
+	e->v[COL_PRES][i] = p;
+	if (p & 1) {
+		e->v[COL_Q][e->nv[COL_Q]++] = q - e->prev_q;
+		e->prev_q = q;
+	}
+	if (p & 2) {
+		e->v[COL_I][e->nv[COL_I]++] = is - ((p & 1) ? q : e->prev_i);
+		e->prev_i = is;
+	}
+	if (p & 4) {
+		e->v[COL_C][e->nv[COL_C]++] = c - ((p & 2) ? is : (p & 1) ? q : e->prev_c);
+		e->prev_c = c;
+	}
+	e->v[COL_OFF][i] = ev->offset;
+	e->v[COL_LEN][i] = ev->length;
+	e->v[COL_DEV][i] = ev->dev;
+	e->v[COL_PID][i] = ev->pid;
+	e->v[COL_TID][i] = (uint64_t)ev->tid - ev->pid;
+	e->v[COL_ERR][i] = (uint64_t)(int64_t)ev->error;
+	e->v[COL_STREAM][i] = ev->stream;
+	e->v[COL_CPU][i] = ev->cpu;
+	e->v[COL_OP][i] = ev->op;
+	e->v[COL_FLAGS][i] = ev->flags;
+	e->v[COL_COMM][i] = comm_index(e, ev->comm);
+
+	t = io_event_time(ev);
+	if (t < e->first)
+		e->first = t;
+	if (i == 0 || t > e->last)
+		e->last = t;
+	if (i && t < e->prev_t)
+		e->sorted = false;
+	e->prev_t = t;
+}
+
+size_t codec_enc_raw_bound(const struct codec_enc *e)
+{
+	return 16 + (size_t)e->ndict * IO_COMM_LEN + COL__COUNT * (24 + 8 * (size_t)e->n);
+}
+
+size_t codec_enc_max_cuts(void)
+{
+	return COL__COUNT * 8 + 2;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Minimum (as signed: deltas may be negative) and largest distance to it. */
+static void col_range(const uint64_t *v, uint32_t n, uint64_t *min, uint64_t *range)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t x = (int64_t)v[i];
+
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	*min = n ? (uint64_t)lo : 0;
+	*range = n ? (uint64_t)hi - (uint64_t)lo : 0;
+}
+
+/* Offset as a distance from where the previous I/O of the same device ended, in place. */
+static void offsets_to_deltas(struct codec_enc *e)
+{
+	uint64_t prev_end[64] = { 0 };
+
+	for (uint32_t i = 0; i < e->n; i++) {
+		unsigned int d = e->v[COL_DEV][i] & 63;
+		uint64_t off = e->v[COL_OFF][i];
+
+		e->v[COL_OFF][i] = off - prev_end[d];
+		prev_end[d] = off + e->v[COL_LEN][i];
+	}
+}
+
+static uint64_t delta_range(const struct codec_enc *e)
+{
+	uint64_t prev_end[64] = { 0 };
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (uint32_t i = 0; i < e->n; i++) {
+		unsigned int d = e->v[COL_DEV][i] & 63;
+		int64_t x = (int64_t)(e->v[COL_OFF][i] - prev_end[d]);
+
+		prev_end[d] = e->v[COL_OFF][i] + e->v[COL_LEN][i];
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	return e->n ? (uint64_t)hi - (uint64_t)lo : 0;
+}
+
+size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t *ncuts)
+{
+	size_t pos = 16, nc = 0;
+
+	put_u32(out, e->n);
+	put_u32(out + 4, e->ndict);
+	put_u32(out + 8, COL__COUNT);
+	put_u32(out + 12, 0);
+	memcpy(out + pos, e->dict, (size_t)e->ndict * IO_COMM_LEN);
+	pos += (size_t)e->ndict * IO_COMM_LEN;
+
+	for (int c = 0; c < COL__COUNT; c++) {
+		uint32_t n = (c >= COL_Q && c <= COL_C) ? e->nv[c] : e->n;
+		uint64_t *v = e->v[c], min, range, g = 0, scaled;
+		unsigned int width = 0, mode = 0;
+
+		col_range(v, n, &min, &range);
+		if (c == COL_OFF && range && delta_range(e) < range) {
+			/* Sequential streams cost nothing this way; random ones stay absolute. */
+			offsets_to_deltas(e);
+			col_range(v, n, &min, &range);
+			mode = 1;
+		}
+		if (range) {
+			for (uint32_t i = 0; i < n && g != 1; i++) {
+				uint64_t d = v[i] - min;
+
+				if (g == 0 || d % g)
+					g = gcd64(g, d);
+			}
+		}
+		if (!g)
+			g = 1;
+		scaled = range / g;
+		while (width < 8 && (scaled >> (8 * width)))
+			width++;
+		out[pos] = width;
+		out[pos + 1] = mode;
+		put_u16(out + pos + 2, 0);
+		put_u32(out + pos + 4, n);
+		put_u64(out + pos + 8, min);
+		put_u64(out + pos + 16, g);
+		pos += 24;
+		if (!width)
+			continue;
+		if (g == 1) {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] -= min;
+		} else if (!(g & (g - 1))) {
+			unsigned int sh = __builtin_ctzll(g);
+
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = (v[i] - min) >> sh;
+		} else {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = (v[i] - min) / g;
+		}
+		for (unsigned int k = 0; k < width; k++) {
+			uint8_t *o = out + pos;
+
+			for (uint32_t i = 0; i < n; i++)
+				o[i] = v[i] >> (8 * k);
+			pos += n;
+			cuts[nc++] = pos;
+		}
+	}
+	if (!nc || cuts[nc - 1] != pos)
+		cuts[nc++] = pos;
+	*ncuts = nc;
+
+	e->n = 0;
+	memset(e->nv, 0, sizeof(e->nv));
+	e->prev_q = e->prev_i = e->prev_c = 0;
+	e->first = UINT64_MAX;
+	e->last = e->prev_t = 0;
+	e->sorted = true;
+	memset(e->hash, 0, ((size_t)e->hmask + 1) * sizeof(*e->hash));
+	e->ndict = e->last_comm = 0;
+	return pos;
+}
+
+/* ---- decoder ---- */
+
+int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t ndevices,
+		   const char **what)
+{
+	uint32_t ncols;
+	size_t pos = 16;
+
+	memset(d, 0, sizeof(*d));
+	if (len < 16) {
+		*what = "chunk too short";
+		return -EBADMSG;
+	}
+	d->count = get_u32(raw);
+	d->ndict = get_u32(raw + 4);
+	ncols = get_u32(raw + 8);
+	d->ndevices = ndevices;
+	if (get_u32(raw + 12) || ncols < COL__COUNT || ncols > 256) {
+		*what = "bad column table";
+		return -EBADMSG;
+	}
+	if (d->count > TRACE_MAX_CHUNK_EVENTS || d->ndict > d->count ||
+	    (uint64_t)d->ndict * IO_COMM_LEN > len - pos) {
+		*what = "bad event count or comm dictionary";
+		return -EBADMSG;
+	}
+	d->dict = raw + pos;
+	pos += (size_t)d->ndict * IO_COMM_LEN;
+	for (uint32_t c = 0; c < ncols; c++) {
+		struct codec_col col;
+		uint64_t bytes;
+
+		if (len - pos < 24) {
+			*what = "column header past the end";
+			return -EBADMSG;
+		}
+		col.width = raw[pos];
+		col.mode = raw[pos + 1];
+		col.n = get_u32(raw + pos + 4);
+		col.base = get_u64(raw + pos + 8);
+		col.mult = get_u64(raw + pos + 16);
+		col.pos = 0;
+		pos += 24;
+		bytes = (uint64_t)col.width * col.n;
+		if (col.width > 8 || get_u16(raw + pos - 22) || bytes > len - pos ||
+		    col.mode > (c == COL_OFF ? 1 : 0) || col.n > d->count ||
+		    (c < COL__COUNT && !(c >= COL_Q && c <= COL_C) && col.n != d->count)) {
+			*what = "bad column header";
+			return -EBADMSG;
+		}
+		col.data = raw + pos;
+		pos += bytes;
+		if (c < COL__COUNT)
+			d->col[c] = col;
+	}
+	if (pos != len) {
+		*what = "trailing bytes after the columns";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static void col_get(struct codec_col *c, uint64_t *dst, uint32_t m)
+{
+	const uint8_t *p = c->data + c->pos;
+
+	for (uint32_t i = 0; i < m; i++)
+		dst[i] = 0;
+	for (uint32_t k = 0; k < c->width; k++) {
+		const uint8_t *pk = p + (size_t)k * c->n;
+
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] |= (uint64_t)pk[i] << (8 * k);
+	}
+	for (uint32_t i = 0; i < m; i++)
+		dst[i] = c->base + dst[i] * c->mult;
+	c->pos += m;
+}
+
+static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, const char **what)
+{
+	uint64_t pres[DEC_BATCH], tq[DEC_BATCH], ti[DEC_BATCH], tc[DEC_BATCH], off[DEC_BATCH];
+	uint64_t len[DEC_BATCH], dev[DEC_BATCH], pid[DEC_BATCH], tid[DEC_BATCH], err[DEC_BATCH];
+	uint64_t stream[DEC_BATCH], cpu[DEC_BATCH], op[DEC_BATCH], fl[DEC_BATCH], comm[DEC_BATCH];
+	uint32_t nq = 0, ni = 0, nc = 0, jq = 0, ji = 0, jc = 0;
+	uint64_t bad = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
+	struct codec_col *col = d->col;
+
+	col_get(&col[COL_PRES], pres, m);
+	for (uint32_t i = 0; i < m; i++) {
+		bad |= pres[i] >> 3;
+		nq += pres[i] & 1;
+		ni += (pres[i] >> 1) & 1;
+		nc += (pres[i] >> 2) & 1;
+	}
+	if (bad || nq > col[COL_Q].n - col[COL_Q].pos || ni > col[COL_I].n - col[COL_I].pos ||
+	    nc > col[COL_C].n - col[COL_C].pos) {
+		*what = "timestamp presence does not match the time columns";
+		return -EBADMSG;
+	}
+	col_get(&col[COL_Q], tq, nq);
+	col_get(&col[COL_I], ti, ni);
+	col_get(&col[COL_C], tc, nc);
+	col_get(&col[COL_OFF], off, m);
+	col_get(&col[COL_LEN], len, m);
+	col_get(&col[COL_DEV], dev, m);
+	col_get(&col[COL_PID], pid, m);
+	col_get(&col[COL_TID], tid, m);
+	col_get(&col[COL_ERR], err, m);
+	col_get(&col[COL_STREAM], stream, m);
+	col_get(&col[COL_CPU], cpu, m);
+	col_get(&col[COL_OP], op, m);
+	col_get(&col[COL_FLAGS], fl, m);
+	col_get(&col[COL_COMM], comm, m);
+
+	for (uint32_t i = 0; i < m; i++) {
+		struct io_event *e = &out[i];
+		unsigned int p = pres[i];
+		uint64_t q = IO_TS_NONE, is = IO_TS_NONE, c = IO_TS_NONE, o;
+		uint64_t t = pid[i] + tid[i];
+
+		if (p & 1) {
+			q = d->prev_q + tq[jq++];
+			d->prev_q = q;
+		}
+		if (p & 2) {
+			is = ((p & 1) ? q : d->prev_i) + ti[ji++];
+			d->prev_i = is;
+		}
+		if (p & 4) {
+			c = ((p & 2) ? is : (p & 1) ? q : d->prev_c) + tc[jc++];
+			d->prev_c = c;
+		}
+		o = off[i];
+		if (col[COL_OFF].mode) {
+			o += d->prev_end[dev[i] & 63];
+			d->prev_end[dev[i] & 63] = o + len[i];
+		}
+		bad |= (len[i] | pid[i] | t | stream[i]) >> 32 | (err[i] + (1ull << 31)) >> 32 |
+		       cpu[i] >> 16 | (op[i] >= IO_OP__COUNT) | (fl[i] & ~(uint64_t)IO_F__ALL) |
+		       (dev[i] >= ndev) | (comm[i] >= d->ndict);
+		e->queue_ns = q;
+		e->issue_ns = is;
+		e->complete_ns = c;
+		e->offset = o;
+		e->length = len[i];
+		e->dev = dev[i];
+		e->pid = pid[i];
+		e->tid = t;
+		e->error = (int32_t)err[i];
+		e->stream = stream[i];
+		e->cpu = cpu[i];
+		e->op = op[i];
+		e->flags = fl[i];
+		e->_pad = 0;
+		if (comm[i] < d->ndict)
+			memcpy(e->comm, d->dict + comm[i] * IO_COMM_LEN, IO_COMM_LEN);
+	}
+	if (bad) {
+		*what = "a column value is out of range";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+long codec_dec_next(struct codec_dec *d, struct io_event *out, size_t cap, const char **what)
+{
+	size_t total = d->count - d->done, done = 0;
+
+	if (cap < total)
+		total = cap;
+	while (done < total) {
+		uint32_t m = total - done > DEC_BATCH ? DEC_BATCH : total - done;
+		int err = dec_batch(d, out + done, m, what);
+
+		if (err)
+			return err;
+		done += m;
+	}
+	d->done += done;
+	if (d->done == d->count && (d->col[COL_Q].pos != d->col[COL_Q].n ||
+				    d->col[COL_I].pos != d->col[COL_I].n ||
+				    d->col[COL_C].pos != d->col[COL_C].n)) {
+		*what = "time columns hold more values than present timestamps";
+		return -EBADMSG;
+	}
+	return done;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Trace metadata: filling a fresh header, and its on-disk form as tagged fields
+ * (formats/FORMAT.md, "Header") so a newer writer can add fields an older reader skips.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "formats/codec.h"
+#include "util/cli.h"
+
+enum {
+	TAG_TOOL = 1,
+	TAG_HOST,
+	TAG_KERNEL,
+	TAG_SOURCE,
+	TAG_OPTIONS,
+	TAG_GENESIS,
+	TAG_MODE,
+	TAG_TIME_BASED,
+	TAG_RUNTIME,
+	TAG_DEVICE,
+	TAG_STREAMS,
+};
+
+void trace_meta_init(struct trace_meta *m, const char *source)
+{
+	struct utsname u;
+
+	memset(m, 0, sizeof(*m));
+	m->version = TRACE_VERSION_MAJOR << 16 | TRACE_VERSION_MINOR;
+	snprintf(m->tool_version, sizeof(m->tool_version), "ioreel %s", IOREEL_VERSION);
+	if (!uname(&u)) {
+		snprintf(m->host, sizeof(m->host), "%.63s", u.nodename);
+		snprintf(m->kernel, sizeof(m->kernel), "%.20s %.80s %.20s", u.sysname, u.release,
+			 u.machine);
+	}
+	snprintf(m->source, sizeof(m->source), "%s", source ? source : "");
+	m->genesis_realtime_ns = now_real_ns();
+	m->mode = TRACE_MODE_TIMED;
+}
+
+int trace_meta_add_device(struct trace_meta *m, const struct trace_device *d)
+{
+	if (m->ndevices >= TRACE_MAX_DEVICES)
+		return -ENOSPC;
+	m->devices[m->ndevices] = *d;
+	return m->ndevices++;
+}
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static uint8_t *buf_grow(struct buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap * 2 + n + 256;
+		uint8_t *p = realloc(b->p, cap);
+
+		if (!p)
+			return NULL;
+		b->p = p;
+		b->cap = cap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static int put_field(struct buf *b, uint16_t tag, const void *v, size_t n)
+{
+	uint8_t *p = buf_grow(b, 6 + n);
+
+	if (!p)
+		return -ENOMEM;
+	put_u16(p, tag);
+	put_u32(p + 2, n);
+	memcpy(p + 6, v, n);
+	return 0;
+}
+
+static int put_str(struct buf *b, uint16_t tag, const char *s, size_t max)
+{
+	return put_field(b, tag, s, strnlen(s, max));
+}
+
+static int put_num(struct buf *b, uint16_t tag, uint64_t v, size_t n)
+{
+	uint8_t tmp[8];
+
+	put_u64(tmp, v);
+	return put_field(b, tag, tmp, n);
+}
+
+uint8_t *meta_encode(const struct trace_meta *m, size_t *len)
+{
+	struct buf b = { 0 };
+	uint8_t *p;
+	int err = 0;
+
+	p = buf_grow(&b, 16);
+	if (!p)
+		return NULL;
+	put_u32(p, TRACE_SKIP_MAGIC_HEADER);
+	memcpy(p + 8, "IORL", 4);
+	put_u16(p + 12, TRACE_VERSION_MAJOR);
+	put_u16(p + 14, TRACE_VERSION_MINOR);
+	err |= put_str(&b, TAG_TOOL, m->tool_version, sizeof(m->tool_version));
+	err |= put_str(&b, TAG_HOST, m->host, sizeof(m->host));
+	err |= put_str(&b, TAG_KERNEL, m->kernel, sizeof(m->kernel));
+	err |= put_str(&b, TAG_SOURCE, m->source, sizeof(m->source));
+	err |= put_str(&b, TAG_OPTIONS, m->options, sizeof(m->options));
+	err |= put_num(&b, TAG_GENESIS, m->genesis_realtime_ns, 8);
+	err |= put_num(&b, TAG_MODE, m->mode, 4);
+	err |= put_num(&b, TAG_TIME_BASED, m->time_based, 4);
+	err |= put_num(&b, TAG_RUNTIME, m->runtime_ns, 8);
+	for (uint32_t i = 0; i < m->ndevices && i < TRACE_MAX_DEVICES && !err; i++) {
+		const struct trace_device *d = &m->devices[i];
+		size_t nl = strnlen(d->name, sizeof(d->name));
+		size_t ml = strnlen(d->model, sizeof(d->model));
+		uint8_t tmp[24 + 4 + sizeof(d->name) + sizeof(d->model)];
+
+		put_u32(tmp, d->major);
+		put_u32(tmp + 4, d->minor);
+		put_u64(tmp + 8, d->size_bytes);
+		put_u32(tmp + 16, d->logical_block_size);
+		put_u32(tmp + 20, d->physical_block_size);
+		put_u16(tmp + 24, nl);
+		memcpy(tmp + 26, d->name, nl);
+		put_u16(tmp + 26 + nl, ml);
+		memcpy(tmp + 28 + nl, d->model, ml);
+		err |= put_field(&b, TAG_DEVICE, tmp, 28 + nl + ml);
+	}
+	if (m->nstreams && !err) {
+		uint32_t n = m->nstreams < TRACE_MAX_STREAMS ? m->nstreams : TRACE_MAX_STREAMS;
+		uint8_t tmp[4 + 4 * TRACE_MAX_STREAMS];
+
+		put_u32(tmp, n);
+		for (uint32_t i = 0; i < n; i++)
+			put_u32(tmp + 4 + 4 * i, m->streams[i].depth);
+		err |= put_field(&b, TAG_STREAMS, tmp, 4 + 4 * n);
+	}
+	if (err) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	put_u32(b.p + 4, b.len - 8);
+	*len = b.len;
+	return b.p;
+}
+
+static void get_str(char *dst, size_t cap, const uint8_t *p, size_t n)
+{
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, p, n);
+	dst[n] = 0;
+}
+
+static uint64_t get_num(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n && i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char **what)
+{
+	size_t pos = 8;
+	uint16_t major;
+
+	memset(m, 0, sizeof(*m));
+	if (len < 8 || memcmp(p, "IORL", 4)) {
+		*what = "not an ioreel trace (bad magic at offset 0)";
+		return -EINVAL;
+	}
+	major = get_u16(p + 4);
+	m->version = (uint32_t)major << 16 | get_u16(p + 6);
+	if (major > TRACE_VERSION_MAJOR) {
+		*what = "written by a newer ioreel (format major version too new); upgrade ioreel";
+		return -EPROTONOSUPPORT;
+	}
+	if (major == 0) {
+		*what = "bad format version 0 in the header at offset 8";
+		return -EINVAL;
+	}
+	while (pos < len) {
+		uint16_t tag;
+		uint32_t n;
+		const uint8_t *v;
+
+		if (len - pos < 6) {
+			*what = "truncated header field";
+			return -EINVAL;
+		}
+		tag = get_u16(p + pos);
+		n = get_u32(p + pos + 2);
+		pos += 6;
+		if (n > len - pos) {
+			*what = "header field runs past the header";
+			return -EINVAL;
+		}
+		v = p + pos;
+		pos += n;
+		switch (tag) {
+		case TAG_TOOL:
+			get_str(m->tool_version, sizeof(m->tool_version), v, n);
+			break;
+		case TAG_HOST:
+			get_str(m->host, sizeof(m->host), v, n);
+			break;
+		case TAG_KERNEL:
+			get_str(m->kernel, sizeof(m->kernel), v, n);
+			break;
+		case TAG_SOURCE:
+			get_str(m->source, sizeof(m->source), v, n);
+			break;
+		case TAG_OPTIONS:
+			get_str(m->options, sizeof(m->options), v, n);
+			break;
+		case TAG_GENESIS:
+			m->genesis_realtime_ns = get_num(v, n);
+			break;
+		case TAG_MODE:
+			m->mode = get_num(v, n);
+			break;
+		case TAG_TIME_BASED:
+			m->time_based = get_num(v, n);
+			break;
+		case TAG_RUNTIME:
+			m->runtime_ns = get_num(v, n);
+			break;
+		case TAG_DEVICE: {
+			struct trace_device *d;
+			uint16_t nl, ml;
+
+			if (m->ndevices >= TRACE_MAX_DEVICES || n < 28) {
+				*what = "bad or too many devices in the header";
+				return -EINVAL;
+			}
+			nl = get_u16(v + 24);
+			if (nl > n - 28 || (ml = get_u16(v + 26 + nl)) > n - 28 - nl) {
+				*what = "bad device entry in the header";
+				return -EINVAL;
+			}
+			d = &m->devices[m->ndevices++];
+			d->major = get_u32(v);
+			d->minor = get_u32(v + 4);
+			d->size_bytes = get_u64(v + 8);
+			d->logical_block_size = get_u32(v + 16);
+			d->physical_block_size = get_u32(v + 20);
+			get_str(d->name, sizeof(d->name), v + 26, nl);
+			get_str(d->model, sizeof(d->model), v + 28 + nl, ml);
+			break;
+		}
+		case TAG_STREAMS: {
+			uint32_t ns;
+
+			if (n < 4 || (ns = get_u32(v)) > TRACE_MAX_STREAMS || n < 4 + 4ull * ns) {
+				*what = "bad stream table in the header";
+				return -EINVAL;
+			}
+			m->nstreams = ns;
+			for (uint32_t i = 0; i < ns; i++)
+				m->streams[i].depth = get_u32(v + 4 + 4 * i);
+			break;
+		}
+		default:
+			break; /* a newer minor version's field: skip it */
+		}
+	}
+	if (m->mode > TRACE_MODE_CLOSED) {
+		*what = "unknown replay mode in the header";
+		return -EINVAL;
+	}
+	return 0;
+}

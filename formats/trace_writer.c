@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Streaming .ioreel writer: one chunk of events in memory at a time, each chunk written as a
+ * header frame plus one independent zstd frame, then the index and footer at close
+ * (formats/FORMAT.md). A file cut anywhere (kill -9) stays readable up to its last whole chunk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "formats/codec.h"
+
+struct trace_writer {
+	int fd;
+	bool sync, failed;
+	int level;
+	uint32_t chunk_events, ndevices;
+	struct codec_enc *enc;
+	ZSTD_CCtx *cctx;
+	uint8_t *raw, *comp;
+	size_t raw_cap, comp_cap, *cuts;
+	uint64_t bytes, seq, events, prev_last;
+	bool sorted;
+	struct trace_chunk_info *chunks;
+	size_t nchunks, chunks_cap;
+	char err[256];
+};
+
+static int write_all(struct trace_writer *w, const void *buf, size_t len, const char *what)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			snprintf(w->err, sizeof(w->err), "cannot write the %s at offset %llu: %s", what,
+				 (unsigned long long)w->bytes, strerror(err));
+			w->failed = true;
+			return -err;
+		}
+		p += n;
+		len -= n;
+		w->bytes += n;
+	}
+	return 0;
+}
+
+struct trace_writer *trace_writer__open(const char *path, const struct trace_meta *meta,
+					const struct trace_writer_opts *opts)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	uint8_t *hdr = NULL;
+	size_t hlen;
+	int err = ENOMEM;
+
+	if (!w)
+		goto fail_errno;
+	w->fd = -1;
+	w->chunk_events = opts && opts->chunk_events ? opts->chunk_events
+						     : TRACE_DEFAULT_CHUNK_EVENTS;
+	if (w->chunk_events > TRACE_MAX_CHUNK_EVENTS)
+		w->chunk_events = TRACE_MAX_CHUNK_EVENTS;
+	w->level = opts && opts->zstd_level ? opts->zstd_level : 3;
+	w->sync = opts && opts->sync;
+	w->ndevices = meta->ndevices;
+	w->sorted = true;
+	w->enc = codec_enc_new(w->chunk_events);
+	w->cctx = ZSTD_createCCtx();
+	w->raw_cap = 16 + (size_t)w->chunk_events * IO_COMM_LEN +
+		     COL__COUNT * (24 + 8 * (size_t)w->chunk_events);
+	w->raw = malloc(w->raw_cap);
+	w->comp_cap = 8 + TRACE_CHUNK_HDR_SIZE + ZSTD_compressBound(w->raw_cap) +
+		      codec_enc_max_cuts() * 8 + 1024;
+	w->comp = malloc(w->comp_cap);
+	w->cuts = malloc(codec_enc_max_cuts() * sizeof(*w->cuts));
+	if (!w->enc || !w->cctx || !w->raw || !w->comp || !w->cuts)
+		goto fail;
+	hdr = meta_encode(meta, &hlen);
+	if (!hdr)
+		goto fail;
+	if (hlen - 8 > TRACE_MAX_HEADER) {
+		err = EINVAL;
+		goto fail;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	/* A trace may hold command lines and paths: keep it private even if it existed. */
+	if (fchmod(w->fd, 0600) || write_all(w, hdr, hlen, "header")) {
+		err = errno ? errno : EIO;
+		goto fail;
+	}
+	free(hdr);
+	return w;
+fail:
+	free(hdr);
+	trace_writer__abort(w);
+	errno = err;
+	return NULL;
+fail_errno:
+	errno = err;
+	return NULL;
+}
+
+static int write_chunk(struct trace_writer *w)
+{
+	uint32_t count = codec_enc_count(w->enc);
+	uint64_t first = codec_enc_first(w->enc), last = codec_enc_last(w->enc);
+	bool sorted = codec_enc_sorted(w->enc);
+	size_t ncuts, raw_len, in_pos = 0;
+	ZSTD_outBuffer out = { w->comp + 8 + TRACE_CHUNK_HDR_SIZE,
+			       w->comp_cap - 8 - TRACE_CHUNK_HDR_SIZE, 0 };
+	uint8_t *h = w->comp;
+	uint64_t offset = w->bytes;
+	int err;
+
+	if (!count)
+		return 0;
+	raw_len = codec_enc_finish(w->enc, w->raw, w->cuts, &ncuts);
+	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
+	ZSTD_CCtx_setPledgedSrcSize(w->cctx, raw_len);
+	/* End a zstd block at every plane boundary: each plane gets its own Huffman table. */
+	for (size_t c = 0; c < ncuts; c++) {
+		ZSTD_inBuffer in = { w->raw, w->cuts[c], in_pos };
+		ZSTD_EndDirective mode = c + 1 == ncuts ? ZSTD_e_end : ZSTD_e_flush;
+		size_t r;
+
+		do {
+			r = ZSTD_compressStream2(w->cctx, &out, &in, mode);
+			if (ZSTD_isError(r) || (r && out.pos == out.size)) {
+				snprintf(w->err, sizeof(w->err), "zstd compression failed: %s",
+					 ZSTD_isError(r) ? ZSTD_getErrorName(r) : "output full");
+				w->failed = true;
+				return -EIO;
+			}
+		} while (r);
+		in_pos = in.pos;
+	}
+	put_u32(h, TRACE_SKIP_MAGIC_CHUNK);
+	put_u32(h + 4, TRACE_CHUNK_HDR_SIZE);
+	h += 8;
+	memcpy(h, "IOCH", 4);
+	put_u32(h + 4, sorted ? 1 : 0);
+	put_u64(h + 8, w->seq);
+	put_u64(h + 16, first);
+	put_u64(h + 24, last);
+	put_u32(h + 32, count);
+	put_u32(h + 36, out.pos);
+	put_u32(h + 40, raw_len);
+	put_u32(h + 44, crc32(0, w->comp + 8 + TRACE_CHUNK_HDR_SIZE, out.pos));
+	put_u32(h + 48, crc32(0, h, 48));
+	err = write_all(w, w->comp, 8 + TRACE_CHUNK_HDR_SIZE + out.pos, "chunk");
+	if (err)
+		return err;
+	if (w->sync && fdatasync(w->fd)) {
+		err = errno;
+		snprintf(w->err, sizeof(w->err), "fdatasync failed: %s", strerror(err));
+		w->failed = true;
+		return -err;
+	}
+	if (w->nchunks == w->chunks_cap) {
+		size_t cap = w->chunks_cap ? 2 * w->chunks_cap : 64;
+		void *p = realloc(w->chunks, cap * sizeof(*w->chunks));
+
+		if (!p) {
+			snprintf(w->err, sizeof(w->err), "out of memory for the chunk index");
+			w->failed = true;
+			return -ENOMEM;
+		}
+		w->chunks = p;
+		w->chunks_cap = cap;
+	}
+	w->chunks[w->nchunks++] = (struct trace_chunk_info){ offset, w->bytes - offset, count,
+							     first, last };
+	if (!sorted || (w->seq && first < w->prev_last))
+		w->sorted = false;
+	w->prev_last = last;
+	w->seq++;
+	w->events += count;
+	return 0;
+}
+
+int trace_writer__add(struct trace_writer *w, const struct io_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct io_event *e = &ev[i];
+
+		if (w->failed)
+			return -EIO;
+		if (e->op >= IO_OP__COUNT || (e->flags & ~IO_F__ALL) ||
+		    (w->ndevices && e->dev >= w->ndevices)) {
+			snprintf(w->err, sizeof(w->err),
+				 "event %llu: op %u, flags 0x%x or device %u out of range",
+				 (unsigned long long)(w->events + codec_enc_count(w->enc)), e->op,
+				 e->flags, e->dev);
+			return -EINVAL;
+		}
+		codec_enc_add(w->enc, e);
+		if (codec_enc_count(w->enc) >= w->chunk_events) {
+			int err = write_chunk(w);
+
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	if (w->failed)
+		return -EIO;
+	return write_chunk(w);
+}
+
+uint64_t trace_writer__bytes(const struct trace_writer *w)
+{
+	return w->bytes;
+}
+
+const char *trace_writer__error(const struct trace_writer *w)
+{
+	return w->err[0] ? w->err : "no error";
+}
+
+static int write_index(struct trace_writer *w, const struct trace_stats *st)
+{
+	size_t plen = TRACE_INDEX_FIXED + w->nchunks * TRACE_INDEX_ENTRY_SIZE + 4 +
+		      TRACE_FOOTER_SIZE;
+	uint8_t *buf = calloc(1, 8 + plen), *p;
+	uint64_t at = w->bytes;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	put_u32(buf, TRACE_SKIP_MAGIC_INDEX);
+	put_u32(buf + 4, plen);
+	p = buf + 8;
+	memcpy(p, "IOIX", 4);
+	put_u32(p + 4, w->nchunks);
+	put_u32(p + 8, (w->sorted ? 1 : 0) | (st ? 2 : 0));
+	if (st) {
+		put_u64(p + 16, st->events);
+		put_u64(p + 24, st->dropped);
+		put_u64(p + 32, st->dropped_reserve);
+		put_u64(p + 40, st->dropped_inflight);
+		put_u64(p + 48, st->end_ns);
+	}
+	p += TRACE_INDEX_FIXED;
+	for (size_t i = 0; i < w->nchunks; i++, p += TRACE_INDEX_ENTRY_SIZE) {
+		put_u64(p, w->chunks[i].file_offset);
+		put_u64(p + 8, w->chunks[i].file_bytes);
+		put_u32(p + 16, w->chunks[i].count);
+		put_u64(p + 24, w->chunks[i].first_ns);
+		put_u64(p + 32, w->chunks[i].last_ns);
+	}
+	put_u32(p, crc32(0, buf + 8, p - (buf + 8)));
+	p += 4;
+	put_u64(p, at);
+	put_u32(p + 8, w->nchunks);
+	memcpy(p + 16, "IOREELIX", 8);
+	err = write_all(w, buf, 8 + plen, "index");
+	free(buf);
+	return err;
+}
+
+int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
+{
+	int err = w->failed ? -EIO : 0;
+
+	if (!err)
+		err = write_chunk(w);
+	if (!err)
+		err = write_index(w, stats);
+	if (!err && w->sync && fdatasync(w->fd))
+		err = -errno;
+	if (w->fd >= 0 && close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	trace_writer__abort(w);
+	return err;
+}
+
+void trace_writer__abort(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	codec_enc_free(w->enc);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->raw);
+	free(w->comp);
+	free(w->cuts);
+	free(w->chunks);
+	free(w);
+}
