@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Between the rings and the writer. The rings deliver I/Os in completion order, but a trace is
+ * ordered by queue time, so events wait in a min-heap keyed by queue time and are released only
+ * once no I/O queued earlier can still arrive: record.c passes the queue time of the oldest I/O
+ * still in the in-flight map (scanned before the rings are drained), and everything older than
+ * that has either been emitted already or was counted as dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "record/record_int.h"
+
+_Static_assert((int)REC_OP_READ == IO_OP_READ && (int)REC_OP_WRITE == IO_OP_WRITE &&
+		       (int)REC_OP_FLUSH == IO_OP_FLUSH && (int)REC_OP_DISCARD == IO_OP_DISCARD &&
+		       (int)REC_OP_WRITE_ZEROES == IO_OP_WRITE_ZEROES,
+	       "bpf/record.h ops must match formats/event.h");
+_Static_assert((int)REC_F_SYNC == IO_F_SYNC && (int)REC_F_FUA == IO_F_FUA &&
+		       (int)REC_F_PREFLUSH == IO_F_PREFLUSH && (int)REC_F_META == IO_F_META &&
+		       (int)REC_F_READAHEAD == IO_F_READAHEAD,
+	       "bpf/record.h flags must match formats/event.h");
+
+#define OUT_BATCH 4096
+
+struct rec_drain {
+	struct trace_writer *w;
+	const struct rec_target *t;
+	int nt;
+	uint64_t genesis;
+	struct rec_event *heap;
+	size_t n, cap;
+	struct io_event out[OUT_BATCH];
+	size_t nout;
+	uint64_t last_queue; /* queue time of the last event written */
+	int err;
+	struct rec_drain_stats st;
+};
+
+int rec_status_errno(uint32_t status)
+{
+	/* enum blk_status values, include/linux/blk_types.h; table as in blk_errors[]. */
+	static const int map[] = {
+		[0] = 0,	    [1] = -EOPNOTSUPP, [2] = -ETIMEDOUT, [3] = -ENOSPC,
+		[4] = -ENOLINK,	    [5] = -EREMOTEIO,  [6] = -EBADE,	 [7] = -ENODATA,
+		[8] = -EILSEQ,	    [9] = -ENOMEM,     [10] = -EIO,	 [11] = -EAGAIN,
+		[12] = -EREMCHG,    [13] = -EBUSY,     [14] = -EOVERFLOW, [15] = -ETOOMANYREFS,
+		[16] = -EAGAIN,
+	};
+
+	if (status < sizeof(map) / sizeof(map[0]))
+		return map[status] ? map[status] : (status ? -EIO : 0);
+	return -EIO;
+}
+
+struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target *t, int nt,
+				 uint64_t genesis_ktime)
+{
+	struct rec_drain *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->w = w;
+	d->t = t;
+	d->nt = nt;
+	d->genesis = genesis_ktime;
+	d->cap = 1 << 16;
+	d->heap = malloc(d->cap * sizeof(*d->heap));
+	if (!d->heap) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void rec_drain__free(struct rec_drain *d)
+{
+	if (!d)
+		return;
+	free(d->heap);
+	free(d);
+}
+
+static void heap_push(struct rec_drain *d, const struct rec_event *e)
+{
+	size_t i = d->n++;
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (d->heap[p].queue_ns <= e->queue_ns)
+			break;
+		d->heap[i] = d->heap[p];
+		i = p;
+	}
+	d->heap[i] = *e;
+}
+
+static void heap_pop(struct rec_drain *d, struct rec_event *out)
+{
+	struct rec_event last;
+	size_t i = 0;
+
+	*out = d->heap[0];
+	last = d->heap[--d->n];
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= d->n)
+			break;
+		if (c + 1 < d->n && d->heap[c + 1].queue_ns < d->heap[c].queue_ns)
+			c++;
+		if (d->heap[c].queue_ns >= last.queue_ns)
+			break;
+		d->heap[i] = d->heap[c];
+		i = c;
+	}
+	if (d->n)
+		d->heap[i] = last;
+}
+
+static int flush_out(struct rec_drain *d)
+{
+	int err;
+
+	if (!d->nout)
+		return 0;
+	err = trace_writer__add(d->w, d->out, d->nout);
+	d->nout = 0;
+	if (err < 0 && !d->err)
+		d->err = err;
+	return err < 0 ? err : 0;
+}
+
+/* Which recorded device an I/O belongs to: same disk, and (for data) inside its range. */
+static int target_of(const struct rec_drain *d, const struct rec_event *e)
+{
+	for (int i = 0; i < d->nt; i++) {
+		const struct rec_target *t = &d->t[i];
+
+		if (t->disk_dev != e->dev)
+			continue;
+		if (!e->bytes || !t->is_partition)
+			return i;
+		if (e->sector >= t->start_sector && e->sector < t->start_sector + t->nr_sectors)
+			return i;
+	}
+	return -1;
+}
+
+static uint64_t rel(const struct rec_drain *d, uint64_t ktime)
+{
+	return ktime > d->genesis ? ktime - d->genesis : 0;
+}
+
+static int write_one(struct rec_drain *d, const struct rec_event *e)
+{
+	struct io_event *o;
+	int ti = target_of(d, e);
+
+	if (ti < 0) {
+		d->st.unmatched++;
+		return 0;
+	}
+	if (e->queue_ns < d->last_queue)
+		d->st.out_of_order++;
+	else
+		d->last_queue = e->queue_ns;
+	o = &d->out[d->nout++];
+	memset(o, 0, sizeof(*o));
+	o->queue_ns = rel(d, e->queue_ns);
+	o->issue_ns = e->issue_ns ? rel(d, e->issue_ns) : IO_TS_NONE;
+	o->complete_ns = rel(d, e->complete_ns);
+	o->offset = e->bytes ? (e->sector - d->t[ti].start_sector) * 512 : 0;
+	o->length = e->bytes;
+	o->dev = (uint32_t)ti;
+	o->pid = e->pid;
+	o->tid = e->tid;
+	o->error = rec_status_errno(e->status);
+	o->cpu = e->cpu;
+	o->op = e->op;
+	o->flags = e->flags;
+	memcpy(o->comm, e->comm, sizeof(o->comm));
+	o->comm[IO_COMM_LEN - 1] = 0;
+	d->st.events++;
+	d->st.bytes_io += e->bytes;
+	if (d->nout == OUT_BATCH)
+		return flush_out(d);
+	return 0;
+}
+
+int rec_drain__push(void *ctx, void *data, size_t size)
+{
+	struct rec_drain *d = ctx;
+
+	if (size < sizeof(struct rec_event))
+		return 0;
+	if (d->n == d->cap) {
+		/* Bounded memory: rather than grow without end (a stuck I/O holding back the
+		 * release), write the oldest now; out_of_order says if that ever broke the order. */
+		if (d->cap < (1u << 22)) {
+			struct rec_event *h = realloc(d->heap, 2 * d->cap * sizeof(*h));
+
+			if (h) {
+				d->heap = h;
+				d->cap *= 2;
+			}
+		}
+		if (d->n == d->cap) {
+			struct rec_event old;
+
+			heap_pop(d, &old);
+			if (write_one(d, &old))
+				return 0;
+		}
+	}
+	heap_push(d, data);
+	return 0;
+}
+
+int rec_drain__release(struct rec_drain *d, uint64_t before)
+{
+	struct rec_event e;
+
+	while (d->n && d->heap[0].queue_ns < before) {
+		heap_pop(d, &e);
+		if (write_one(d, &e))
+			return d->err;
+	}
+	if (flush_out(d))
+		return d->err;
+	return d->err;
+}
+
+int rec_drain__error(const struct rec_drain *d)
+{
+	return d->err;
+}
+
+void rec_drain__stats(const struct rec_drain *d, struct rec_drain_stats *s)
+{
+	*s = d->st;
+	s->pending = d->n;
+}

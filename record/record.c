@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ioreel record: loads bpf/record.bpf.c, drains its per-CPU rings on a short timer, orders the
+ * I/Os by queue time and writes them to a trace, flushing a chunk once a second so a kill -9
+ * loses at most that second. Kernel-side drops are read from the per-CPU stats map and
+ * reported live, in the trace's stats and in --json.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "ioreel.h"
+#include "util/cli.h"
+#include "record/record_int.h"
+#include "record.skel.h"
+
+#define POLL_MS 20
+#define STALE_NS (10ULL * 1000000000ULL) /* an in-flight entry this old is a leak, not an I/O */
+#define STOP_WAIT_NS (500ULL * 1000000ULL) /* how long in-flight I/Os may finish at the end */
+
+struct rec_opts {
+	const char *out;
+	const char *devs[TRACE_MAX_DEVS];
+	int ndevs;
+	uint64_t duration_ns;
+	uint64_t max_size;
+	uint32_t pid;
+	const char *comm;
+	const char *cgroup;
+	enum rec_level_req level;
+	uint32_t inflight;
+	uint64_t ring_size;
+	bool quiet, json;
+};
+
+struct rec_totals {
+	uint64_t drop_reserve, drop_inflight, tracked, emitted, merged;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ioreel record [-d DEV]... -o FILE.ioreel [options]\n"
+		"\n"
+		"Records the block I/O of devices with eBPF until SIGINT/SIGTERM or a limit.\n"
+		"\n"
+		"  -d, --device DEV     /dev/X, a partition, or MAJ:MIN (repeatable; none = every disk)\n"
+		"  -o, --output FILE    trace to write (created 0600)\n"
+		"      --duration T     stop after T (\"60\", \"1.5s\", \"10m\")\n"
+		"      --max-size SIZE  stop when the trace reaches SIZE (\"512m\", \"2g\")\n"
+		"      --pid PID        only I/O submitted by process PID\n"
+		"      --comm NAME      only I/O submitted by tasks named NAME\n"
+		"      --cgroup PATH    only I/O submitted from cgroup v2 PATH (or below)\n"
+		"      --level L        bio, rq or auto (default: rq for blk-mq disks, else bio)\n"
+		"      --inflight N     I/Os tracked in flight at once (default 16384)\n"
+		"      --ring-size SIZE ring buffer per CPU (default 4m, a power of two)\n"
+		"  -q, --quiet          no status line\n"
+		"      --json           print final statistics as JSON on stdout\n"
+		"\n"
+		"Levels: bio is what the filesystem or program asked (before merges), rq is what the\n"
+		"device got (after merges, with issue time). See record/LEVELS.md.\n"
+		"\n"
+		"examples:\n"
+		"  ioreel record -d /dev/nvme0n1 -o prod.ioreel --duration 60\n"
+		"  ioreel record -d /dev/md0 -d 8:16 -o db.ioreel --comm postgres --json\n"
+		"  ioreel record -d /dev/sda2 -o part.ioreel --level bio --max-size 1g\n");
+}
+
+static int parse_args(int argc, char **argv, struct rec_opts *o)
+{
+	enum { O_DURATION = 256, O_MAXSIZE, O_PID, O_COMM, O_CGROUP, O_LEVEL, O_INFLIGHT,
+	       O_RING, O_JSON };
+	static const struct option lo[] = {
+		{ "device", required_argument, 0, 'd' }, { "output", required_argument, 0, 'o' },
+		{ "duration", required_argument, 0, O_DURATION },
+		{ "max-size", required_argument, 0, O_MAXSIZE },
+		{ "pid", required_argument, 0, O_PID }, { "comm", required_argument, 0, O_COMM },
+		{ "cgroup", required_argument, 0, O_CGROUP },
+		{ "level", required_argument, 0, O_LEVEL },
+		{ "inflight", required_argument, 0, O_INFLIGHT },
+		{ "ring-size", required_argument, 0, O_RING }, { "quiet", no_argument, 0, 'q' },
+		{ "json", no_argument, 0, O_JSON }, { "help", no_argument, 0, 'h' }, { 0 }
+	};
+	uint64_t v;
+	int c;
+
+	o->inflight = 16384;
+	o->ring_size = 4 << 20;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (o->ndevs == TRACE_MAX_DEVS) {
+				cli_error("at most %d devices", TRACE_MAX_DEVS);
+				return -EINVAL;
+			}
+			o->devs[o->ndevs++] = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case O_DURATION:
+			if (parse_duration_ns(optarg, &o->duration_ns) || !o->duration_ns)
+				goto bad;
+			break;
+		case O_MAXSIZE:
+			if (parse_size(optarg, &o->max_size) || !o->max_size)
+				goto bad;
+			break;
+		case O_PID:
+			if (parse_u64(optarg, &v) || !v || v > INT_MAX)
+				goto bad;
+			o->pid = (uint32_t)v;
+			break;
+		case O_COMM:
+			if (!*optarg || strlen(optarg) > 15) {
+				cli_error("--comm '%s': a task name has 1 to 15 characters", optarg);
+				return -EINVAL;
+			}
+			o->comm = optarg;
+			break;
+		case O_CGROUP:
+			o->cgroup = optarg;
+			break;
+		case O_LEVEL:
+			if (!strcmp(optarg, "bio"))
+				o->level = REC_REQ_BIO;
+			else if (!strcmp(optarg, "rq"))
+				o->level = REC_REQ_RQ;
+			else if (!strcmp(optarg, "auto"))
+				o->level = REC_REQ_AUTO;
+			else
+				goto bad;
+			break;
+		case O_INFLIGHT:
+			if (parse_u64(optarg, &v) || v < 64 || v > (1 << 22))
+				goto bad;
+			o->inflight = (uint32_t)v;
+			break;
+		case O_RING:
+			if (parse_size(optarg, &o->ring_size) || o->ring_size < 4096 ||
+			    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
+				goto bad;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+		continue;
+bad:
+		cli_error("invalid value '%s' for --%s (see ioreel record --help)", optarg,
+			  lo[0].name && c >= 256 ? lo[c - 256 + 2].name : "?");
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->out) {
+		cli_error("no output file: give -o FILE.ioreel");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Sum of one per-CPU slot of the stats map. */
+static uint64_t stat_sum(int fd, uint32_t slot, int ncpu)
+{
+	uint64_t vals[ncpu], sum = 0;
+
+	if (bpf_map_lookup_elem(fd, &slot, vals))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
+static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
+{
+	int fd = bpf_map__fd(skel->maps.stats);
+
+	t->drop_reserve = stat_sum(fd, REC_DROP_RESERVE, ncpu);
+	t->drop_inflight = stat_sum(fd, REC_DROP_INFLIGHT, ncpu);
+	t->tracked = stat_sum(fd, REC_STAT_TRACKED, ncpu);
+	t->emitted = stat_sum(fd, REC_STAT_EMITTED, ncpu);
+	t->merged = stat_sum(fd, REC_STAT_MERGED, ncpu);
+}
+
+/*
+ * Queue time of the oldest I/O still in flight (UINT64_MAX if none); entries older than
+ * STALE_NS are requests the kernel freed without a completion we could see: removed and
+ * counted in *stale so they neither hold back the reorder release nor fill the map.
+ */
+#define SCAN_BATCH 256
+
+/*
+ * The walk is by hash bucket (batch lookup), so entries deleted while we walk cannot make it
+ * restart the way get_next_key does; an entry added behind the walk was queued after `now`,
+ * which the caller's release threshold already covers.
+ */
+static uint64_t oldest_inflight(int fd, uint64_t now, uint64_t *stale, uint64_t *count)
+{
+	static uint64_t keys[SCAN_BATCH];
+	static struct rec_event vals[SCAN_BATCH];
+	uint64_t oldest = UINT64_MAX, n = 0;
+	uint32_t in = 0, out = 0;
+	bool first = true;
+
+	for (;;) {
+		uint32_t cnt = SCAN_BATCH;
+		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &cnt,
+					       NULL);
+
+		if (err && errno != ENOENT)
+			break;
+		for (uint32_t i = 0; i < cnt; i++) {
+			if (now > vals[i].queue_ns + STALE_NS) {
+				if (bpf_map_delete_elem(fd, &keys[i]) == 0)
+					(*stale)++;
+				continue;
+			}
+			n++;
+			if (vals[i].queue_ns < oldest)
+				oldest = vals[i].queue_ns;
+		}
+		if (err)
+			break;
+		in = out;
+		first = false;
+	}
+	if (count)
+		*count = n;
+	return oldest;
+}
+
+static int setup_rings(struct record_bpf *skel, int ncpu, uint64_t size, struct rec_drain *d,
+		       struct ring_buffer **out)
+{
+	int outer = bpf_map__fd(skel->maps.rings);
+	struct ring_buffer *rb = NULL;
+
+	for (int i = 0; i < ncpu; i++) {
+		uint32_t key = i;
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "ioreel_ring", 0, 0, (uint32_t)size,
+					NULL);
+		int err;
+
+		if (fd < 0)
+			goto fail;
+		err = bpf_map_update_elem(outer, &key, &fd, 0);
+		if (!err)
+			err = rb ? ring_buffer__add(rb, fd, rec_drain__push, d) : 0;
+		if (!err && !rb) {
+			rb = ring_buffer__new(fd, rec_drain__push, d, NULL);
+			if (!rb)
+				err = -errno;
+		}
+		/* The outer map and the ring_buffer hold their own references. */
+		close(fd);
+		if (err) {
+			errno = -err;
+			goto fail;
+		}
+	}
+	*out = rb;
+	return 0;
+fail:
+	ring_buffer__free(rb);
+	return -errno;
+}
+
+static void join_args(int argc, char **argv, char *buf, size_t len)
+{
+	size_t n = snprintf(buf, len, "ioreel");
+
+	for (int i = 0; i < argc && n < len; i++)
+		n += snprintf(buf + n, len - n, " %s", argv[i]);
+}
+
+static uint64_t ktime_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int resolve_targets(const struct rec_opts *o, struct rec_target *t, int *nt)
+{
+	int n;
+
+	if (!o->ndevs) {
+		n = rec_device_all(o->level, t, TRACE_MAX_DEVS);
+		if (n <= 0) {
+			cli_error("no block device with a size in /sys/block to record");
+			return -ENODEV;
+		}
+		*nt = n;
+		return 0;
+	}
+	for (int i = 0; i < o->ndevs; i++) {
+		int err = rec_device_resolve(o->devs[i], o->level, &t[i]);
+
+		if (err == -EOPNOTSUPP) {
+			cli_error("%s is bio-based (no blk-mq request queue): it has no request "
+				  "level; use --level bio or auto",
+				  o->devs[i]);
+			return err;
+		}
+		if (err) {
+			cli_error("device '%s': %s (give /dev/NAME, a partition or MAJ:MIN of a "
+				  "block device, see lsblk)",
+				  o->devs[i], strerror(-err));
+			return err;
+		}
+	}
+	*nt = o->ndevs;
+	return 0;
+}
+
+/* Enters every recorded disk in the BPF devs map, with the hull of its recorded ranges. */
+static int fill_devs(struct record_bpf *skel, const struct rec_target *t, int nt)
+{
+	int fd = bpf_map__fd(skel->maps.devs);
+
+	for (int i = 0; i < nt; i++) {
+		struct rec_dev v = { .level = t[i].level };
+		uint64_t lo = t[i].start_sector, hi = lo + t[i].nr_sectors;
+
+		if (!t[i].is_partition)
+			lo = 0, hi = UINT64_MAX;
+		if (bpf_map_lookup_elem(fd, &t[i].disk_dev, &v) == 0) {
+			if (v.level != t[i].level) {
+				cli_error("%s and another device on the same disk ask for different "
+					  "levels",
+					  t[i].td.name);
+				return -EINVAL;
+			}
+			lo = lo < v.lo_sector ? lo : v.lo_sector;
+			hi = hi > v.hi_sector ? hi : v.hi_sector;
+		}
+		v.level = t[i].level;
+		v.lo_sector = lo;
+		v.hi_sector = hi;
+		if (bpf_map_update_elem(fd, &t[i].disk_dev, &v, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+static int set_filters(struct record_bpf *skel, const struct rec_opts *o, int *cgfd)
+{
+	skel->rodata->filter_tgid = o->pid;
+	if (o->comm) {
+		skel->rodata->filter_by_comm = true;
+		strncpy((char *)skel->rodata->filter_comm, o->comm, 15);
+	}
+	if (o->cgroup) {
+		*cgfd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
+		if (*cgfd < 0) {
+			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
+				  "/sys/fs/cgroup/system.slice)",
+				  o->cgroup, strerror(errno));
+			return -errno;
+		}
+		skel->rodata->filter_by_cgroup = true;
+	}
+	skel->rodata->wakeup_bytes = o->ring_size / 4;
+	return 0;
+}
+
+static void set_autoload(struct record_bpf *skel, const struct rec_target *t, int nt)
+{
+	bool bio = false, rq = false;
+
+	for (int i = 0; i < nt; i++) {
+		bio |= t[i].level == REC_LEVEL_BIO;
+		rq |= t[i].level == REC_LEVEL_RQ;
+	}
+	/* Hooks nobody needs would cost every I/O on the machine a map lookup. */
+	bpf_program__set_autoload(skel->progs.bio_queue, bio);
+	bpf_program__set_autoload(skel->progs.bio_complete, bio);
+	bpf_program__set_autoload(skel->progs.rq_start, rq);
+	bpf_program__set_autoload(skel->progs.rq_insert, rq);
+	bpf_program__set_autoload(skel->progs.rq_issue, rq);
+	bpf_program__set_autoload(skel->progs.rq_merge, rq);
+	bpf_program__set_autoload(skel->progs.rq_complete, rq);
+}
+
+
+static void status_line(const struct rec_drain_stats *ds, const struct rec_totals *tt,
+			uint64_t stale, uint64_t trace_bytes, uint64_t elapsed_ns, double iops,
+			double mbps)
+{
+	char b[32];
+
+	fprintf(stderr, "%s%6.1fs %9.0f IOPS %8.1f MB/s  events %llu  drops %llu  trace %s%s",
+		isatty(2) ? "\r" : "", elapsed_ns / 1e9, iops, mbps,
+		(unsigned long long)ds->events,
+		(unsigned long long)(tt->drop_reserve + tt->drop_inflight + stale),
+		fmt_bytes(trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
+}
+
+struct rec_result {
+	struct rec_drain_stats ds;
+	struct rec_totals tt;
+	uint64_t stale, unfinished, trace_bytes, elapsed_ns;
+	int werr;     /* writer error that ended the recording (-ENOSPC ...) */
+	bool max_size; /* stopped at --max-size */
+};
+
+/* Polls, releases in queue-time order, flushes once a second, until a signal or a limit. */
+static void run_loop(struct record_bpf *skel, struct ring_buffer *rb, struct rec_drain *d,
+		     struct trace_writer *w, const struct rec_opts *o, int ncpu,
+		     struct rec_result *r)
+{
+	int mfd = bpf_map__fd(skel->maps.inflight);
+	uint64_t start = ktime_now(), tick = start + 1000000000ULL;
+	uint64_t last_events = 0, last_bytes = 0, last_t = start;
+
+	while (!stop_signal) {
+		uint64_t now, oldest;
+		int err = ring_buffer__poll(rb, POLL_MS);
+
+		if (err < 0 && err != -EINTR) {
+			cli_warn("polling the ring buffers: %s", strerror(-err));
+			break;
+		}
+		now = ktime_now();
+		oldest = oldest_inflight(mfd, now, &r->stale, NULL);
+		ring_buffer__consume(rb);
+		err = rec_drain__release(d, oldest < now ? oldest : now);
+		if (err) {
+			r->werr = err;
+			break;
+		}
+		if (now >= tick) {
+			struct rec_drain_stats ds;
+			double dt = (now - last_t) / 1e9;
+
+			tick += 1000000000ULL;
+			if (tick < now)
+				tick = now + 1000000000ULL;
+			err = trace_writer__flush(w);
+			if (err) {
+				r->werr = err;
+				break;
+			}
+			rec_drain__stats(d, &ds);
+			read_totals(skel, ncpu, &r->tt);
+			r->trace_bytes = trace_writer__bytes(w);
+			if (!o->quiet)
+				status_line(&ds, &r->tt, r->stale, r->trace_bytes, now - start,
+					    (ds.events - last_events) / dt,
+					    (ds.bytes_io - last_bytes) / dt / 1e6);
+			last_events = ds.events;
+			last_bytes = ds.bytes_io;
+			last_t = now;
+			if (o->max_size && r->trace_bytes >= o->max_size) {
+				r->max_size = true;
+				break;
+			}
+		}
+		if (o->duration_ns && now - start >= o->duration_ns)
+			break;
+	}
+	if (!o->quiet && isatty(2))
+		fputc('\n', stderr);
+	r->elapsed_ns = ktime_now() - start;
+}
+
+/*
+ * Stops tracking new I/O, gives the ones in flight a moment to complete (so they are recorded,
+ * not lost), then detaches and drains everything. What is still in flight after that is counted
+ * as unfinished: it happened, but has no completion to record.
+ */
+static void finish(struct record_bpf *skel, struct ring_buffer *rb, struct rec_drain *d,
+		   int ncpu, struct rec_result *r)
+{
+	int mfd = bpf_map__fd(skel->maps.inflight);
+	uint64_t until = ktime_now() + STOP_WAIT_NS, left = 0;
+
+	skel->bss->stopping = 1;
+	do {
+		ring_buffer__poll(rb, 5);
+		oldest_inflight(mfd, ktime_now(), &r->stale, &left);
+	} while (left && ktime_now() < until);
+	record_bpf__detach(skel);
+	ring_buffer__consume(rb);
+	oldest_inflight(mfd, ktime_now(), &r->stale, &r->unfinished);
+	if (!r->werr)
+		r->werr = rec_drain__release(d, UINT64_MAX);
+	rec_drain__stats(d, &r->ds);
+	read_totals(skel, ncpu, &r->tt);
+}
+
+static uint64_t dropped_total(const struct rec_result *r)
+{
+	return r->tt.drop_reserve + r->tt.drop_inflight + r->stale + r->unfinished;
+}
+
+static void print_json(const struct rec_opts *o, const struct rec_target *t, int nt,
+		       const struct rec_result *r, bool ok)
+{
+	printf("{\"file\":\"%s\",\"ok\":%s,\"duration_s\":%.3f,\"events\":%llu,\"dropped\":%llu,"
+	       "\"dropped_reserve\":%llu,\"dropped_inflight\":%llu,\"dropped_stale\":%llu,"
+	       "\"unfinished\":%llu,\"merged\":%llu,\"out_of_order\":%llu,"
+	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
+	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"devices\":[",
+	       o->out, ok ? "true" : "false", r->elapsed_ns / 1e9,
+	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
+	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
+	       (unsigned long long)r->stale, (unsigned long long)r->unfinished,
+	       (unsigned long long)r->tt.merged, (unsigned long long)r->ds.out_of_order,
+	       (unsigned long long)r->ds.unmatched, (unsigned long long)r->ds.bytes_io,
+	       (unsigned long long)r->trace_bytes,
+	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
+	       r->elapsed_ns ? r->ds.events / (r->elapsed_ns / 1e9) : 0.0);
+	for (int i = 0; i < nt; i++)
+		printf("%s{\"name\":\"%s\",\"dev\":\"%u:%u\",\"level\":\"%s\",\"size\":%llu}",
+		       i ? "," : "", t[i].td.name, t[i].td.major, t[i].td.minor,
+		       rec_level_name(t[i].level), (unsigned long long)t[i].td.size_bytes);
+	printf("]}\n");
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !getenv("IOREEL_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int check_env(void)
+{
+	if (geteuid() != 0) {
+		cli_error("loading eBPF programs needs root (CAP_BPF, CAP_PERFMON and "
+			  "CAP_SYS_RESOURCE): run ioreel record as root");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		cli_error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): ioreel "
+			  "record needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* Loads the programs with the options; on failure says what to do. */
+static struct record_bpf *load(const struct rec_opts *o, const struct rec_target *t, int nt,
+			       int ncpu, int *cgfd)
+{
+	struct record_bpf *skel = record_bpf__open();
+	int err;
+
+	if (!skel) {
+		cli_error("opening the BPF object: %s", strerror(errno));
+		return NULL;
+	}
+	err = set_filters(skel, o, cgfd);
+	if (err)
+		goto fail;
+	bpf_map__set_max_entries(skel->maps.rings, ncpu);
+	/* Rings of any size fit the outer map: the kernel compares inner ring buffers by type,
+	 * key/value size and flags only (bpf_map_meta_equal), so the template's size stays. */
+	bpf_map__set_max_entries(skel->maps.inflight, o->inflight);
+	set_autoload(skel, t, nt);
+	err = record_bpf__load(skel);
+	if (err) {
+		cli_error("loading the BPF programs failed: %s (set IOREEL_DEBUG=1 for the "
+			  "verifier log; the kernel needs BPF, BTF and tp_btf tracepoints)",
+			  strerror(-err));
+		goto fail;
+	}
+	if (*cgfd >= 0) {
+		uint32_t k = 0;
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &k, cgfd, 0)) {
+			cli_error("--cgroup %s: not a cgroup v2 directory (%s)", o->cgroup,
+				  strerror(errno));
+			goto fail;
+		}
+	}
+	if (fill_devs(skel, t, nt)) {
+		cli_error("filling the device map: %s", strerror(errno));
+		goto fail;
+	}
+	return skel;
+fail:
+	record_bpf__destroy(skel);
+	return NULL;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static struct rec_target t[TRACE_MAX_DEVS];
+	static struct trace_meta meta;
+	struct rec_opts o = { 0 };
+	struct rec_result r = { 0 };
+	struct record_bpf *skel = NULL;
+	struct ring_buffer *rb = NULL;
+	struct trace_writer *w = NULL;
+	struct rec_drain *d = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int nt = 0, ncpu, cgfd = -1, err, rc = EXIT_RUNTIME;
+	uint64_t genesis;
+
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? EXIT_OK : EXIT_USAGE;
+	if (check_env() || resolve_targets(&o, t, &nt))
+		return EXIT_RUNTIME;
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		cli_error("cannot count the CPUs: %s", strerror(-ncpu));
+		return EXIT_RUNTIME;
+	}
+	libbpf_set_print(libbpf_quiet);
+	skel = load(&o, t, nt, ncpu, &cgfd);
+	if (!skel)
+		goto out;
+
+	trace_meta_init(&meta, "record");
+	join_args(argc - 1, argv + 1, meta.options, sizeof(meta.options));
+	for (int i = 0; i < nt; i++)
+		trace_meta_add_device(&meta, &t[i].td);
+	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
+	meta.genesis_realtime_ns = now_real_ns();
+	genesis = ktime_now();
+	w = trace_writer__open(o.out, &meta, NULL);
+	if (!w) {
+		cli_error("cannot create %s: %s", o.out, strerror(errno));
+		goto out;
+	}
+	d = rec_drain__new(w, t, nt, genesis);
+	if (!d || setup_rings(skel, ncpu, o.ring_size, d, &rb)) {
+		cli_error("creating %d ring buffers of %llu bytes: %s (lower --ring-size?)", ncpu,
+			  (unsigned long long)o.ring_size, strerror(errno));
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	err = record_bpf__attach(skel);
+	if (err) {
+		cli_error("attaching to the block tracepoints: %s", strerror(-err));
+		goto out;
+	}
+	if (!o.quiet)
+		for (int i = 0; i < nt; i++)
+			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
+				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
+
+	run_loop(skel, rb, d, w, &o, ncpu, &r);
+	finish(skel, rb, d, ncpu, &r);
+	{
+		struct trace_stats st = {
+			.events = r.ds.events,
+			.dropped = dropped_total(&r),
+			.dropped_reserve = r.tt.drop_reserve,
+			.dropped_inflight = r.tt.drop_inflight,
+			.end_ns = ktime_now() - genesis,
+		};
+
+		r.trace_bytes = trace_writer__bytes(w);
+		if (r.werr) {
+			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
+				  "before",
+				  o.out, strerror(-r.werr),
+				  r.werr == -ENOSPC ? " (disk full: free space or record elsewhere)"
+						    : "");
+			/* The index may still fit; if not, the chunks stay scannable. */
+			trace_writer__close(w, &st);
+		} else {
+			err = trace_writer__close(w, &st);
+			if (err) {
+				cli_error("closing %s: %s", o.out, strerror(-err));
+				r.werr = err;
+			}
+		}
+		w = NULL;
+	}
+	if (!r.werr) {
+		struct stat sb;
+
+		if (stat(o.out, &sb) == 0)
+			r.trace_bytes = sb.st_size;
+		rc = EXIT_OK;
+	}
+	if (!o.quiet)
+		fprintf(stderr,
+			"ioreel record: %llu events, %llu dropped, %s written%s%s\n",
+			(unsigned long long)r.ds.events, (unsigned long long)dropped_total(&r),
+			o.out, r.max_size ? " (stopped at --max-size)" : "",
+			stop_signal ? " (stopped by signal)" : "");
+	if (o.json)
+		print_json(&o, t, nt, &r, rc == EXIT_OK);
+out:
+	if (w)
+		trace_writer__abort(w);
+	ring_buffer__free(rb);
+	rec_drain__free(d);
+	record_bpf__destroy(skel);
+	if (cgfd >= 0)
+		close(cgfd);
+	return rc;
+}

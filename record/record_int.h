@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* ioreel record internals: device resolution (devices.c) and the reorder/translate stage
+ * between the BPF ring buffers and the trace writer (drain.c). */
+#ifndef IOREEL_RECORD_INT_H
+#define IOREEL_RECORD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "formats/trace.h"
+#include "bpf/record.h"
+
+/* One recorded device (whole disk or partition); its index is its trace device index. */
+struct rec_target {
+	struct trace_device td; /* name, own major:minor, size, block sizes, model */
+	uint32_t disk_dev;	/* whole disk, kernel encoding (major << 20 | minor) */
+	uint64_t start_sector;	/* partition start on the disk; 0 for a whole disk */
+	uint64_t nr_sectors;
+	uint32_t level;		/* enum rec_level actually used */
+	bool is_partition;
+	bool has_mq;		/* the disk has a blk-mq request queue (rq level possible) */
+};
+
+/* --level */
+enum rec_level_req { REC_REQ_AUTO = 0, REC_REQ_BIO = 1, REC_REQ_RQ = 2 };
+
+/* Resolves "/dev/X" or "MAJ:MIN" into *t. -ENOENT (no such device), -ENOTBLK (not a block
+ * device), -EOPNOTSUPP (rq level asked for a bio-based device). */
+int rec_device_resolve(const char *spec, enum rec_level_req req, struct rec_target *t);
+/* Every whole disk in /sys/block with a non-zero size; returns the count or -errno. */
+int rec_device_all(enum rec_level_req req, struct rec_target *t, int max);
+const char *rec_level_name(uint32_t level);
+
+/* Kernel dev_t encoding used by the BPF side. */
+static inline uint32_t rec_mkdev(uint32_t major, uint32_t minor)
+{
+	return (major << 20) | minor;
+}
+
+/* ---- drain.c: rings -> reorder heap -> io_event -> writer ---- */
+
+struct rec_drain;
+
+struct rec_drain_stats {
+	uint64_t events;       /* written to the trace */
+	uint64_t bytes_io;     /* sum of lengths written */
+	uint64_t unmatched;    /* completions outside every recorded device range (filtered) */
+	uint64_t out_of_order; /* written after a later-queued event (should stay 0) */
+	uint64_t pending;      /* in the reorder heap now */
+};
+
+struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target *t, int nt,
+				 uint64_t genesis_ktime);
+/* The ring buffer callback: queues one rec_event for release in queue-time order. */
+int rec_drain__push(void *ctx, void *data, size_t size);
+/* Writes every queued event whose queue time is before ktime `before` (UINT64_MAX: all).
+ * Returns 0 or the writer's -errno. */
+int rec_drain__release(struct rec_drain *d, uint64_t before);
+/* The first writer error seen by push/release (0 if none): push cannot return it to libbpf
+ * without stopping the ring consumption half way, so it is kept here. */
+int rec_drain__error(const struct rec_drain *d);
+void rec_drain__stats(const struct rec_drain *d, struct rec_drain_stats *s);
+void rec_drain__free(struct rec_drain *d);
+
+/* blk_status_t -> -errno, as blk_status_to_errno() does. */
+int rec_status_errno(uint32_t status);
+
+#endif
