@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `ioreel convert IN OUT`: between .ioreel and the formats other tools write and read.
+ *
+ * Imports run twice over the input: a first pass validates the whole file and learns its device
+ * table and genesis (the .ioreel header, written first, needs both), the second writes. So a bad
+ * line is reported before any output exists, and memory stays bounded (stdin is spooled to an
+ * unlinked temporary file to be read twice).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ioreel.h"
+#include "formats/convert.h"
+#include "util/cli.h"
+
+static void usage(FILE *o)
+{
+	fprintf(o,
+		"usage: ioreel convert IN OUT [--from FMT] [--to FMT] [--device NAME] [--salvage]\n"
+		"                      [--window N] [--json]\n"
+		"\n"
+		"Converts block I/O traces. IN/OUT may be '-' (stdin/stdout; give --from/--to).\n"
+		"Formats (guessed from magic, header lines or CSV shape, then the file name):\n"
+		"  ioreel    the .ioreel container (in and out)\n"
+		"  fio       fio iolog v2 or v3 (in); fio3 (out): 'fio --read_iolog=OUT' replays it\n"
+		"  blktrace  blktrace binary, blk_io_trace v7, either byte order (in; Q/D/C joined)\n"
+		"  msr       MSR Cambridge CSV: Timestamp(100ns),Hostname,DiskNumber,Type,Offset,\n"
+		"            Size,ResponseTime (in)\n"
+		"  alibaba   Alibaba 2020 block CSV: device_id,opcode,offset,length,timestamp(us) (in)\n"
+		"  csv       our CSV, header queue_ns,issue_ns,...,stream (in and out)\n"
+		"  json      JSON lines, every field of every I/O (out)\n"
+		"\n"
+		"Options:\n"
+		"  --from FMT      input format (skip the guess)\n"
+		"  --to FMT        output format (skip the guess from OUT's name)\n"
+		"  --device NAME   the name of every device in the output: for an input that names\n"
+		"                  none, or the file fio should open when exporting to fio\n"
+		"  --salvage       skip bad lines/records/chunks (counted) instead of failing\n"
+		"  --window N      events held to sort an unsorted input by time (default %d)\n"
+		"  --json          print the summary as JSON\n"
+		"\n"
+		"Times become ns since the trace's genesis: the format's own zero for fio and\n"
+		"blktrace, the first I/O for MSR and Alibaba (whose epoch goes to genesis_realtime).\n"
+		"fio v2 'wait N' is read as documented (N us after the previous wait).\n"
+		"\n"
+		"Examples:\n"
+		"  ioreel convert job.iolog job.ioreel\n"
+		"  ioreel convert sda.blktrace.0 sda.ioreel --device sda\n"
+		"  ioreel convert CAMRESWEBA03-lvm0.csv web.ioreel --from msr\n"
+		"  ioreel convert trace.ioreel replay.iolog --device /dev/loop3\n"
+		"  fio --name=r --read_iolog=replay.iolog --ioengine=libaio --direct=1\n"
+		"  ioreel convert trace.ioreel - --to csv | head\n",
+		IMPORT_WINDOW_DEFAULT);
+}
+
+struct conv {
+	const char *in_path, *out_path;
+	enum conv_fmt from, to;
+	const char *device;
+	bool salvage, json;
+	size_t window;
+	/* output */
+	struct trace_meta *meta;
+	struct trace_writer *w;
+	struct export_ctx x;
+	FILE *out;
+	struct io_event batch[1024];
+	size_t nbatch;
+	char err[512];
+	/* summary */
+	uint64_t events, records, skipped, late, damaged;
+};
+
+static int flush_batch(struct conv *cv)
+{
+	int err = 0;
+
+	if (!cv->nbatch)
+		return 0;
+	if (cv->w) {
+		err = trace_writer__add(cv->w, cv->batch, cv->nbatch);
+		if (err)
+			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path,
+				 trace_writer__error(cv->w));
+	} else if (cv->out) {
+		err = export_events(&cv->x, cv->batch, cv->nbatch);
+		if (err)
+			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, cv->x.err);
+	}
+	cv->events += cv->nbatch;
+	cv->nbatch = 0;
+	return err;
+}
+
+static int sink(void *arg, const struct io_event *ev, size_t n)
+{
+	struct conv *cv = arg;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		cv->batch[cv->nbatch++] = ev[i];
+		if (cv->nbatch == sizeof(cv->batch) / sizeof(cv->batch[0]) && (err = flush_batch(cv)))
+			return err;
+	}
+	return 0;
+}
+
+static void rename_devices(struct conv *cv)
+{
+	if (!cv->device)
+		return;
+	for (uint32_t i = 0; i < cv->meta->ndevices; i++)
+		snprintf(cv->meta->devices[i].name, sizeof(cv->meta->devices[i].name), "%s",
+			 cv->device);
+}
+
+/* Opens OUT for the chosen format (the writer for .ioreel, a FILE* otherwise). */
+static int open_output(struct conv *cv)
+{
+	int err;
+
+	rename_devices(cv);
+	if (cv->to == CONV_IOREEL) {
+		cv->w = trace_writer__open(cv->out_path, cv->meta, NULL);
+		if (!cv->w) {
+			snprintf(cv->err, sizeof(cv->err), "%s: cannot create: %s", cv->out_path,
+				 strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	cv->out = strcmp(cv->out_path, "-") ? fopen(cv->out_path, "w") : stdout;
+	if (!cv->out) {
+		snprintf(cv->err, sizeof(cv->err), "%s: cannot create: %s", cv->out_path,
+			 strerror(errno));
+		return -errno;
+	}
+	err = export_begin(&cv->x, cv->out, cv->to, cv->meta);
+	if (err)
+		snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, cv->x.err);
+	return err;
+}
+
+static int close_output(struct conv *cv, int err)
+{
+	if (!err)
+		err = flush_batch(cv);
+	if (cv->w) {
+		if (err) {
+			trace_writer__abort(cv->w);
+			unlink(cv->out_path);
+		} else if ((err = trace_writer__close(cv->w, NULL))) {
+			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, strerror(-err));
+		}
+		cv->w = NULL;
+	} else if (cv->out) {
+		int e2 = err ? 0 : export_end(&cv->x);
+		if (e2) {
+			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, cv->x.err);
+			err = e2;
+		}
+		if (cv->out != stdout && fclose(cv->out) && !err) {
+			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, strerror(errno));
+			err = -EIO;
+		}
+		if (err && cv->out != stdout)
+			unlink(cv->out_path);
+		cv->out = NULL;
+	}
+	return err;
+}
+
+/* One pass of an importer over f; with a sink (pass 2) events go to the output. */
+static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool write)
+{
+	struct import_window win;
+	struct import_ctx c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	c.meta = m;
+	c.device_name = cv->device; /* all devices become one */
+	c.salvage = cv->salvage;
+	c.win = &win;
+	err = import_window_init(&win, cv->window, import_is_absolute(cv->from),
+				 write ? sink : NULL, cv);
+	if (err) {
+		snprintf(cv->err, sizeof(cv->err), "out of memory for a %zu-event window",
+			 cv->window);
+		return err;
+	}
+	err = import_run(cv->from, f, &c);
+	if (!err)
+		err = import_window_drain(&win);
+	if (err && !cv->err[0]) {
+		snprintf(cv->err, sizeof(cv->err), "%s: %s%s", cv->in_path,
+			 c.err[0] ? c.err : strerror(-err),
+			 err == -EINVAL ? (cv->salvage ? "" : " (--salvage skips bad records)") : "");
+	}
+	if (!err && !write && c.has_realtime && win.based &&
+	    win.first_abs_ns >= c.realtime_offset_ns)
+		m->genesis_realtime_ns = win.first_abs_ns - c.realtime_offset_ns;
+	if (!err && !write && !win.emitted && !cv->salvage) {
+		snprintf(cv->err, sizeof(cv->err), "%s: no I/O in the file (%s format)", cv->in_path,
+			 conv_fmt_name(cv->from));
+		err = -EINVAL;
+	}
+	cv->records = c.records;
+	cv->skipped = c.skipped;
+	cv->late = win.late;
+	import_window_free(&win);
+	return err;
+}
+
+static int run_import(struct conv *cv, FILE *f)
+{
+	static struct trace_meta scratch;
+	char src[32];
+	int err;
+
+	snprintf(src, sizeof(src), "import:%s", conv_fmt_name(cv->from));
+	trace_meta_init(cv->meta, src);
+	cv->meta->genesis_realtime_ns = 0; /* imported: unknown unless the format says */
+	snprintf(cv->meta->options, sizeof(cv->meta->options), "ioreel convert %s", cv->in_path);
+	/* this machine is not the one the trace came from */
+	cv->meta->host[0] = '\0';
+	cv->meta->kernel[0] = '\0';
+	err = import_pass(cv, f, cv->meta, false);
+	if (err)
+		return err;
+	if (fseek(f, 0, SEEK_SET)) {
+		snprintf(cv->err, sizeof(cv->err), "%s: cannot rewind: %s", cv->in_path,
+			 strerror(errno));
+		return -errno;
+	}
+	/* the device table is final now; pass 2 rebuilds it in a scratch copy (same order) */
+	scratch = *cv->meta;
+	scratch.ndevices = 0;
+	scratch.options[0] = '\0';
+	if ((err = open_output(cv)))
+		return close_output(cv, err);
+	err = import_pass(cv, f, &scratch, true);
+	return close_output(cv, err);
+}
+
+static int run_reader(struct conv *cv)
+{
+	struct trace_reader *r;
+	struct import_window win;
+	struct io_event buf[4096];
+	char why[256] = "";
+	long n;
+	int err;
+
+	r = trace_reader__open(cv->in_path, cv->salvage ? TRACE_SALVAGE : 0, why, sizeof(why));
+	if (!r) {
+		snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->in_path,
+			 why[0] ? why : strerror(errno));
+		return -EINVAL;
+	}
+	*cv->meta = *trace_reader__meta(r);
+	if ((err = open_output(cv)))
+		goto out;
+	/* a trace that is not sorted (rare: imported unsorted) is sorted within the window */
+	err = import_window_init(&win, trace_reader__is_sorted(r) ? 1 : cv->window, false, sink,
+				 cv);
+	if (err)
+		goto out;
+	while ((n = trace_reader__next(r, buf, sizeof(buf) / sizeof(buf[0]))) > 0) {
+		cv->records += (uint64_t)n;
+		for (long i = 0; i < n && !err; i++)
+			err = import_window_push(&win, &buf[i]);
+		if (err)
+			break;
+	}
+	if (n < 0 && !err) {
+		snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->in_path, trace_reader__error(r));
+		err = (int)n;
+	}
+	if (!err)
+		err = import_window_drain(&win);
+	cv->late = win.late;
+	import_window_free(&win);
+	cv->damaged = trace_reader__damaged_chunks(r);
+out:
+	err = close_output(cv, err);
+	trace_reader__close(r);
+	return err;
+}
+
+/* stdin is read twice by imports: copy it to an unlinked temporary file. */
+static FILE *spool_stdin(char *err, size_t len)
+{
+	char buf[65536];
+	size_t n;
+	FILE *t = tmpfile();
+
+	if (!t) {
+		snprintf(err, len, "-: cannot create a temporary file for stdin: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, n, t) != n) {
+			snprintf(err, len, "-: cannot spool stdin: %s", strerror(errno));
+			fclose(t);
+			return NULL;
+		}
+	rewind(t);
+	return t;
+}
+
+static void report(const struct conv *cv)
+{
+	FILE *o = strcmp(cv->out_path, "-") ? stdout : stderr;
+
+	if (cv->json) {
+		fprintf(o,
+			"{\"input\":\"%s\",\"from\":\"%s\",\"output\":\"%s\",\"to\":\"%s\","
+			"\"events\":%" PRIu64 ",\"records\":%" PRIu64 ",\"skipped\":%" PRIu64
+			",\"out_of_order\":%" PRIu64 ",\"damaged_chunks\":%" PRIu64
+			",\"lossy\":%" PRIu64 ",\"devices\":%u}\n",
+			cv->in_path, conv_fmt_name(cv->from), cv->out_path, conv_fmt_name(cv->to),
+			cv->events, cv->records, cv->skipped, cv->late, cv->damaged, cv->x.lossy,
+			cv->meta->ndevices);
+		return;
+	}
+	fprintf(o, "%s (%s) -> %s (%s): %" PRIu64 " I/Os, %u device%s", cv->in_path,
+		conv_fmt_name(cv->from), cv->out_path, conv_fmt_name(cv->to), cv->events,
+		cv->meta->ndevices, cv->meta->ndevices == 1 ? "" : "s");
+	if (cv->skipped)
+		fprintf(o, ", %" PRIu64 " bad records skipped", cv->skipped);
+	if (cv->damaged)
+		fprintf(o, ", %" PRIu64 " damaged chunks skipped", cv->damaged);
+	if (cv->late)
+		fprintf(o, ", %" PRIu64 " I/Os out of time order (beyond --window)", cv->late);
+	if (cv->x.lossy)
+		fprintf(o, ", %" PRIu64 " write-zeroes written as writes", cv->x.lossy);
+	fputc('\n', o);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "from", required_argument, NULL, 'f' }, { "to", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' }, { "salvage", no_argument, NULL, 's' },
+		{ "window", required_argument, NULL, 'w' }, { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 },
+	};
+	static struct trace_meta meta;
+	struct conv *cv;
+	uint64_t v;
+	int o, err, rc = EXIT_OK;
+	FILE *in = NULL;
+
+	cli_verb = "convert";
+	cv = calloc(1, sizeof(*cv));
+	if (!cv) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	cv->meta = &meta;
+	cv->window = IMPORT_WINDOW_DEFAULT;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "f:t:d:sw:jh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'f':
+			if ((cv->from = conv_fmt_parse(optarg)) == CONV_NONE || cv->from == CONV_JSON) {
+				cli_error("--from %s: unknown input format (fio, fio2, fio3, blktrace, "
+					  "msr, alibaba, csv, ioreel)", optarg);
+				goto usage;
+			}
+			break;
+		case 't':
+			cv->to = conv_fmt_parse(optarg);
+			if (cv->to == CONV_FIO2 || cv->to == CONV_BLKTRACE || cv->to == CONV_MSR ||
+			    cv->to == CONV_ALIBABA || cv->to == CONV_NONE) {
+				cli_error("--to %s: cannot write that format (fio3, csv, json, ioreel)",
+					  optarg);
+				goto usage;
+			}
+			break;
+		case 'd':
+			if (!*optarg || strlen(optarg) >= sizeof(meta.devices[0].name)) {
+				cli_error("--device: a name of 1 to 63 characters");
+				goto usage;
+			}
+			cv->device = optarg;
+			break;
+		case 's':
+			cv->salvage = true;
+			break;
+		case 'w':
+			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 24)) {
+				cli_error("--window %s: a count of events from 1 to 16777216", optarg);
+				goto usage;
+			}
+			cv->window = v;
+			break;
+		case 'j':
+			cv->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			free(cv);
+			return EXIT_OK;
+		default:
+			goto usage;
+		}
+	}
+	if (argc - optind != 2) {
+		cli_error("need IN and OUT (got %d argument%s)", argc - optind,
+			  argc - optind == 1 ? "" : "s");
+		goto usage;
+	}
+	cv->in_path = argv[optind];
+	cv->out_path = argv[optind + 1];
+	if (!cv->to)
+		cv->to = strcmp(cv->out_path, "-") ? conv_fmt_from_name(cv->out_path) : CONV_NONE;
+	if (!cv->to) {
+		cli_error("%s: cannot tell the output format from the name: give --to "
+			  "(ioreel, fio3, csv, json)", cv->out_path);
+		goto usage;
+	}
+	if (cv->to == CONV_IOREEL && !strcmp(cv->out_path, "-")) {
+		cli_error("a .ioreel trace cannot go to stdout (its index is written last)");
+		goto usage;
+	}
+
+	if (!strcmp(cv->in_path, "-")) {
+		if (!(in = spool_stdin(cv->err, sizeof(cv->err))))
+			goto fail;
+	} else if (!(in = fopen(cv->in_path, "rb"))) {
+		snprintf(cv->err, sizeof(cv->err), "%s: cannot open: %s", cv->in_path,
+			 strerror(errno));
+		goto fail;
+	}
+	if (!cv->from) {
+		unsigned char head[4096];
+		size_t n = fread(head, 1, sizeof(head), in);
+		cv->from = conv_fmt_sniff(head, n);
+		if (!cv->from)
+			cv->from = conv_fmt_from_name(cv->in_path);
+		if (!cv->from || cv->from == CONV_JSON) {
+			snprintf(cv->err, sizeof(cv->err), "%s: %s; give --from (fio, blktrace, msr, "
+				 "alibaba, csv, ioreel)", cv->in_path,
+				 n ? "cannot tell the input format" : "empty file");
+			goto fail;
+		}
+		rewind(in);
+	}
+	if (cv->from == CONV_IOREEL) {
+		if (!strcmp(cv->in_path, "-")) {
+			cli_error("a .ioreel input must be a file, not stdin");
+			goto usage;
+		}
+		fclose(in);
+		in = NULL;
+		err = run_reader(cv);
+	} else {
+		err = run_import(cv, in);
+	}
+	if (err)
+		goto fail;
+	report(cv);
+	goto out;
+usage:
+	fprintf(stderr, "Try 'ioreel convert --help'.\n");
+	rc = EXIT_USAGE;
+	goto out;
+fail:
+	cli_error("%s", cv->err[0] ? cv->err : "failed");
+	rc = EXIT_RUNTIME;
+out:
+	if (in)
+		fclose(in);
+	free(cv);
+	return rc;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Importers and exporters behind `ioreel convert`. Internal to formats/ (and its tests/fuzzer).
+ *
+ * An importer reads a FILE* (a real file, a pipe, or fmemopen() over a buffer for the fuzzer)
+ * and hands every I/O to a sink through import_emit(), with times in ns on the format's own
+ * clock. The sink is a bounded reorder window (struct import_window) that sorts by time,
+ * rebases the clock to the trace's genesis and passes events on. Memory is bounded: the
+ * window, the blktrace in-flight table and the line buffer all have fixed caps.
+ */
+#ifndef IOREEL_FORMATS_CONVERT_H
+#define IOREEL_FORMATS_CONVERT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "formats/event.h"
+#include "formats/trace.h"
+
+enum conv_fmt {
+	CONV_NONE = 0,
+	CONV_IOREEL,
+	CONV_FIO2,
+	CONV_FIO3,
+	CONV_FIO, /* v2 or v3, decided by the header line */
+	CONV_BLKTRACE,
+	CONV_MSR,
+	CONV_ALIBABA,
+	CONV_CSV,
+	CONV_JSON,
+	CONV__COUNT
+};
+
+/* "fio", "fio2", "fio3", "blktrace", "msr", "alibaba", "csv", "json", "ioreel". */
+const char *conv_fmt_name(enum conv_fmt f);
+enum conv_fmt conv_fmt_parse(const char *name);
+/* Guess from the first bytes of a file (magic, header line, CSV shape); CONV_NONE if unsure. */
+enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len);
+/* Guess from a file name's extension; CONV_NONE if unsure. */
+enum conv_fmt conv_fmt_from_name(const char *path);
+
+/* Longest text line an importer accepts (longer lines are an error, not an allocation). */
+#define IMPORT_LINE_MAX 4096
+/* Default size of the reorder window, in events (80 bytes each). */
+#define IMPORT_WINDOW_DEFAULT 65536
+
+typedef int (*import_sink_fn)(void *arg, const struct io_event *ev, size_t n);
+
+/*
+ * Sorts events by io_event_time() within a window of `cap` events and rebases times:
+ * rebase = true subtracts the smallest time of the first full window (absolute clocks:
+ * MSR, Alibaba); false keeps the format's own zero (fio, blktrace are relative to start).
+ * An event older than one already passed on is passed on as it is (out of order) and counted.
+ */
+struct import_window {
+	struct io_event *heap;
+	uint64_t *seq; /* insertion order, so equal times keep file order */
+	size_t n, cap;
+	uint64_t next_seq;
+	bool rebase, based;
+	uint64_t base_ns;
+	uint64_t last_out_ns;
+	uint64_t late;	  /* events passed on out of order (beyond the window) */
+	uint64_t emitted; /* events passed on */
+	uint64_t first_abs_ns; /* the absolute time of genesis when rebase is set */
+	import_sink_fn sink;
+	void *sink_arg;
+};
+
+int import_window_init(struct import_window *w, size_t cap, bool rebase, import_sink_fn sink,
+		       void *arg);
+int import_window_push(struct import_window *w, const struct io_event *ev);
+/* Passes on everything still held. */
+int import_window_drain(struct import_window *w);
+void import_window_free(struct import_window *w);
+
+struct import_ctx {
+	struct trace_meta *meta; /* devices are added here as they are seen */
+	struct import_window *win;
+	const char *device_name; /* --device: the name of the (single) device the input has */
+	bool salvage;		 /* skip bad records (counted) instead of failing */
+	uint64_t skipped;	 /* records skipped under salvage */
+	uint64_t records;	 /* input records read (lines, blktrace records) */
+	/* absolute-clock importers: the format's time minus this is Unix epoch ns */
+	bool has_realtime;
+	uint64_t realtime_offset_ns;
+	char err[320];		 /* "line 12: ..." or "byte 4096: ..." on failure */
+};
+
+/* Each returns 0 or -errno (message in ctx->err; -EINVAL for bad input). */
+int import_fio(FILE *f, struct import_ctx *c);
+int import_blktrace(FILE *f, struct import_ctx *c);
+int import_msr(FILE *f, struct import_ctx *c);
+int import_alibaba(FILE *f, struct import_ctx *c);
+int import_csv(FILE *f, struct import_ctx *c);
+/* Dispatches on fmt. */
+int import_run(enum conv_fmt fmt, FILE *f, struct import_ctx *c);
+/* True when the format's clock is absolute (window should rebase). */
+bool import_is_absolute(enum conv_fmt fmt);
+
+/* Finds the device called name, adding it when new; its index or -ENOSPC. */
+int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32_t minor);
+/* Reads one line into buf (without the newline); 1 = line, 0 = end, -EINVAL too long. */
+int import_getline(FILE *f, char *buf, size_t len);
+/* Splits a CSV line in place ("a","b" quoting as RFC 4180); returns field count or -EINVAL. */
+int import_split_csv(char *line, char **fields, int max);
+
+/* ---- exporters: begin, events in time order, end. Each returns 0 or -errno. ---- */
+struct export_ctx {
+	FILE *out;
+	enum conv_fmt fmt;
+	const struct trace_meta *meta;
+	uint64_t events;
+	uint64_t lossy; /* events the format cannot express exactly (e.g. write-zeroes in fio) */
+	/* fio v3 per-device state: opened, last timestamp in µs */
+	uint8_t opened[TRACE_MAX_DEVICES];
+	uint64_t last_us;
+	char err[256];
+};
+
+int export_begin(struct export_ctx *x, FILE *out, enum conv_fmt fmt,
+		 const struct trace_meta *meta);
+int export_events(struct export_ctx *x, const struct io_event *ev, size_t n);
+int export_end(struct export_ctx *x);
+
+/* fio v3 file events are stored in meta.options as "fio-files: NAME add@US open@US ...". */
+#define FIO_FILES_TAG "fio-files:"
+
+#endif

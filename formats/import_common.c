@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* What every importer shares: format names and sniffing, the reorder window, line reading. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "formats/convert.h"
+
+static const char *const fmt_names[CONV__COUNT] = {
+	[CONV_NONE] = "?",	     [CONV_IOREEL] = "ioreel", [CONV_FIO2] = "fio2",
+	[CONV_FIO3] = "fio3",	     [CONV_FIO] = "fio",       [CONV_BLKTRACE] = "blktrace",
+	[CONV_MSR] = "msr",	     [CONV_ALIBABA] = "alibaba", [CONV_CSV] = "csv",
+	[CONV_JSON] = "json",
+};
+
+const char *conv_fmt_name(enum conv_fmt f)
+{
+	return (unsigned int)f < CONV__COUNT ? fmt_names[f] : "?";
+}
+
+enum conv_fmt conv_fmt_parse(const char *name)
+{
+	for (int i = 1; i < CONV__COUNT; i++)
+		if (!strcasecmp(name, fmt_names[i]))
+			return (enum conv_fmt)i;
+	if (!strcasecmp(name, "jsonl") || !strcasecmp(name, "ndjson"))
+		return CONV_JSON;
+	if (!strcasecmp(name, "iolog"))
+		return CONV_FIO;
+	return CONV_NONE;
+}
+
+enum conv_fmt conv_fmt_from_name(const char *path)
+{
+	static const struct {
+		const char *ext;
+		enum conv_fmt fmt;
+	} exts[] = {
+		{ ".ioreel", CONV_IOREEL }, { ".csv", CONV_CSV },	   { ".jsonl", CONV_JSON },
+		{ ".json", CONV_JSON },	    { ".ndjson", CONV_JSON },	   { ".iolog", CONV_FIO3 }, { ".log", CONV_FIO3 },
+		{ ".fio", CONV_FIO3 },	    { ".blktrace", CONV_BLKTRACE }, { ".bin", CONV_BLKTRACE },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t e = strlen(exts[i].ext);
+		if (n > e && !strcasecmp(path + n - e, exts[i].ext))
+			return exts[i].fmt;
+	}
+	/* per-CPU blktrace output files are called DEV.blktrace.CPU */
+	if (strstr(path, ".blktrace."))
+		return CONV_BLKTRACE;
+	return CONV_NONE;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len)
+{
+	char line[512], *f[16];
+	size_t n = 0, off = 0;
+	int nf;
+
+	/* the header is a zstd skippable frame (0x184D2A50, LE) whose payload starts "IORL" */
+	if (len >= 12 && !memcmp(buf, "\x50\x2a\x4d\x18", 4) && !memcmp(buf + 8, "IORL", 4))
+		return CONV_IOREEL;
+	if (len >= 4) {
+		uint32_t le = buf[0] | buf[1] << 8 | buf[2] << 16 | (uint32_t)buf[3] << 24;
+		uint32_t be = buf[3] | buf[2] << 8 | buf[1] << 16 | (uint32_t)buf[0] << 24;
+		if ((le & 0xffffff00u) == 0x65617400u || (be & 0xffffff00u) == 0x65617400u)
+			return CONV_BLKTRACE;
+	}
+	if (len >= 19 && !memcmp(buf, "fio version 2 iolog", 19))
+		return CONV_FIO2;
+	if (len >= 19 && !memcmp(buf, "fio version 3 iolog", 19))
+		return CONV_FIO3;
+	/* first line that is not a comment */
+	while (off < len) {
+		n = 0;
+		while (off < len && buf[off] != '\n' && n < sizeof(line) - 1)
+			line[n++] = (char)buf[off++];
+		line[n] = '\0';
+		off++;
+		if (n && line[0] != '#')
+			break;
+		n = 0;
+	}
+	if (!n)
+		return CONV_NONE;
+	if (n && line[n - 1] == '\r')
+		line[--n] = '\0';
+	if (!strncmp(line, "queue_ns,", 9))
+		return CONV_CSV;
+	nf = import_split_csv(line, f, 16);
+	if (nf == 7 && all_digits(f[0]) && (!strcasecmp(f[3], "Read") || !strcasecmp(f[3], "Write")))
+		return CONV_MSR;
+	if (nf == 7 && !strcasecmp(f[0], "Timestamp"))
+		return CONV_MSR;
+	if (nf == 5 && all_digits(f[0]) && (!strcmp(f[1], "R") || !strcmp(f[1], "W")))
+		return CONV_ALIBABA;
+	if (nf == 5 && !strcasecmp(f[0], "device_id"))
+		return CONV_ALIBABA;
+	return CONV_NONE;
+}
+
+bool import_is_absolute(enum conv_fmt fmt)
+{
+	return fmt == CONV_MSR || fmt == CONV_ALIBABA;
+}
+
+/* ---- reorder window: a binary min-heap on (time, insertion order) ---- */
+
+static bool before(const struct import_window *w, size_t a, size_t b)
+{
+	uint64_t ta = io_event_time(&w->heap[a]), tb = io_event_time(&w->heap[b]);
+
+	return ta < tb || (ta == tb && w->seq[a] < w->seq[b]);
+}
+
+static void swap_at(struct import_window *w, size_t a, size_t b)
+{
+	struct io_event t = w->heap[a];
+	uint64_t s = w->seq[a];
+
+	w->heap[a] = w->heap[b];
+	w->heap[b] = t;
+	w->seq[a] = w->seq[b];
+	w->seq[b] = s;
+}
+
+int import_window_init(struct import_window *w, size_t cap, bool rebase, import_sink_fn sink,
+		       void *arg)
+{
+	memset(w, 0, sizeof(*w));
+	if (!cap)
+		cap = 1;
+	w->heap = calloc(cap, sizeof(*w->heap));
+	w->seq = calloc(cap, sizeof(*w->seq));
+	if (!w->heap || !w->seq) {
+		import_window_free(w);
+		return -ENOMEM;
+	}
+	w->cap = cap;
+	w->rebase = rebase;
+	w->sink = sink;
+	w->sink_arg = arg;
+	return 0;
+}
+
+static void shift(struct io_event *e, uint64_t base)
+{
+	uint64_t *ts[3] = { &e->queue_ns, &e->issue_ns, &e->complete_ns };
+
+	for (int i = 0; i < 3; i++)
+		if (*ts[i] != IO_TS_NONE)
+			*ts[i] = *ts[i] >= base ? *ts[i] - base : 0;
+}
+
+static int pop_one(struct import_window *w)
+{
+	struct io_event e = w->heap[0];
+	uint64_t t;
+
+	w->n--;
+	if (w->n) {
+		w->heap[0] = w->heap[w->n];
+		w->seq[0] = w->seq[w->n];
+		for (size_t i = 0;;) {
+			size_t l = 2 * i + 1, r = l + 1, m = i;
+			if (l < w->n && before(w, l, m))
+				m = l;
+			if (r < w->n && before(w, r, m))
+				m = r;
+			if (m == i)
+				break;
+			swap_at(w, i, m);
+			i = m;
+		}
+	}
+	if (!w->based) {
+		/* the smallest time of the first full window is genesis */
+		w->based = true;
+		w->first_abs_ns = io_event_time(&e);
+		w->base_ns = w->rebase ? w->first_abs_ns : 0;
+	}
+	shift(&e, w->base_ns);
+	t = io_event_time(&e);
+	if (w->emitted && t < w->last_out_ns)
+		w->late++;
+	else
+		w->last_out_ns = t;
+	w->emitted++;
+	return w->sink ? w->sink(w->sink_arg, &e, 1) : 0;
+}
+
+int import_window_push(struct import_window *w, const struct io_event *ev)
+{
+	int err;
+
+	if (w->n == w->cap && (err = pop_one(w)))
+		return err;
+	size_t i = w->n++;
+	w->heap[i] = *ev;
+	w->seq[i] = w->next_seq++;
+	while (i && before(w, i, (i - 1) / 2)) {
+		swap_at(w, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+int import_window_drain(struct import_window *w)
+{
+	int err;
+
+	while (w->n)
+		if ((err = pop_one(w)))
+			return err;
+	return 0;
+}
+
+void import_window_free(struct import_window *w)
+{
+	free(w->heap);
+	free(w->seq);
+	w->heap = NULL;
+	w->seq = NULL;
+	w->n = w->cap = 0;
+}
+
+/* ---- helpers ---- */
+
+int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32_t minor)
+{
+	struct trace_meta *m = c->meta;
+	struct trace_device d;
+
+	if (c->device_name)
+		name = c->device_name;
+	for (uint32_t i = 0; i < m->ndevices; i++)
+		if (!strncmp(m->devices[i].name, name, sizeof(m->devices[i].name) - 1))
+			return (int)i;
+	memset(&d, 0, sizeof(d));
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	d.major = major;
+	d.minor = minor;
+	d.logical_block_size = 512;
+	d.physical_block_size = 512;
+	return trace_meta_add_device(m, &d);
+}
+
+int import_getline(FILE *f, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!fgets(buf, (int)len, f))
+		return 0;
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	else if (!feof(f)) {
+		/* drain the rest of the over-long line so the caller may skip it under salvage */
+		int ch;
+		while ((ch = fgetc(f)) != EOF && ch != '\n')
+			;
+		return -EINVAL;
+	}
+	if (n && buf[n - 1] == '\r')
+		buf[--n] = '\0';
+	return 1;
+}
+
+int import_split_csv(char *line, char **fields, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		if (n == max)
+			return -EINVAL;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '"') {
+			/* quoted: "" is a literal quote; unquote in place */
+			char *w = ++p;
+			fields[n++] = w;
+			for (;;) {
+				if (!*p)
+					return -EINVAL;
+				if (*p == '"' && p[1] == '"') {
+					*w++ = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					*w++ = *p++;
+				}
+			}
+			*w = '\0';
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p)
+				return n;
+			if (*p != ',')
+				return -EINVAL;
+			p++;
+			continue;
+		}
+		fields[n++] = p;
+		p += strcspn(p, ",");
+		char *end = p;
+		while (end > fields[n - 1] && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		if (!*p) {
+			*end = '\0';
+			return n;
+		}
+		*end = '\0';
+		p++;
+	}
+}
+
+int import_run(enum conv_fmt fmt, FILE *f, struct import_ctx *c)
+{
+	switch (fmt) {
+	case CONV_FIO:
+	case CONV_FIO2:
+	case CONV_FIO3:
+		return import_fio(f, c);
+	case CONV_BLKTRACE:
+		return import_blktrace(f, c);
+	case CONV_MSR:
+		return import_msr(f, c);
+	case CONV_ALIBABA:
+		return import_alibaba(f, c);
+	case CONV_CSV:
+		return import_csv(f, c);
+	default:
+		snprintf(c->err, sizeof(c->err), "cannot import format %s", conv_fmt_name(fmt));
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Line-oriented importers: fio iolog v2/v3, MSR Cambridge CSV, Alibaba 2020 block CSV and
+ * our own CSV (what export_text.c writes, so CSV round-trips).
+ *
+ * fio v2 `wait`: fio's HOWTO says "wait for offset microseconds" relative to the previous wait,
+ * but iolog.c compares it with milliseconds since job start (fio issues #247, #756, #1568).
+ * We follow the documented meaning (µs, cumulative), because that is what people write by
+ * hand; a v2 log that relied on fio's code behaviour will come out 1000x compressed in time.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "formats/convert.h"
+
+/* Windows FILETIME (100 ns ticks since 1601-01-01) of the Unix epoch. */
+#define FILETIME_UNIX_EPOCH_TICKS 116444736000000000ULL
+
+__attribute__((format(printf, 3, 4))) static int bad(struct import_ctx *c, uint64_t line,
+						     const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(c->err, sizeof(c->err), "line %llu: ", (unsigned long long)line);
+
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, sizeof(c->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Strict unsigned parse of a whole token. */
+static int u64_of(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int u32_of(const char *s, uint32_t *v)
+{
+	uint64_t x;
+
+	if (u64_of(s, &x) || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static void event_init(struct io_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->queue_ns = e->issue_ns = e->complete_ns = IO_TS_NONE;
+}
+
+/* Splits on blanks; returns the token count (at most max; more is -EINVAL). */
+static int split_ws(char *s, char **tok, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		s += strspn(s, " \t");
+		if (!*s)
+			return n;
+		if (n == max)
+			return -EINVAL;
+		tok[n++] = s;
+		s += strcspn(s, " \t");
+		if (*s)
+			*s++ = '\0';
+	}
+}
+
+/* Records "DEV:ACTION@US" in meta.options so fio export can restore add/open/close lines. */
+static void note_fio_file_event(struct import_ctx *c, int dev, const char *act, uint64_t us)
+{
+	char *o = c->meta->options;
+	size_t n = strlen(o);
+
+	if (!strstr(o, FIO_FILES_TAG)) {
+		int w = snprintf(o + n, sizeof(c->meta->options) - n, "%s%s", n ? " " : "",
+				 FIO_FILES_TAG);
+		if (w < 0 || (size_t)w >= sizeof(c->meta->options) - n) {
+			o[n] = '\0';
+			return;
+		}
+		n += (size_t)w;
+	}
+	/* when it does not fit, export falls back to add/open at first use */
+	int w = snprintf(o + n, sizeof(c->meta->options) - n, " %d:%s@%llu", dev, act,
+			 (unsigned long long)us);
+	if (w < 0 || (size_t)w >= sizeof(c->meta->options) - n)
+		o[n] = '\0';
+}
+
+int import_fio(FILE *f, struct import_ctx *c)
+{
+	char line[IMPORT_LINE_MAX], *tok[6];
+	uint64_t lineno = 0, now_us = 0;
+	int version, r;
+
+	r = import_getline(f, line, sizeof(line));
+	lineno = 1;
+	if (r <= 0)
+		return bad(c, 1, r < 0 ? "line too long" : "empty file, expected 'fio version 3 iolog'");
+	if (!strcmp(line, "fio version 2 iolog"))
+		version = 2;
+	else if (!strcmp(line, "fio version 3 iolog"))
+		version = 3;
+	else
+		return bad(c, 1, "not a fio iolog (expected 'fio version 2 iolog' or "
+				 "'fio version 3 iolog')");
+
+	while ((r = import_getline(f, line, sizeof(line))) != 0) {
+		struct io_event e;
+		uint64_t off = 0, len = 0, ts = 0;
+		int nt, dev, op = -1, k = 0;
+		unsigned int flags = 0;
+
+		lineno++;
+		c->records++;
+		if (r < 0) {
+			if (c->salvage) {
+				c->skipped++;
+				continue;
+			}
+			return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
+		}
+		nt = split_ws(line, tok, 6);
+		if (nt == 0)
+			continue;
+		if (version == 3) {
+			if (nt < 0 || (nt != 3 && nt != 5) || u64_of(tok[0], &ts)) {
+				if (c->salvage) {
+					c->skipped++;
+					continue;
+				}
+				return bad(c, lineno, "expected 'TIMESTAMP FILE ACTION [OFFSET LENGTH]'");
+			}
+			if (ts > UINT64_MAX / 1000)
+				return bad(c, lineno, "timestamp %s us out of range", tok[0]);
+			now_us = ts;
+			k = 1;
+			nt--;
+		} else if (nt < 0 || (nt != 2 && nt != 3 && nt != 4)) {
+			if (c->salvage) {
+				c->skipped++;
+				continue;
+			}
+			return bad(c, lineno, "expected 'FILE ACTION [OFFSET LENGTH]'");
+		}
+		const char *file = tok[k], *act = tok[k + 1];
+
+		if (!strcmp(act, "add") || !strcmp(act, "open") || !strcmp(act, "close")) {
+			if (nt != 2)
+				return bad(c, lineno, "'%s' takes no offset/length", act);
+			dev = import_device(c, file, 0, 0);
+			if (dev < 0)
+				return bad(c, lineno, "more than %d files", TRACE_MAX_DEVICES);
+			if (version == 3)
+				note_fio_file_event(c, dev, act, now_us);
+			continue;
+		}
+		if (nt >= 3 && u64_of(tok[k + 2], &off))
+			goto bad_num;
+		if (nt == 4 && u64_of(tok[k + 3], &len))
+			goto bad_num;
+		if (!strcmp(act, "wait")) {
+			if (version == 3)
+				return bad(c, lineno, "'wait' is not allowed in a v3 iolog");
+			/* documented semantics: µs after the previous wait */
+			if (off > UINT64_MAX / 1000 - now_us)
+				return bad(c, lineno, "wait %llu us overflows the clock",
+					   (unsigned long long)off);
+			now_us += off;
+			continue;
+		}
+		if (!strcmp(act, "read"))
+			op = IO_OP_READ;
+		else if (!strcmp(act, "write"))
+			op = IO_OP_WRITE;
+		else if (!strcmp(act, "trim"))
+			op = IO_OP_DISCARD;
+		else if (!strcmp(act, "sync"))
+			op = IO_OP_FLUSH, flags = IO_F_META; /* fsync: data and metadata */
+		else if (!strcmp(act, "datasync"))
+			op = IO_OP_FLUSH;
+		if (op < 0) {
+			if (c->salvage) {
+				c->skipped++;
+				continue;
+			}
+			return bad(c, lineno, "unknown action '%s'", act);
+		}
+		if (op != IO_OP_FLUSH && nt != 4)
+			return bad(c, lineno, "'%s' needs OFFSET LENGTH", act);
+		if (len > UINT32_MAX)
+			return bad(c, lineno, "length %llu larger than 4 GiB",
+				   (unsigned long long)len);
+		dev = import_device(c, file, 0, 0);
+		if (dev < 0)
+			return bad(c, lineno, "more than %d files", TRACE_MAX_DEVICES);
+		event_init(&e);
+		e.queue_ns = now_us * 1000;
+		e.offset = off;
+		e.length = (uint32_t)len;
+		e.op = (uint8_t)op;
+		e.flags = (uint8_t)flags;
+		e.dev = (uint32_t)dev;
+		if ((r = import_window_push(c->win, &e)))
+			return r;
+		continue;
+bad_num:
+		if (c->salvage) {
+			c->skipped++;
+			continue;
+		}
+		return bad(c, lineno, "offset/length is not an unsigned number");
+	}
+	return 0;
+}
+
+/* Shared loop of the comma-separated importers: calls fn per data line. */
+typedef int (*csv_line_fn)(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st);
+
+static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st)
+{
+	char line[IMPORT_LINE_MAX], *fld[32];
+	uint64_t lineno = 0;
+	int r;
+
+	while ((r = import_getline(f, line, sizeof(line))) != 0) {
+		lineno++;
+		if (r < 0) {
+			if (c->salvage) {
+				c->skipped++;
+				continue;
+			}
+			return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
+		}
+		if (!line[0])
+			continue;
+		c->records++;
+		int nf = import_split_csv(line, fld, maxf);
+		if (nf < 0) {
+			if (c->salvage) {
+				c->skipped++;
+				continue;
+			}
+			return bad(c, lineno, "malformed CSV (bad quoting or more than %d fields)",
+				   maxf);
+		}
+		r = fn(c, fld, nf, lineno, st);
+		if (r == -EINVAL && c->salvage) {
+			c->skipped++;
+			continue;
+		}
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int msr_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st)
+{
+	uint64_t ticks, off, size, rt;
+	struct io_event e;
+	char name[64];
+	int dev;
+
+	(void)st;
+	if (lineno == 1 && nf >= 1 && !strcasecmp(f[0], "Timestamp"))
+		return 0; /* optional header */
+	if (nf != 7)
+		return bad(c, lineno, "expected 7 MSR fields "
+				      "(Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), "
+				      "got %d", nf);
+	if (u64_of(f[0], &ticks) || u64_of(f[4], &off) || u64_of(f[5], &size) ||
+	    u64_of(f[6], &rt))
+		return bad(c, lineno, "Timestamp/Offset/Size/ResponseTime must be unsigned numbers");
+	if (ticks > UINT64_MAX / 100 || rt > UINT64_MAX / 100 || ticks * 100 > UINT64_MAX - rt * 100)
+		return bad(c, lineno, "timestamp out of range");
+	if (size > UINT32_MAX)
+		return bad(c, lineno, "Size %llu larger than 4 GiB", (unsigned long long)size);
+	event_init(&e);
+	if (!strcasecmp(f[3], "Read"))
+		e.op = IO_OP_READ;
+	else if (!strcasecmp(f[3], "Write"))
+		e.op = IO_OP_WRITE;
+	else
+		return bad(c, lineno, "Type '%s' is neither Read nor Write", f[3]);
+	snprintf(name, sizeof(name), "%.40s_%.20s", f[1], f[2]);
+	dev = import_device(c, name, 0, 0);
+	if (dev < 0)
+		return bad(c, lineno, "more than %d devices", TRACE_MAX_DEVICES);
+	/* MSR gives the arrival time and the response time, nothing about driver issue */
+	e.queue_ns = ticks * 100;
+	e.complete_ns = e.queue_ns + rt * 100;
+	e.offset = off;
+	e.length = (uint32_t)size;
+	e.dev = (uint32_t)dev;
+	if (!c->has_realtime && e.queue_ns >= FILETIME_UNIX_EPOCH_TICKS * 100) {
+		c->has_realtime = true;
+		c->realtime_offset_ns = FILETIME_UNIX_EPOCH_TICKS * 100;
+	}
+	return import_window_push(c->win, &e);
+}
+
+int import_msr(FILE *f, struct import_ctx *c)
+{
+	return csv_loop(f, c, 16, msr_line, NULL);
+}
+
+static int ali_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st)
+{
+	uint64_t off, len, us;
+	struct io_event e;
+	int dev;
+
+	(void)st;
+	if (lineno == 1 && nf >= 1 && !strcasecmp(f[0], "device_id"))
+		return 0;
+	if (nf != 5)
+		return bad(c, lineno, "expected 5 Alibaba fields "
+				      "(device_id,opcode,offset,length,timestamp), got %d", nf);
+	if (u64_of(f[2], &off) || u64_of(f[3], &len) || u64_of(f[4], &us) || !f[0][0])
+		return bad(c, lineno, "offset/length/timestamp must be unsigned numbers");
+	if (len > UINT32_MAX || us > UINT64_MAX / 1000)
+		return bad(c, lineno, "length or timestamp out of range");
+	event_init(&e);
+	if (!strcasecmp(f[1], "R"))
+		e.op = IO_OP_READ;
+	else if (!strcasecmp(f[1], "W"))
+		e.op = IO_OP_WRITE;
+	else
+		return bad(c, lineno, "opcode '%s' is neither R nor W", f[1]);
+	dev = import_device(c, f[0], 0, 0);
+	if (dev < 0)
+		return bad(c, lineno, "more than %d devices", TRACE_MAX_DEVICES);
+	e.queue_ns = us * 1000; /* "received by server", µs since the Unix epoch */
+	e.offset = off;
+	e.length = (uint32_t)len;
+	e.dev = (uint32_t)dev;
+	c->has_realtime = true;
+	c->realtime_offset_ns = 0;
+	return import_window_push(c->win, &e);
+}
+
+int import_alibaba(FILE *f, struct import_ctx *c)
+{
+	return csv_loop(f, c, 16, ali_line, NULL);
+}
+
+/* ---- our CSV: a header names the columns (any order, unknown ones ignored) ---- */
+
+enum csv_col {
+	COL_QUEUE, COL_ISSUE, COL_COMPLETE, COL_DEV, COL_OFFSET, COL_LENGTH, COL_OP, COL_FLAGS,
+	COL_ERROR, COL_PID, COL_TID, COL_COMM, COL_CPU, COL_STREAM, COL__COUNT
+};
+
+static const char *const col_names[COL__COUNT] = {
+	"queue_ns", "issue_ns", "complete_ns", "dev", "offset", "length", "op",
+	"flags",    "error",    "pid",	       "tid", "comm",	"cpu",	  "stream",
+};
+
+struct csv_state {
+	bool have_header;
+	int col[COL__COUNT]; /* field index per column, -1 if absent */
+	int nf;
+};
+
+static int ts_of(const char *s, uint64_t *v)
+{
+	if (!*s) {
+		*v = IO_TS_NONE;
+		return 0;
+	}
+	return u64_of(s, v) || *v == IO_TS_NONE ? -EINVAL : 0;
+}
+
+static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *arg)
+{
+	struct csv_state *st = arg;
+	struct io_event e;
+	uint64_t v;
+	uint32_t u;
+
+	if (f[0][0] == '#') {
+		/* "# genesis_realtime_ns=N" carries the one piece of meta CSV cannot hold */
+		const char *g = strstr(f[0], "genesis_realtime_ns=");
+		if (g && !u64_of(g + 20, &v))
+			c->meta->genesis_realtime_ns = v;
+		return 0;
+	}
+	if (!st->have_header) {
+		for (int i = 0; i < COL__COUNT; i++)
+			st->col[i] = -1;
+		for (int j = 0; j < nf; j++)
+			for (int i = 0; i < COL__COUNT; i++)
+				if (!strcmp(f[j], col_names[i]))
+					st->col[i] = j;
+		if (st->col[COL_OFFSET] < 0 || st->col[COL_LENGTH] < 0 || st->col[COL_OP] < 0 ||
+		    (st->col[COL_QUEUE] < 0 && st->col[COL_ISSUE] < 0 && st->col[COL_COMPLETE] < 0))
+		{
+			/* without a header no line can be read: fatal even under salvage */
+			c->salvage = false;
+			return bad(c, lineno, "CSV header must name offset, length, op and at "
+					      "least one of queue_ns/issue_ns/complete_ns");
+		}
+		st->have_header = true;
+		st->nf = nf;
+		return 0;
+	}
+	if (nf != st->nf)
+		return bad(c, lineno, "%d fields, the header has %d", nf, st->nf);
+	event_init(&e);
+#define COL(i) (st->col[i] >= 0 ? f[st->col[i]] : NULL)
+	if ((COL(COL_QUEUE) && ts_of(COL(COL_QUEUE), &e.queue_ns)) ||
+	    (COL(COL_ISSUE) && ts_of(COL(COL_ISSUE), &e.issue_ns)) ||
+	    (COL(COL_COMPLETE) && ts_of(COL(COL_COMPLETE), &e.complete_ns)))
+		return bad(c, lineno, "a time is not an unsigned number of ns (empty = absent)");
+	if (io_event_time(&e) == IO_TS_NONE)
+		return bad(c, lineno, "no time at all (queue_ns, issue_ns, complete_ns all empty)");
+	if (u64_of(COL(COL_OFFSET), &e.offset) || u32_of(COL(COL_LENGTH), &e.length))
+		return bad(c, lineno, "offset/length must be unsigned numbers (length < 4 GiB)");
+	int op = io_op_parse(COL(COL_OP));
+	if (op < 0)
+		return bad(c, lineno, "unknown op '%s'", COL(COL_OP));
+	e.op = (uint8_t)op;
+	if (COL(COL_FLAGS)) {
+		unsigned int fl;
+		if (io_flags_parse(COL(COL_FLAGS), &fl))
+			return bad(c, lineno, "unknown flag in '%s'", COL(COL_FLAGS));
+		e.flags = (uint8_t)fl;
+	}
+	const char *errs = COL(COL_ERROR);
+	if (errs && errs[0]) {
+		char *end;
+		long x = strtol(errs, &end, 10);
+		if (*end || x > 0 || x < -4095)
+			return bad(c, lineno, "error must be 0 or -errno");
+		e.error = (int32_t)x;
+	}
+	const int ucols[] = { COL_PID, COL_TID, COL_STREAM };
+	uint32_t *udst[] = { &e.pid, &e.tid, &e.stream };
+	for (int i = 0; i < 3; i++) {
+		const char *s = COL(ucols[i]);
+		if (s && *s && u32_of(s, udst[i]))
+			return bad(c, lineno, "%s must be an unsigned 32-bit number", col_names[ucols[i]]);
+	}
+	if (COL(COL_CPU) && *COL(COL_CPU)) {
+		if (u32_of(COL(COL_CPU), &u) || u > UINT16_MAX)
+			return bad(c, lineno, "cpu must be below 65536");
+		e.cpu = (uint16_t)u;
+	}
+	if (COL(COL_COMM))
+		snprintf(e.comm, sizeof(e.comm), "%s", COL(COL_COMM));
+	int dev = import_device(c, COL(COL_DEV) && *COL(COL_DEV) ? COL(COL_DEV) : "dev0", 0, 0);
+	if (dev < 0)
+		return bad(c, lineno, "more than %d devices", TRACE_MAX_DEVICES);
+	e.dev = (uint32_t)dev;
+#undef COL
+	(void)v;
+	return import_window_push(c->win, &e);
+}
+
+int import_csv(FILE *f, struct import_ctx *c)
+{
+	struct csv_state st = { 0 };
+	bool salvage = c->salvage;
+	int r = csv_loop(f, c, 32, csv_line, &st);
+
+	c->salvage = salvage;
+	if (!r && !st.have_header) {
+		snprintf(c->err, sizeof(c->err), "line 1: no CSV header (expected queue_ns,...)");
+		return -EINVAL;
+	}
+	return r;
+}
