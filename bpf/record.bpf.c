@@ -33,6 +33,8 @@ const volatile bool filter_by_comm = false;
 const volatile char filter_comm[16] = {};
 const volatile bool filter_by_cgroup = false;
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* Set by record/ at the end: track no new I/O, let the ones in flight complete. */
+volatile __u32 stopping = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -179,6 +181,8 @@ static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 byte
 	struct rec_event e = {};
 	__u64 id = bpf_get_current_pid_tgid();
 
+	if (stopping)
+		return;
 	if (decode_opf(opf, bytes, &e.op, &e.flags))
 		return;
 	e.queue_ns = bpf_ktime_get_ns();
