@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Random numbers for synthesized patterns: a seeded generator and the block distributions fio
+ * offers (random_distribution=random|zipf:θ|pareto:h|normal:dev%), all deterministic from a seed.
+ */
+#ifndef IOREEL_SYNTH_DIST_H
+#define IOREEL_SYNTH_DIST_H
+
+#include <stdint.h>
+
+/* xoshiro256** (Blackman & Vigna, 2018): fast, 256-bit state, seeded through splitmix64. */
+struct synth_rng {
+	uint64_t s[4];
+};
+
+void rng_seed(struct synth_rng *r, uint64_t seed);
+uint64_t rng_next(struct synth_rng *r);
+/* Uniform in [0, 1). */
+double rng_unit(struct synth_rng *r);
+/* Uniform in [0, n), without modulo bias. n > 0. */
+uint64_t rng_below(struct synth_rng *r, uint64_t n);
+/* Exponential with the given mean (Poisson inter-arrival times). */
+double rng_exp(struct synth_rng *r, double mean);
+
+enum dist_kind {
+	DIST_UNIFORM = 0, /* fio "random" */
+	DIST_ZIPF,
+	DIST_PARETO,
+	DIST_NORMAL,	  /* fio "normal" (fio calls it gauss) */
+};
+
+/* A parsed --random-distribution value. */
+struct dist_spec {
+	enum dist_kind kind;
+	double param; /* zipf θ, pareto h, normal deviation in % of the range */
+};
+
+/* "random" | "uniform" | "zipf[:θ]" | "pareto[:h]" | "normal[:dev]" | "gauss[:dev]", with
+ * fio's defaults (θ 1.1, h 0.2, dev 0) and fio's bounds. 0 or -EINVAL. */
+int dist_parse(const char *s, struct dist_spec *d);
+/* "zipf:1.1" etc. into buf; returns buf. */
+char *dist_format(const struct dist_spec *d, char *buf, unsigned long len);
+
+/*
+ * A block chooser over n blocks. Zipf/pareto pick a popularity rank and, like fio, scatter
+ * ranks over the range; unlike fio (which hashes ranks, so a few ranks collide) we scatter with
+ * a bijection, so block shares equal the theoretical rank shares exactly.
+ * Uniform without norandommap walks a random permutation: every block once per pass, as fio's
+ * random map does; with norandommap it draws independently.
+ */
+struct block_dist {
+	struct dist_spec spec;
+	uint64_t n;
+	int norandommap;
+	struct synth_rng rng;
+	/* zipf */
+	double zetan, zeta2;
+	/* normal */
+	uint64_t stddev;
+	/* permutation over [0, n): Feistel network on the next power of 4, cycle-walking */
+	unsigned int half_bits;
+	uint64_t keys[4];
+	uint64_t perm_pos;
+	uint64_t scatter_mul, scatter_add;
+};
+
+int block_dist_init(struct block_dist *b, const struct dist_spec *spec, uint64_t n,
+		    int norandommap, uint64_t seed);
+uint64_t block_dist_next(struct block_dist *b);
+/* The bijection used to scatter ranks (exposed for tests). */
+uint64_t block_dist_scatter(const struct block_dist *b, uint64_t rank);
+/* Theoretical share of the hottest k of n blocks (zipf and pareto; -1 for others). */
+double dist_top_share(const struct dist_spec *spec, uint64_t n, uint64_t k);
+
+#endif

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `ioreel synth`: fio-style patterns, fio job files and presets written as .ioreel traces. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ioreel.h"
+#include "synth/synth.h"
+#include "util/cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ioreel synth [--preset NAME | --fio-job FILE [--section NAME]] [fio options]\n"
+		"                    -o FILE.ioreel [--json]\n"
+		"       ioreel synth --list-presets [--json]\n"
+		"\n"
+		"Writes a synthetic trace that `ioreel replay` runs like fio would run the job.\n"
+		"Without --rate-iops the trace is closed-loop (each job keeps iodepth I/Os in\n"
+		"flight); with it, every I/O has an arrival time.\n"
+		"\n"
+		"fio options (--key=value or --key value; fio's names, '-' or '_'):\n"
+		"  --rw read|write|randread|randwrite|rw|readwrite|randrw|trim|randtrim\n"
+		"  --rwmixread PCT   --bs SIZE[,WSIZE]   --bssplit 4k/50:16k/30:64k/20\n"
+		"  --size SIZE   --offset SIZE   --io_size SIZE   --number-ios N\n"
+		"  --iodepth N   --numjobs N   --ioengine psync|libaio|io_uring|...\n"
+		"  --runtime DUR   --time_based   --rate-iops N (per job)   --arrivals uniform|poisson\n"
+		"  --random-distribution random|zipf[:θ]|pareto[:h]|normal[:dev%%]   --norandommap\n"
+		"  --fsync N (a flush after every N writes per job)   --sync 1 (FUA writes)\n"
+		"  --seed N (default %u; same seed, same file)\n"
+		"trace options:\n"
+		"  -o, --output FILE  the trace (cdm writes FILE-<test>.ioreel, one per test)\n"
+		"  --device-size SIZE --name NAME   the device table entry (default: the extent, synth)\n"
+		"  --json             print what was generated as JSON\n"
+		"innodb-16k takes: --size (data area) --log-size --numjobs (query threads) --iodepth\n"
+		"  (page-cleaner depth) --number-ios (reads per thread) --commits --batches\n"
+		"  --dblwr-pages --log-min --log-max --log-fua 1 (see synth/PRESETS.md)\n"
+		"\n"
+		"examples:\n"
+		"  ioreel synth --rw randwrite --bs 4k --numjobs 8 --iodepth 32 --size 20G \\\n"
+		"               --time_based --runtime 120 -o 4k-randwrite.ioreel\n"
+		"  ioreel synth --preset 4k-randrw70 --size 8G -o rw70.ioreel\n"
+		"  ioreel synth --fio-job innodb.fio --section innodb-data --number-ios 10000 -o i.ioreel\n"
+		"  ioreel synth --rw randread --size 1G --rate-iops 2000 --arrivals poisson \\\n"
+		"               --runtime 30 --random-distribution zipf:1.2 -o zipf.ioreel\n"
+		"  ioreel synth --preset cdm -o cdm.ioreel     # cdm-seq1m-q8t1.ioreel ...\n",
+		SYNTH_DEFAULT_SEED);
+}
+
+/* Options that take no value on the command line. */
+static bool is_flag(const char *k)
+{
+	static const char *const flags[] = { "time_based", "time-based", "norandommap", "json",
+					     "help", "list-presets", "h" };
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!strcmp(k, flags[i]))
+			return true;
+	return false;
+}
+
+struct kv {
+	const char *key, *value;
+};
+
+struct counts {
+	struct trace_writer *w;
+	struct io_event buf[4096];
+	size_t n;
+	uint64_t events, ops[IO_OP__COUNT], bytes[IO_OP__COUNT], last_ns;
+	int err;
+};
+
+static int emit(void *ctx, const struct io_event *ev)
+{
+	struct counts *c = ctx;
+
+	c->events++;
+	c->ops[ev->op]++;
+	c->bytes[ev->op] += ev->length;
+	c->last_ns = ev->queue_ns;
+	c->buf[c->n++] = *ev;
+	if (c->n == sizeof(c->buf) / sizeof(c->buf[0])) {
+		c->err = trace_writer__add(c->w, c->buf, c->n);
+		c->n = 0;
+	}
+	return c->err;
+}
+
+static int list_presets(bool json)
+{
+	const struct synth_preset *p;
+
+	if (json)
+		printf("{\"presets\": [");
+	for (size_t i = 0; (p = synth_preset_at(i)); i++) {
+		if (json)
+			printf("%s{\"name\": \"%s\", \"summary\": \"%s\", \"traces\": %d}",
+			       i ? ", " : "", p->name, p->summary, p->variants);
+		else
+			printf("  %-14s %s\n", p->name, p->summary);
+	}
+	if (json)
+		printf("]}\n");
+	return EXIT_OK;
+}
+
+/* cdm's random tests turn --rw read/write into randread/randwrite: one switch for all four. */
+static const char *cdm_rw(const struct synth_job *j, const struct kv *o, char *buf, size_t len)
+{
+	if (j->random && (!strcmp(o->value, "read") || !strcmp(o->value, "write"))) {
+		snprintf(buf, len, "rand%s", o->value);
+		return buf;
+	}
+	return o->value;
+}
+
+static int apply_overrides(struct synth_spec *s, const struct kv *o, size_t n, bool cdm)
+{
+	char why[512], tmp[32];
+
+	for (size_t i = 0; i < n; i++) {
+		int err;
+
+		why[0] = '\0';
+		if (s->innodb) {
+			err = synth_innodb_set(&s->inno, o[i].key, o[i].value, why, sizeof(why));
+		} else {
+			err = 0;
+			for (unsigned int j = 0; j < s->njobs && !err; j++) {
+				const char *v = o[i].value;
+
+				if (cdm && v && !strcmp(o[i].key, "rw"))
+					v = cdm_rw(&s->jobs[j], &o[i], tmp, sizeof(tmp));
+				err = synth_job_set(&s->jobs[j], o[i].key, v, why, sizeof(why));
+			}
+		}
+		if (err == -ENOENT) {
+			cli_error("unknown option --%s (ioreel synth --help lists what is modeled)",
+				  o[i].key);
+			return EXIT_USAGE;
+		}
+		if (err == -EALREADY) {
+			cli_warn("--%s has no effect on the pattern: the target is chosen at replay",
+				 o[i].key);
+			continue;
+		}
+		if (err) {
+			cli_error("%s", why);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static void print_result(const char *path, const struct trace_meta *m, const struct counts *c,
+			 bool json, bool first)
+{
+	static const char *modes[] = { "timed", "closed" };
+
+	if (json) {
+		printf("%s{\"path\": \"%s\", \"mode\": \"%s\", \"streams\": %u, \"depth\": [", first ? "" : ", ",
+		       path, modes[m->mode & 1], m->nstreams);
+		for (uint32_t i = 0; i < m->nstreams; i++)
+			printf("%s%u", i ? ", " : "", m->streams[i].depth);
+		printf("], \"time_based\": %s, \"runtime_ns\": %llu, \"device_size\": %llu, "
+		       "\"events\": %llu, \"reads\": %llu, \"writes\": %llu, \"flushes\": %llu, "
+		       "\"trims\": %llu, \"bytes_read\": %llu, \"bytes_written\": %llu, "
+		       "\"bytes_trimmed\": %llu, \"span_ns\": %llu}",
+		       m->time_based ? "true" : "false", (unsigned long long)m->runtime_ns,
+		       (unsigned long long)m->devices[0].size_bytes, (unsigned long long)c->events,
+		       (unsigned long long)c->ops[IO_OP_READ], (unsigned long long)c->ops[IO_OP_WRITE],
+		       (unsigned long long)c->ops[IO_OP_FLUSH],
+		       (unsigned long long)c->ops[IO_OP_DISCARD],
+		       (unsigned long long)c->bytes[IO_OP_READ],
+		       (unsigned long long)c->bytes[IO_OP_WRITE],
+		       (unsigned long long)c->bytes[IO_OP_DISCARD],
+		       (unsigned long long)(m->mode == TRACE_MODE_TIMED ? c->last_ns : 0));
+		return;
+	}
+	char b1[32], b2[32], t[32];
+
+	printf("%s: %llu I/Os (%llu reads %s, %llu writes %s, %llu flushes, %llu trims), "
+	       "%s, %u stream%s",
+	       path, (unsigned long long)c->events, (unsigned long long)c->ops[IO_OP_READ],
+	       fmt_bytes(c->bytes[IO_OP_READ], b1, sizeof(b1)),
+	       (unsigned long long)c->ops[IO_OP_WRITE],
+	       fmt_bytes(c->bytes[IO_OP_WRITE], b2, sizeof(b2)),
+	       (unsigned long long)c->ops[IO_OP_FLUSH], (unsigned long long)c->ops[IO_OP_DISCARD],
+	       modes[m->mode & 1], m->nstreams, m->nstreams == 1 ? "" : "s");
+	if (m->mode == TRACE_MODE_CLOSED)
+		printf(" (depth %u%s)", m->streams[0].depth,
+		       m->nstreams > 1 && m->streams[m->nstreams - 1].depth != m->streams[0].depth ?
+			       ", varies" : " each");
+	if (m->time_based)
+		printf(", time_based %s (the replayer cycles)",
+		       fmt_ns(m->runtime_ns, t, sizeof(t)));
+	else if (m->mode == TRACE_MODE_TIMED)
+		printf(", spans %s", fmt_ns(c->last_ns, t, sizeof(t)));
+	printf("\n");
+}
+
+static int write_one(const struct synth_spec *s, const char *path, const char *devname,
+		     uint64_t devsize, const char *cmdline, bool json, bool first)
+{
+	struct trace_meta *meta = calloc(1, sizeof(*meta));
+	struct counts *c = calloc(1, sizeof(*c));
+	struct trace_stats st = { 0 };
+	char why[512] = "";
+	int err, rc = EXIT_RUNTIME;
+
+	if (!meta || !c) {
+		cli_error("out of memory");
+		goto out;
+	}
+	trace_meta_init(meta, "synth");
+	snprintf(meta->options, sizeof(meta->options), "%s", cmdline);
+	err = synth_spec_meta(s, meta, devname, devsize, why, sizeof(why));
+	if (err) {
+		cli_error("%s", why);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	c->w = trace_writer__open(path, meta, NULL);
+	if (!c->w) {
+		cli_error("cannot create %s: %s", path, strerror(errno));
+		goto out;
+	}
+	err = synth_generate(s, emit, c);
+	if (!err && c->n)
+		err = trace_writer__add(c->w, c->buf, c->n);
+	if (err) {
+		cli_error("writing %s failed: %s", path,
+			  c->err ? trace_writer__error(c->w) : strerror(-err));
+		trace_writer__abort(c->w);
+		goto out;
+	}
+	st.events = c->events;
+	st.end_ns = meta->mode == TRACE_MODE_TIMED ? c->last_ns : 0;
+	err = trace_writer__close(c->w, &st);
+	if (err) {
+		cli_error("closing %s failed: %s", path, strerror(-err));
+		goto out;
+	}
+	print_result(path, meta, c, json, first);
+	rc = EXIT_OK;
+out:
+	free(meta);
+	free(c);
+	return rc;
+}
+
+/* "out.ioreel" + "seq1m-q8t1" -> "out-seq1m-q8t1.ioreel" */
+static void variant_path(const char *out, const char *variant, char *buf, size_t len)
+{
+	const char *dot = strrchr(out, '.');
+	const char *slash = strrchr(out, '/');
+
+	if (!dot || (slash && dot < slash))
+		dot = out + strlen(out);
+	snprintf(buf, len, "%.*s-%s%s", (int)(dot - out), out, variant, dot);
+}
+
+int cmd_synth(int argc, char **argv)
+{
+	const char *out = NULL, *preset = NULL, *fio = NULL, *section = NULL, *devname = NULL;
+	uint64_t devsize = 0;
+	bool json = false, listp = false;
+	struct kv *ov = calloc(argc + 1, sizeof(*ov));
+	struct synth_spec *spec = calloc(1, sizeof(*spec));
+	char cmdline[1024] = "ioreel synth", why[512];
+	size_t nov = 0;
+	int rc = EXIT_USAGE;
+
+	if (!ov || !spec) {
+		cli_error("out of memory");
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	for (int i = 1; i < argc; i++) {
+		size_t used = strlen(cmdline);
+
+		snprintf(cmdline + used, sizeof(cmdline) - used, " %s", argv[i]);
+	}
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i], *key, *val = NULL, *eq;
+
+		if (!strcmp(a, "-o")) {
+			if (++i == argc) {
+				cli_error("-o needs a file name");
+				goto out;
+			}
+			out = argv[i];
+			continue;
+		}
+		if (strncmp(a, "--", 2) || !a[2]) {
+			if (!strcmp(a, "-h")) {
+				usage(stdout);
+				rc = EXIT_OK;
+				goto out;
+			}
+			cli_error("unexpected argument '%s' (options start with --; see --help)", a);
+			goto out;
+		}
+		key = a + 2;
+		eq = strchr(key, '=');
+		if (eq) {
+			*eq = '\0';
+			val = eq + 1;
+		} else if (!is_flag(key)) {
+			if (++i == argc) {
+				cli_error("--%s needs a value", key);
+				goto out;
+			}
+			val = argv[i];
+		}
+		if (!strcmp(key, "help")) {
+			usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		} else if (!strcmp(key, "output")) {
+			out = val;
+		} else if (!strcmp(key, "preset")) {
+			preset = val;
+		} else if (!strcmp(key, "fio-job") || !strcmp(key, "fio_job")) {
+			fio = val;
+		} else if (!strcmp(key, "section")) {
+			section = val;
+		} else if (!strcmp(key, "name")) {
+			devname = val;
+		} else if (!strcmp(key, "device-size") || !strcmp(key, "device_size")) {
+			if (!val || parse_size(val, &devsize) || !devsize) {
+				cli_error("--device-size %s: expected a size like 20G", val ? val : "");
+				goto out;
+			}
+		} else if (!strcmp(key, "json")) {
+			json = true;
+		} else if (!strcmp(key, "list-presets")) {
+			listp = true;
+		} else {
+			ov[nov].key = key;
+			ov[nov++].value = val;
+		}
+	}
+	if (listp) {
+		rc = list_presets(json);
+		goto out;
+	}
+	if (preset && fio) {
+		cli_error("--preset and --fio-job both given: pick one base, then override options");
+		goto out;
+	}
+	if (section && !fio) {
+		cli_error("--section applies to --fio-job");
+		goto out;
+	}
+	if (!out) {
+		cli_error("no output: give -o FILE.ioreel");
+		goto out;
+	}
+
+	const struct synth_preset *p = NULL;
+	int variants = 1;
+
+	if (preset) {
+		p = synth_preset_find(preset);
+		if (!p) {
+			cli_error("unknown preset '%s' (ioreel synth --list-presets)", preset);
+			goto out;
+		}
+		variants = p->variants;
+	} else if (fio) {
+		struct fiojob_result res;
+		int err = fiojob_load(fio, section, spec, &res, why, sizeof(why));
+
+		if (err) {
+			cli_error("%s", why);
+			rc = err == -EINVAL || err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out;
+		}
+		if (res.ignored[0])
+			fprintf(stderr, "ioreel synth: note: %s: ignored (the target is chosen at "
+					"replay, reports by analyze): %s\n",
+				fio, res.ignored);
+		if (res.unmodeled[0])
+			cli_warn("%s: options not modeled (not in the trace): %s", fio,
+				 res.unmodeled);
+	} else {
+		spec->njobs = 1;
+		synth_job_defaults(&spec->jobs[0]);
+		snprintf(spec->jobs[0].name, sizeof(spec->jobs[0].name), "%s",
+			 devname ? devname : "synth");
+	}
+	if (json)
+		printf("{\"traces\": [");
+	for (int v = 0; v < variants; v++) {
+		char path[4096];
+		int err;
+
+		if (p && p->fill(spec, p->variants > 1 ? v : -1)) {
+			cli_error("preset %s: cannot build variant %d", p->name, v);
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+		err = apply_overrides(spec, ov, nov, p && p->variants > 1);
+		if (err) {
+			rc = err;
+			goto out;
+		}
+		/* fio: without size, a job works on the whole file (here: the device) */
+		for (unsigned int j = 0; !spec->innodb && devsize && j < spec->njobs; j++)
+			if (!spec->jobs[j].size && spec->jobs[j].offset < devsize)
+				spec->jobs[j].size = devsize - spec->jobs[j].offset;
+		if (p && p->variants > 1)
+			variant_path(out, p->variant_names[v], path, sizeof(path));
+		else
+			snprintf(path, sizeof(path), "%s", out);
+		rc = write_one(spec, path, devname, devsize, cmdline, json, v == 0);
+		if (rc)
+			goto out;
+	}
+	if (json)
+		printf("]}\n");
+	rc = EXIT_OK;
+out:
+	free(ov);
+	free(spec);
+	return rc;
+}
