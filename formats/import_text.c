@@ -396,8 +396,10 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 	if (f[0][0] == '#') {
 		/* "# genesis_realtime_ns=N" carries the one piece of meta CSV cannot hold */
 		const char *g = strstr(f[0], "genesis_realtime_ns=");
-		if (g && !u64_of(g + 20, &v))
+		if (g && g[20] >= '0' && g[20] <= '9') {
+			v = strtoull(g + 20, NULL, 10);
 			c->meta->genesis_realtime_ns = v;
+		}
 		return 0;
 	}
 	if (!st->have_header) {
