@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The replay's own report: how closely it kept the schedule, and what it changed. */
+#include <stdio.h>
+#include <string.h>
+#include "formats/event.h"
+#include "replay/replay.h"
+#include "util/cli.h"
+
+void replay_fidelity_print(const struct replay_result *r, FILE *out)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+
+	fprintf(out, "replay fidelity (%s mode, %s engine):\n", replay_mode_name(r->mode),
+		r->engine);
+	if (r->mode == REPLAY_TIMED && r->lateness.count) {
+		fprintf(out,
+			"  lateness (submit - deadline): p50=%s, p99=%s, p99.9=%s, max=%s, "
+			"mean=%s\n",
+			fmt_ns(hist_percentile(&r->lateness, 50), a, sizeof(a)),
+			fmt_ns(hist_percentile(&r->lateness, 99), b, sizeof(b)),
+			fmt_ns(hist_percentile(&r->lateness, 99.9), c, sizeof(c)),
+			fmt_ns(r->lateness.max, d, sizeof(d)),
+			fmt_ns((uint64_t)hist_mean(&r->lateness), e, sizeof(e)));
+		fprintf(out, "  later than 100us: %.3f%% (%llu of %llu I/Os)\n",
+			r->lateness.count ? 100.0 * (double)r->late_100us / (double)r->lateness.count
+					  : 0.0,
+			(unsigned long long)r->late_100us, (unsigned long long)r->lateness.count);
+	}
+	fprintf(out, "  duration: replay %s vs trace %s, stretch %+.3f%%\n",
+		fmt_ns(r->replay_span_ns, a, sizeof(a)), fmt_ns(r->trace_span_ns, b, sizeof(b)),
+		100.0 * r->stretch);
+	fprintf(out, "  in flight: max %llu, cap hit %llu times; decoder behind %llu times\n",
+		(unsigned long long)r->max_inflight_seen, (unsigned long long)r->cap_hits,
+		(unsigned long long)r->starved);
+	if (r->remapped || r->realigned || r->converted)
+		fprintf(out, "  changed: %llu offsets wrapped/scaled, %llu realigned to the block "
+			     "size, %llu writes as reads\n",
+			(unsigned long long)r->remapped, (unsigned long long)r->realigned,
+			(unsigned long long)r->converted);
+	for (int op = 0; op < 5; op++)
+		if (r->skipped[op])
+			fprintf(out, "  skipped: %llu %s\n", (unsigned long long)r->skipped[op],
+				io_op_name((unsigned int)op));
+	if (r->errors)
+		fprintf(out, "  errors: %llu I/Os failed, first: %s at offset %llu\n",
+			(unsigned long long)r->errors, strerror(-r->first_error),
+			(unsigned long long)r->first_error_offset);
+}
+
+int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
+{
+	const struct hist *h = &r->lateness;
+	bool timed = r->mode == REPLAY_TIMED && h->count;
+
+	return snprintf(
+		buf, len,
+		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", "
+		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
+		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %.6f, "
+		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
+		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, "
+		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
+		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
+		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}}",
+		replay_mode_name(r->mode), r->engine,
+		(unsigned long long)(timed ? hist_percentile(h, 50) : 0),
+		(unsigned long long)(timed ? hist_percentile(h, 99) : 0),
+		(unsigned long long)(timed ? hist_percentile(h, 99.9) : 0),
+		(unsigned long long)(timed ? h->max : 0), timed ? hist_mean(h) : 0.0,
+		timed ? (double)r->late_100us / (double)h->count : 0.0, r->stretch,
+		(unsigned long long)r->trace_span_ns, (unsigned long long)r->replay_span_ns,
+		(unsigned long long)r->ios, (unsigned long long)r->errors,
+		(unsigned long long)r->cap_hits, (unsigned long long)r->max_inflight_seen,
+		(unsigned long long)r->starved, (unsigned long long)r->remapped,
+		(unsigned long long)r->realigned, (unsigned long long)r->converted,
+		(unsigned long long)r->skipped[0], (unsigned long long)r->skipped[1],
+		(unsigned long long)r->skipped[2], (unsigned long long)r->skipped[3],
+		(unsigned long long)r->skipped[4]);
+}

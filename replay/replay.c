@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `ioreel replay`: the verb's options, its messages and its report. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "analyze/analyze.h"
+#include "ioreel.h"
+#include "replay/replay.h"
+#include "util/cli.h"
+
+#define MAX_MAPS 64
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ioreel replay TRACE --target PATH [options]\n"
+"\n"
+"Reissues the I/O of TRACE on a block device or file with its original timing, and reports\n"
+"the target's latencies (as ioreel analyze) and the replay's own fidelity.\n"
+"\n"
+"targets:\n"
+"  -t, --target PATH        device or file for every trace device not given by --map\n"
+"  -m, --map DEV=PATH       the trace device named DEV (ioreel info TRACE) goes to PATH\n"
+"      --size SIZE          create or grow a file target to SIZE, filled with data\n"
+"      --offsets HOW        wrap (default), scale, or strict: for offsets beyond the target\n"
+"      --buffered           through the page cache (default O_DIRECT)\n"
+"safety:\n"
+"      --allow-writes       replay writes, discards and write-zeroes (destroys target data)\n"
+"      --writes-as-reads    replay writes as reads of the same range\n"
+"      --force              write even to a mounted device or one with a signature\n"
+"timing:\n"
+"  -e, --engine NAME        io_uring (default), libaio, psync, null (no I/O)\n"
+"      --mode MODE          timed (recorded traces), afap, closed (synthesized traces)\n"
+"      --speed X            timed: X times as fast (0.5 = half speed)\n"
+"      --iodepth N          afap: I/Os in flight (default 32)\n"
+"      --max-inflight N     timed: cap on I/Os in flight (default 1024)\n"
+"      --spin TIME          timed: spin this long before each deadline (default 200us)\n"
+"      --realtime           run the scheduler with SCHED_FIFO if allowed\n"
+"report:\n"
+"  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
+"      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
+"  -q, --quiet              no progress line\n"
+"\n"
+"Writes happen only with --allow-writes, and not on a mounted device or one carrying a\n"
+"filesystem, RAID or partition signature unless --force.\n"
+"\n"
+"examples:\n"
+"  ioreel replay prod.ioreel --target /dev/md1 -o run-md1.ioreel\n"
+"  ioreel replay prod.ioreel --target /mnt/xfs/big.img --size 20G --allow-writes\n"
+"  ioreel replay two.ioreel --map nvme0n1=/dev/loop3 --map nvme1n1=/dev/loop4 --json\n"
+"  ioreel replay synth.ioreel --target /dev/zram1 --mode afap --iodepth 64 --engine libaio\n");
+}
+
+static void warn_cb(const char *msg)
+{
+	cli_warn("%s", msg);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	replay_stop = 1;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 16;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	strcpy(s, "ioreel");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+static void print_report(const struct replay_result *res, bool json)
+{
+	if (json) {
+		char extra[2048];
+
+		replay_fidelity_json(res, extra, sizeof(extra));
+		if (res->analysis)
+			analysis__print_json(res->analysis, stdout, extra);
+		else
+			printf("{%s}\n", extra);
+		return;
+	}
+	if (res->analysis)
+		analysis__print_text(res->analysis, stdout);
+	replay_fidelity_print(res, stdout);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "target", required_argument, 0, 't' },
+		{ "map", required_argument, 0, 'm' },
+		{ "output", required_argument, 0, 'o' },
+		{ "engine", required_argument, 0, 'e' },
+		{ "json", no_argument, 0, 'j' },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },
+		{ "mode", required_argument, 0, 1 },
+		{ "speed", required_argument, 0, 2 },
+		{ "iodepth", required_argument, 0, 3 },
+		{ "max-inflight", required_argument, 0, 4 },
+		{ "buffered", no_argument, 0, 5 },
+		{ "allow-writes", no_argument, 0, 6 },
+		{ "writes-as-reads", no_argument, 0, 7 },
+		{ "force", no_argument, 0, 8 },
+		{ "size", required_argument, 0, 9 },
+		{ "offsets", required_argument, 0, 10 },
+		{ "spin", required_argument, 0, 11 },
+		{ "realtime", no_argument, 0, 12 },
+		{ 0, 0, 0, 0 }
+	};
+	struct replay_map maps[MAX_MAPS];
+	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb };
+	struct replay_result res;
+	bool json = false, quiet = false;
+	char err[1024] = "";
+	uint64_t v;
+	char *end;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:m:o:e:jqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o.target = optarg;
+			break;
+		case 'm': {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1] || o.nmaps >= MAX_MAPS) {
+				cli_error("--map wants DEV=PATH (at most %d), got '%s'", MAX_MAPS,
+					  optarg);
+				return EXIT_USAGE;
+			}
+			*eq = '\0';
+			maps[o.nmaps++] = (struct replay_map){ optarg, eq + 1 };
+			break;
+		}
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'e':
+			o.engine = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 1:
+			if (!strcmp(optarg, "timed"))
+				o.mode = REPLAY_TIMED;
+			else if (!strcmp(optarg, "afap"))
+				o.mode = REPLAY_AFAP;
+			else if (!strcmp(optarg, "closed"))
+				o.mode = REPLAY_CLOSED;
+			else {
+				cli_error("--mode: timed, afap or closed, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 2:
+			o.speed = strtod(optarg, &end);
+			if (*end || !(o.speed > 0) || o.speed > 1e6) {
+				cli_error("--speed wants a positive factor (2 = twice as fast), got "
+					  "'%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 3:
+		case 4:
+			if (parse_u64(optarg, &v) || !v || v > 65536) {
+				cli_error("--%s wants 1..65536, got '%s'",
+					  c == 3 ? "iodepth" : "max-inflight", optarg);
+				return EXIT_USAGE;
+			}
+			if (c == 3)
+				o.iodepth = (unsigned int)v;
+			else
+				o.max_inflight = (unsigned int)v;
+			break;
+		case 5:
+			o.buffered = true;
+			break;
+		case 6:
+			o.allow_writes = true;
+			break;
+		case 7:
+			o.writes_as_reads = true;
+			break;
+		case 8:
+			o.force = true;
+			break;
+		case 9:
+			if (parse_size(optarg, &o.size) || !o.size) {
+				cli_error("--size wants a size like 1G or 512m, got '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 10:
+			if (!strcmp(optarg, "wrap"))
+				o.offsets = REPLAY_OFFSETS_WRAP;
+			else if (!strcmp(optarg, "scale"))
+				o.offsets = REPLAY_OFFSETS_SCALE;
+			else if (!strcmp(optarg, "strict"))
+				o.offsets = REPLAY_OFFSETS_STRICT;
+			else {
+				cli_error("--offsets: wrap, scale or strict, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 11:
+			if (parse_duration_ns(optarg, &o.spin_ns)) {
+				cli_error("--spin wants a duration like 200us, got '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 12:
+			o.realtime = true;
+			break;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error(optind >= argc ? "which trace? give one TRACE file"
+					 : "one TRACE at a time (got '%s' too)",
+			  optind < argc - 1 ? argv[optind + 1] : "");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!o.target && !o.nmaps) {
+		cli_error("no target: give --target PATH (or --map DEV=PATH per device)");
+		return EXIT_USAGE;
+	}
+	if (o.allow_writes && o.writes_as_reads) {
+		cli_error("--allow-writes and --writes-as-reads contradict each other");
+		return EXIT_USAGE;
+	}
+	o.trace = argv[optind];
+	o.maps = maps;
+	o.progress = !quiet && !json && isatty(STDERR_FILENO);
+	o.command_line = join_args(argc, argv);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	ret = replay_run(&o, &res, err, sizeof(err));
+	if (ret && !res.ios) {
+		cli_error("%s", err);
+		free((char *)o.command_line);
+		replay_result_free(&res);
+		return EXIT_RUNTIME;
+	}
+	print_report(&res, json);
+	if (ret)
+		cli_error("%s", err);
+	else if (res.errors)
+		cli_warn("%llu I/Os failed (first: %s at offset %llu on the target)",
+			 (unsigned long long)res.errors, strerror(-res.first_error),
+			 (unsigned long long)res.first_error_offset);
+	if (replay_stop)
+		cli_warn("interrupted: the report covers what was replayed before the signal");
+	free((char *)o.command_line);
+	replay_result_free(&res);
+	return ret ? EXIT_RUNTIME : EXIT_OK;
+}

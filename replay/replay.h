@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Replay as a library: `ioreel replay` and `ioreel bench` both call replay_run().
+ * Modes, engines and safety rules: see `ioreel replay --help` and replay/README.md.
+ */
+#ifndef IOREEL_REPLAY_REPLAY_H
+#define IOREEL_REPLAY_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analyze/hist.h"
+
+enum replay_mode {
+	REPLAY_MODE_AUTO = -1, /* timed for recorded traces, closed for synthesized ones */
+	REPLAY_TIMED = 0,      /* each I/O at start + (t - genesis) / speed */
+	REPLAY_AFAP = 1,       /* trace order, iodepth in flight, no waiting */
+	REPLAY_CLOSED = 2,     /* each stream keeps its recorded depth in flight */
+};
+
+enum replay_offsets {
+	REPLAY_OFFSETS_WRAP = 0,  /* offsets beyond the target wrap around (default) */
+	REPLAY_OFFSETS_SCALE = 1, /* offsets scaled by target size / trace device size */
+	REPLAY_OFFSETS_STRICT = 2, /* refuse a trace that reaches beyond the target */
+};
+
+struct replay_map {
+	const char *name; /* device name in the trace's device table */
+	const char *path; /* target */
+};
+
+struct replay_opts {
+	const char *trace;
+	const char *target;	    /* for every trace device not in maps (may be NULL) */
+	const struct replay_map *maps;
+	unsigned int nmaps;
+	const char *output;	    /* result trace, or NULL */
+	const char *engine;	    /* NULL: io_uring */
+	int mode;		    /* enum replay_mode */
+	double speed;		    /* timed: 2.0 = twice as fast; 0 = 1.0 */
+	unsigned int iodepth;	    /* afap: in flight; 0 = 32 */
+	unsigned int max_inflight;  /* timed: cap; 0 = 1024 */
+	bool buffered;		    /* no O_DIRECT */
+	bool allow_writes;
+	bool writes_as_reads;
+	bool force;
+	uint64_t size;		    /* create/grow file targets to this size */
+	int offsets;		    /* enum replay_offsets */
+	bool progress;		    /* a progress line on stderr */
+	bool realtime;		    /* try SCHED_FIFO for the scheduling thread */
+	uint64_t spin_ns;	    /* spin this long before a deadline; 0 = 200 us */
+	const char *command_line;   /* stored in the result trace's options */
+	/* called with each warning before any I/O (NULL: collected in result.warnings) */
+	void (*warn)(const char *msg);
+};
+
+struct replay_result {
+	int mode;		    /* the mode actually used */
+	const char *engine;
+	uint64_t ios;		    /* completed */
+	uint64_t errors;	    /* completed with an error */
+	uint64_t first_error_offset;
+	int first_error;
+	uint64_t skipped[5];	    /* per enum io_op: not replayed (writes without --allow-writes) */
+	uint64_t converted;	    /* writes replayed as reads */
+	uint64_t remapped;	    /* offsets wrapped or scaled into the target */
+	uint64_t realigned;	    /* offsets/lengths moved to the logical block size */
+	uint64_t trace_span_ns;	    /* first to last scheduled I/O, after --speed */
+	uint64_t replay_span_ns;    /* first to last submit */
+	double stretch;		    /* replay_span / trace_span - 1 */
+	uint64_t cap_hits;	    /* times the in-flight cap held an I/O back */
+	uint64_t starved;	    /* times the schedule reader had not decoded the next I/O yet */
+	uint64_t late_100us;	    /* timed: I/Os submitted > 100 us after their deadline */
+	uint64_t max_inflight_seen;
+	uint64_t bytes;
+	uint64_t elapsed_ns;	    /* whole run */
+	struct hist lateness;	    /* timed: submit - deadline */
+	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
+	char warnings[2048];	    /* what the caller should print before the summary */
+};
+
+/*
+ * Runs the replay. 0 on success (I/O errors are counted, not fatal); -errno with a message in
+ * err when nothing (or not everything) could be replayed. res is filled in either case as far
+ * as the run went; free it with replay_result_free().
+ */
+int replay_run(const struct replay_opts *o, struct replay_result *res, char *err, size_t errlen);
+void replay_result_free(struct replay_result *res);
+
+/* The fidelity block of the text summary. */
+void replay_fidelity_print(const struct replay_result *res, FILE *out);
+/* `"fidelity": {...}` (no leading comma) for analysis__print_json's extra; bytes written. */
+int replay_fidelity_json(const struct replay_result *res, char *buf, size_t len);
+
+const char *replay_mode_name(int mode);
+
+/* Set (e.g. from a SIGINT handler) to stop scheduling; what is in flight is still recorded. */
+#include <signal.h>
+extern volatile sig_atomic_t replay_stop;
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Inside replay: the state shared by setup (setup.c) and the scheduling loops (run.c). */
+#ifndef IOREEL_REPLAY_INT_H
+#define IOREEL_REPLAY_INT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "formats/trace.h"
+#include "replay/engine.h"
+#include "replay/replay.h"
+#include "replay/sched.h"
+#include "replay/target.h"
+
+/* A scheduled I/O, already mapped onto its target by the decoder. */
+struct sev {
+	uint64_t t;	 /* timed: deadline in ns since the replay's start */
+	uint64_t offset; /* on the target */
+	uint32_t len;
+	uint32_t stream; /* closed: index into run.cs */
+	uint16_t dev;	 /* target index (= trace device index) */
+	uint8_t op;
+	uint8_t flags;
+};
+
+/* A closed-loop stream: its events in order, and how many are in flight. */
+struct cstream {
+	struct sev *ev;
+	uint64_t n, cap, pos;
+	uint32_t depth, inflight;
+};
+
+#define RUN_DECODE 4096	     /* events decoded per trace_reader__next */
+#define RUN_RING (1u << 16)  /* decoded I/Os kept ahead of the scheduler */
+
+struct run {
+	const struct replay_opts *o;
+	struct replay_result *res;
+	int mode;
+	struct trace_reader *rd;
+	const struct trace_meta *meta;
+	unsigned int ndev; /* trace devices (at least 1) */
+	struct target tg[TRACE_MAX_DEVICES];
+	struct engine_target etg[TRACE_MAX_DEVICES];
+	uint64_t src_size[TRACE_MAX_DEVICES]; /* recorded size, or the highest offset reached */
+	uint64_t genesis;		      /* time of the first event */
+
+	/* decoder state (helper thread) */
+	struct io_event buf[RUN_DECODE];
+	size_t nbuf, pos;
+	bool reader_eof;
+	bool input_done;
+	int rerr;
+
+	/* slots (scheduling thread) */
+	unsigned int depth;
+	size_t slot_bytes;
+	void *arena;
+	size_t arena_len;
+	struct replay_io *slots;
+	uint32_t *free_slots;
+	unsigned int nfree;
+	unsigned int inflight;
+	struct replay_io **done, **batch;
+	unsigned int nbatch;
+	const struct engine_ops *eng;
+	struct engine *e;
+
+	/* closed mode */
+	struct cstream *cs;
+	uint32_t ncs;
+
+	struct spsc in, out;
+	uint64_t out_full;
+	pthread_t helper;
+	bool helper_started;
+	bool sched_done;
+	uint64_t start_mono, start_real, end_mono;
+	uint64_t first_submit, last_submit;
+	bool first_submit_set;
+	uint32_t pid;
+
+	/* output (helper thread) */
+	struct trace_writer *w;
+	struct analysis *an;
+	int werr;
+	char herr[512];
+	uint64_t prog_ios, prog_at;
+};
+
+extern volatile sig_atomic_t replay_stop;
+
+/* Maps one trace event (op rules, device, offset) into s; false when it is not replayed. */
+bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s);
+void run_warn(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int run_schedule(struct run *r);
+int run_start_helper(struct run *r);
+void run_stop_helper(struct run *r);
+
+#endif

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * replay_run(): prescan, open targets, then one thread schedules, submits and reaps while a
+ * helper thread decodes the schedule ahead of it and writes/analyzes what completed.
+ *
+ * Why one scheduling thread doing both submit and reap: with io_uring the completion side
+ * costs a user-space peek, not a syscall, and on two cores a separate reaper would compete
+ * with the spinning submitter (btreplay's footnote found one thread worse with AIO's syscalls).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/sysmacros.h>
+#include "analyze/analyze.h"
+#include "formats/trace.h"
+#include "replay/engine.h"
+#include "replay/replay_int.h"
+#include "replay/sched.h"
+#include "replay/target.h"
+#include "util/cli.h"
+
+volatile sig_atomic_t replay_stop;
+
+/* ---- helper thread: decode ahead, write and analyze behind ---- */
+
+static void out_event(struct run *r, const struct io_event *ev)
+{
+	if (r->w && !r->werr && trace_writer__add(r->w, ev, 1) < 0) {
+		r->werr = -EIO;
+		snprintf(r->herr, sizeof(r->herr), "writing the result trace %s: %s",
+			 r->o->output, trace_writer__error(r->w));
+	}
+	if (r->an)
+		analysis__add(r->an, ev, 1);
+	if (r->mode == REPLAY_TIMED) {
+		uint64_t late = ev->issue_ns > ev->queue_ns ? ev->issue_ns - ev->queue_ns : 0;
+
+		hist_add(&r->res->lateness, late);
+		if (late > 100000)
+			r->res->late_100us++;
+	}
+	if (ev->error) {
+		if (!r->res->errors++) {
+			r->res->first_error = ev->error;
+			r->res->first_error_offset = ev->offset;
+		}
+	}
+	r->res->ios++;
+	r->res->bytes += ev->length;
+}
+
+static void progress_line(struct run *r, uint64_t now)
+{
+	uint64_t el = now - r->start_mono;
+	uint64_t ios = r->res->ios;
+	double iops = (double)(ios - r->prog_ios) * 1e9 / (double)(now - r->prog_at);
+	char a[32], b[32], c[32];
+
+	fprintf(stderr, "\r\033[K%s/%s  %.0f IOPS  %llu done  late p99 %s  in flight %u",
+		fmt_ns(el, a, sizeof(a)), fmt_ns(r->res->trace_span_ns, b, sizeof(b)), iops,
+		(unsigned long long)ios,
+		r->mode == REPLAY_TIMED ? fmt_ns(hist_percentile(&r->res->lateness, 99), c,
+						 sizeof(c))
+					: "-",
+		__atomic_load_n(&r->inflight, __ATOMIC_RELAXED));
+	r->prog_ios = ios;
+	r->prog_at = now;
+}
+
+/* Moves decoded events into the input ring; returns how many. */
+static long feed(struct run *r)
+{
+	long moved = 0;
+
+	for (;;) {
+		struct sev *s;
+
+		if (r->pos == r->nbuf) {
+			long n;
+
+			if (r->reader_eof)
+				break;
+			n = trace_reader__next(r->rd, r->buf, RUN_DECODE);
+			if (n <= 0) {
+				if (n < 0) {
+					snprintf(r->herr, sizeof(r->herr), "reading %s: %s",
+						 r->o->trace, trace_reader__error(r->rd));
+					r->rerr = (int)n;
+				}
+				r->reader_eof = true;
+				break;
+			}
+			r->nbuf = (size_t)n;
+			r->pos = 0;
+		}
+		s = spsc_slot(&r->in);
+		if (!s)
+			break;
+		if (run_map_event(r, &r->buf[r->pos++], s)) {
+			spsc_push(&r->in);
+			moved++;
+		}
+	}
+	if (r->reader_eof && r->pos == r->nbuf)
+		__atomic_store_n(&r->input_done, true, __ATOMIC_RELEASE);
+	return moved;
+}
+
+static void *helper_main(void *arg)
+{
+	struct run *r = arg;
+	uint64_t next_prog = 0;
+
+	for (;;) {
+		bool done = __atomic_load_n(&r->sched_done, __ATOMIC_ACQUIRE);
+		long n = 0;
+		struct io_event *ev;
+
+		if (r->mode != REPLAY_CLOSED && !r->input_done)
+			n += feed(r);
+		while ((ev = spsc_peek(&r->out))) {
+			out_event(r, ev);
+			spsc_pop(&r->out);
+			n++;
+		}
+		if (r->o->progress && r->start_mono) {
+			uint64_t now = now_mono_ns();
+
+			if (!next_prog) {
+				next_prog = now + 1000000000ULL;
+				r->prog_at = now;
+			} else if (now >= next_prog) {
+				progress_line(r, now);
+				next_prog = now + 1000000000ULL;
+			}
+		}
+		if (done && !spsc_peek(&r->out))
+			break;
+		if (!n)
+			usleep(200);
+	}
+	if (r->o->progress && next_prog)
+		fprintf(stderr, "\r\033[K");
+	return NULL;
+}
+
+/* ---- the scheduling thread ---- */
+
+static void complete(struct run *r, struct replay_io **done, int n)
+{
+	uint64_t now = now_mono_ns() - r->start_mono;
+
+	for (int i = 0; i < n; i++) {
+		struct replay_io *io = done[i];
+		struct io_event *ev;
+
+		while (!(ev = spsc_slot(&r->out)))
+			r->out_full++; /* the writer fell behind: wait, never drop */
+		memset(ev, 0, sizeof(*ev));
+		ev->queue_ns = io->deadline_ns;
+		ev->issue_ns = io->submit_ns;
+		ev->complete_ns = io->complete_ns ? io->complete_ns - r->start_mono : now;
+		ev->offset = io->offset;
+		ev->length = io->len;
+		ev->dev = io->dev;
+		ev->stream = io->stream;
+		ev->op = io->op;
+		ev->flags = io->flags;
+		ev->error = io->res < 0 ? io->res : 0;
+		ev->pid = r->pid;
+		ev->tid = r->pid;
+		memcpy(ev->comm, "ioreel", 7);
+		spsc_push(&r->out);
+		if (r->mode == REPLAY_CLOSED)
+			r->cs[io->stream].inflight--;
+		r->free_slots[r->nfree++] = io->slot;
+	}
+	r->inflight -= (unsigned int)n;
+}
+
+static int reap(struct run *r, uint64_t timeout_ns)
+{
+	int n = r->eng->reap(r->e, r->done, r->depth, timeout_ns);
+
+	if (n > 0)
+		complete(r, r->done, n);
+	return n;
+}
+
+/* Takes a free slot and queues one I/O on it. */
+static int issue(struct run *r, const struct sev *s, uint64_t deadline)
+{
+	uint32_t slot = r->free_slots[--r->nfree];
+	struct replay_io *io = &r->slots[slot];
+	int ret;
+
+	io->deadline_ns = deadline;
+	io->complete_ns = 0;
+	io->offset = s->offset;
+	io->len = s->len;
+	io->dev = s->dev;
+	io->stream = s->stream;
+	io->op = s->op;
+	io->flags = s->flags;
+	io->res = 0;
+	if (s->op == IO_OP_WRITE)
+		pattern_fill(io->buf, s->offset, s->len);
+	ret = r->eng->queue(r->e, io);
+	if (ret) {
+		r->free_slots[r->nfree++] = slot;
+		return ret;
+	}
+	r->batch[r->nbatch++] = io;
+	r->inflight++;
+	if (r->inflight > r->res->max_inflight_seen)
+		r->res->max_inflight_seen = r->inflight;
+	return 0;
+}
+
+static int submit(struct run *r)
+{
+	uint64_t t = now_mono_ns() - r->start_mono;
+	int ret;
+
+	if (!r->nbatch)
+		return 0;
+	for (unsigned int i = 0; i < r->nbatch; i++)
+		r->batch[i]->submit_ns = t;
+	if (!r->first_submit_set) {
+		r->first_submit = t;
+		r->first_submit_set = true;
+	}
+	r->last_submit = t;
+	r->nbatch = 0;
+	ret = r->eng->submit(r->e);
+	return ret < 0 ? ret : 0;
+}
+
+static int loop_timed(struct run *r)
+{
+	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : 200000;
+	bool starved = false;
+	int ret;
+
+	while (!replay_stop) {
+		const struct sev *s;
+		uint64_t now, due;
+
+		if (r->inflight)
+			reap(r, 0);
+		s = spsc_peek(&r->in);
+		if (!s) {
+			if (__atomic_load_n(&r->input_done, __ATOMIC_ACQUIRE) && !spsc_peek(&r->in))
+				break;
+			if (!starved)
+				r->res->starved++; /* count each time the decoder fell behind */
+			starved = true;
+			if (r->inflight)
+				reap(r, 20000);
+			continue;
+		}
+		starved = false;
+		now = now_mono_ns();
+		due = r->start_mono + s->t;
+		if (due > now) {
+			if (due - now <= spin)
+				continue; /* spin, peeking at completions meanwhile */
+			if (r->inflight)
+				reap(r, due - now - spin);
+			else
+				sched_wait_until(due - spin, 0);
+			continue;
+		}
+		/* everything due by now goes out in one submit */
+		while (s && r->start_mono + s->t <= now) {
+			if (r->inflight >= r->depth) {
+				r->res->cap_hits++;
+				break;
+			}
+			ret = issue(r, s, s->t);
+			if (ret)
+				return ret;
+			spsc_pop(&r->in);
+			s = spsc_peek(&r->in);
+		}
+		ret = submit(r);
+		if (ret)
+			return ret;
+		if (r->inflight >= r->depth)
+			reap(r, 1000000);
+	}
+	return 0;
+}
+
+static int loop_afap(struct run *r)
+{
+	int ret;
+
+	while (!replay_stop) {
+		const struct sev *s;
+
+		while (r->inflight < r->depth && (s = spsc_peek(&r->in))) {
+			ret = issue(r, s, now_mono_ns() - r->start_mono);
+			if (ret)
+				return ret;
+			spsc_pop(&r->in);
+		}
+		ret = submit(r);
+		if (ret)
+			return ret;
+		if (!spsc_peek(&r->in)) {
+			if (__atomic_load_n(&r->input_done, __ATOMIC_ACQUIRE) && !spsc_peek(&r->in))
+				break;
+			if (r->inflight < r->depth)
+				r->res->starved++;
+		}
+		if (r->inflight)
+			reap(r, r->inflight >= r->depth ? 1000000 : 0);
+	}
+	return 0;
+}
+
+static int loop_closed(struct run *r)
+{
+	const struct trace_meta *m = r->meta;
+	uint64_t end = m->time_based && m->runtime_ns ? m->runtime_ns : 0;
+	int ret;
+
+	while (!replay_stop) {
+		uint64_t now = now_mono_ns() - r->start_mono;
+		bool more = false;
+
+		if (end && now >= end)
+			break;
+		for (uint32_t i = 0; i < r->ncs; i++) {
+			struct cstream *c = &r->cs[i];
+
+			while (c->n && c->inflight < c->depth) {
+				if (c->pos == c->n) {
+					if (!end)
+						break;
+					c->pos = 0; /* time_based: cycle the job, as fio's loops */
+				}
+				ret = issue(r, &c->ev[c->pos++], now);
+				if (ret)
+					return ret;
+				c->inflight++;
+			}
+			if (c->pos < c->n || end)
+				more = true;
+		}
+		ret = submit(r);
+		if (ret)
+			return ret;
+		if (!more)
+			break;
+		reap(r, 1000000);
+	}
+	return 0;
+}
+
+int run_schedule(struct run *r)
+{
+	int ret;
+
+	if (r->o->realtime) {
+		struct sched_param sp = { .sched_priority = 10 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			run_warn(r, "--realtime: SCHED_FIFO refused (%s); running at normal "
+				    "priority", strerror(errno));
+	}
+	/* a 50 us default slack would make every sleep that much late */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (mlockall(MCL_CURRENT))
+		run_warn(r, "mlockall failed (%s): page faults may delay deadlines",
+			 strerror(errno));
+
+	/* let the helper decode a head start before the clock begins */
+	while (r->mode != REPLAY_CLOSED && !r->input_done &&
+	       spsc_count(&r->in) < (r->in.mask + 1) / 2)
+		usleep(1000);
+	r->start_real = now_real_ns();
+	__atomic_store_n(&r->start_mono, now_mono_ns() + 1000000, __ATOMIC_RELEASE);
+	sched_wait_until(r->start_mono, 200000);
+
+	if (r->mode == REPLAY_TIMED)
+		ret = loop_timed(r);
+	else if (r->mode == REPLAY_AFAP)
+		ret = loop_afap(r);
+	else
+		ret = loop_closed(r);
+	/* drain: every I/O submitted is waited for and recorded */
+	while (r->inflight) {
+		int n = reap(r, 100000000);
+
+		if (n < 0 && n != -EINTR && n != -ETIME) {
+			ret = ret ? ret : n;
+			break;
+		}
+	}
+	r->end_mono = now_mono_ns();
+	if (ret)
+		snprintf(r->herr, sizeof(r->herr), "engine %s: submit failed: %s", r->eng->name,
+			 strerror(-ret));
+	return ret;
+}
+
+int run_start_helper(struct run *r)
+{
+	int ret = pthread_create(&r->helper, NULL, helper_main, r);
+
+	if (!ret)
+		r->helper_started = true;
+	return -ret;
+}
+
+void run_stop_helper(struct run *r)
+{
+	if (!r->helper_started)
+		return;
+	__atomic_store_n(&r->sched_done, true, __ATOMIC_RELEASE);
+	pthread_join(r->helper, NULL);
+	r->helper_started = false;
+}

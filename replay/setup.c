@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Everything replay checks and prepares before the first I/O: the trace is scanned once
+ * (ops, sizes, devices), every device is mapped to an opened and vetted target, buffers and
+ * the engine are set up. Whatever is wrong is reported here, before any I/O is issued.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include "analyze/analyze.h"
+#include "formats/trace.h"
+#include "replay/replay_int.h"
+#include "util/cli.h"
+
+struct prescan {
+	uint64_t count[IO_OP__COUNT];
+	uint64_t bad_op, events;
+	uint64_t first, last;
+	uint32_t max_len;
+	uint64_t max_end[TRACE_MAX_DEVICES];
+	uint32_t max_dev_len[TRACE_MAX_DEVICES];
+	uint32_t max_stream;
+	bool sorted;
+};
+
+const char *replay_mode_name(int mode)
+{
+	switch (mode) {
+	case REPLAY_TIMED:
+		return "timed";
+	case REPLAY_AFAP:
+		return "afap";
+	case REPLAY_CLOSED:
+		return "closed";
+	}
+	return "auto";
+}
+
+void run_warn(struct run *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->o->warn) {
+		r->o->warn(msg);
+	} else {
+		size_t n = strlen(r->res->warnings);
+
+		snprintf(r->res->warnings + n, sizeof(r->res->warnings) - n, "%s\n", msg);
+	}
+}
+
+static bool writes_allowed(const struct run *r)
+{
+	return r->o->allow_writes;
+}
+
+bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
+{
+	const struct target *t;
+	uint32_t len;
+	uint8_t op = ev->op;
+	bool moved;
+
+	if (op >= IO_OP__COUNT || ev->dev >= r->ndev)
+		return false;
+	if (op == IO_OP_WRITE && !writes_allowed(r)) {
+		if (!r->o->writes_as_reads) {
+			r->res->skipped[op]++;
+			return false;
+		}
+		op = IO_OP_READ;
+		r->res->converted++;
+	} else if ((op == IO_OP_DISCARD || op == IO_OP_WRITE_ZEROES) && !writes_allowed(r)) {
+		r->res->skipped[op]++;
+		return false;
+	}
+	t = &r->tg[ev->dev];
+	s->dev = (uint16_t)ev->dev;
+	s->op = op;
+	s->flags = ev->flags & IO_F__ALL;
+	s->stream = ev->stream;
+	if (r->mode == REPLAY_CLOSED && s->stream >= r->ncs)
+		s->stream = r->ncs - 1;
+	s->t = r->mode == REPLAY_TIMED ? sched_deadline(io_event_time(ev), r->genesis,
+							  r->o->speed) : 0;
+	if (op == IO_OP_FLUSH) {
+		s->offset = 0;
+		s->len = 0;
+		return true;
+	}
+	if (!ev->length) {
+		r->res->skipped[op]++;
+		return false;
+	}
+	len = sched_align_len(ev->length, t->lbs);
+	if (len > t->size)
+		len = (uint32_t)t->size; /* prescan refused this for reads/writes */
+	s->len = len;
+	s->offset = sched_map_offset(ev->offset, len, t->size, r->src_size[ev->dev], t->lbs,
+				     r->o->offsets == REPLAY_OFFSETS_SCALE, &moved);
+	if (moved)
+		r->res->remapped++;
+	else if (len != ev->length || s->offset != ev->offset)
+		r->res->realigned++;
+	return true;
+}
+
+static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
+{
+	uint64_t prev = 0;
+	long n;
+
+	memset(p, 0, sizeof(*p));
+	p->first = UINT64_MAX;
+	p->sorted = true;
+	while ((n = trace_reader__next(r->rd, r->buf, RUN_DECODE)) > 0) {
+		for (long i = 0; i < n; i++) {
+			const struct io_event *ev = &r->buf[i];
+			uint64_t t = io_event_time(ev);
+
+			if (ev->op >= IO_OP__COUNT) {
+				p->bad_op++;
+				continue;
+			}
+			if (ev->dev >= r->ndev) {
+				snprintf(err, errlen,
+					 "%s: an event names device %u but the trace's device table "
+					 "has %u entries (damaged trace?)",
+					 r->o->trace, ev->dev, r->ndev);
+				return -EINVAL;
+			}
+			p->events++;
+			p->count[ev->op]++;
+			if (t < prev)
+				p->sorted = false;
+			prev = t;
+			if (t < p->first)
+				p->first = t;
+			if (t > p->last)
+				p->last = t;
+			if (ev->stream > p->max_stream)
+				p->max_stream = ev->stream;
+			if (ev->op == IO_OP_FLUSH)
+				continue;
+			if (ev->offset + ev->length > p->max_end[ev->dev])
+				p->max_end[ev->dev] = ev->offset + ev->length;
+			if (ev->length > p->max_dev_len[ev->dev])
+				p->max_dev_len[ev->dev] = ev->length;
+			if ((ev->op == IO_OP_READ || ev->op == IO_OP_WRITE) && ev->length > p->max_len)
+				p->max_len = ev->length;
+		}
+	}
+	if (n < 0) {
+		snprintf(err, errlen, "reading %s: %s", r->o->trace, trace_reader__error(r->rd));
+		return (int)n;
+	}
+	if (!p->events) {
+		snprintf(err, errlen, "%s holds no I/O to replay", r->o->trace);
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static const char *target_path_for(const struct run *r, unsigned int i)
+{
+	const char *name = r->meta->ndevices ? r->meta->devices[i].name : "";
+
+	for (unsigned int k = 0; k < r->o->nmaps; k++)
+		if (!strcmp(r->o->maps[k].name, name))
+			return r->o->maps[k].path;
+	return r->o->target;
+}
+
+static int check_maps(const struct run *r, char *err, size_t errlen)
+{
+	for (unsigned int k = 0; k < r->o->nmaps; k++) {
+		bool found = false;
+		char names[512] = "";
+
+		for (unsigned int i = 0; i < r->meta->ndevices; i++) {
+			size_t n = strlen(names);
+
+			found |= !strcmp(r->o->maps[k].name, r->meta->devices[i].name);
+			snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+				 r->meta->devices[i].name);
+		}
+		if (!found) {
+			snprintf(err, errlen, "--map %s=%s: the trace has no device %s (it has: %s)",
+				 r->o->maps[k].name, r->o->maps[k].path, r->o->maps[k].name,
+				 *names ? names : "none named");
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+static int open_targets(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	bool writes = writes_allowed(r) &&
+		      (p->count[IO_OP_WRITE] || p->count[IO_OP_DISCARD] ||
+		       p->count[IO_OP_WRITE_ZEROES]);
+	struct target_open_opts to = { .writes = writes, .direct = !r->o->buffered,
+				       .force = r->o->force, .create_size = r->o->size };
+	int ret = check_maps(r, err, errlen);
+
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < r->ndev; i++) {
+		const char *path = target_path_for(r, i);
+		const char *name = r->meta->ndevices ? r->meta->devices[i].name : "?";
+		struct target *t = &r->tg[i];
+		uint64_t rec = r->meta->ndevices ? r->meta->devices[i].size_bytes : 0;
+
+		if (!path) {
+			snprintf(err, errlen,
+				 "trace device %s has no target: give --target PATH or --map %s=PATH",
+				 name, name);
+			return -EINVAL;
+		}
+		ret = target_open(t, path, &to, err, errlen);
+		if (ret)
+			return ret;
+		r->etg[i].fd = t->fd;
+		r->etg[i].is_blk = t->is_blk;
+		if (sched_align_len(p->max_dev_len[i], t->lbs) > t->size &&
+		    (p->count[IO_OP_READ] || p->count[IO_OP_WRITE])) {
+			snprintf(err, errlen,
+				 "trace device %s has an I/O of %u bytes, more than target %s holds "
+				 "(%llu bytes)",
+				 name, p->max_dev_len[i], path, (unsigned long long)t->size);
+			return -ENOSPC;
+		}
+		r->src_size[i] = rec > p->max_end[i] ? rec : p->max_end[i];
+		if (p->max_end[i] > t->size || rec > t->size) {
+			if (r->o->offsets == REPLAY_OFFSETS_STRICT) {
+				snprintf(err, errlen,
+					 "trace device %s (%llu bytes, I/O up to byte %llu) is larger "
+					 "than target %s (%llu bytes); use --offsets wrap or scale",
+					 name, (unsigned long long)rec,
+					 (unsigned long long)p->max_end[i], path,
+					 (unsigned long long)t->size);
+				return -ENOSPC;
+			}
+			run_warn(r,
+				 "trace device %s (%llu bytes, I/O up to byte %llu) is larger than "
+				 "target %s (%llu bytes): offsets beyond it are %s",
+				 name, (unsigned long long)rec, (unsigned long long)p->max_end[i],
+				 path, (unsigned long long)t->size,
+				 r->o->offsets == REPLAY_OFFSETS_SCALE ? "scaled into it" : "wrapped");
+		}
+	}
+	return 0;
+}
+
+static void warn_skips(struct run *r, const struct prescan *p)
+{
+	if (writes_allowed(r))
+		return;
+	if (p->count[IO_OP_WRITE] && !r->o->writes_as_reads)
+		run_warn(r,
+			 "skipping %llu writes: give --allow-writes to replay them (destroys data "
+			 "on the target) or --writes-as-reads",
+			 (unsigned long long)p->count[IO_OP_WRITE]);
+	else if (p->count[IO_OP_WRITE])
+		run_warn(r, "replaying %llu writes as reads (--writes-as-reads)",
+			 (unsigned long long)p->count[IO_OP_WRITE]);
+	if (p->count[IO_OP_DISCARD] || p->count[IO_OP_WRITE_ZEROES])
+		run_warn(r,
+			 "skipping %llu discards and %llu write-zeroes: give --allow-writes to "
+			 "replay them",
+			 (unsigned long long)p->count[IO_OP_DISCARD],
+			 (unsigned long long)p->count[IO_OP_WRITE_ZEROES]);
+}
+
+/* Closed mode keeps each stream's events in memory: they are cycled for time_based jobs. */
+static int load_streams(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	long n;
+
+	r->ncs = p->max_stream + 1;
+	if (r->ncs > TRACE_MAX_STREAMS)
+		r->ncs = TRACE_MAX_STREAMS;
+	r->cs = calloc(r->ncs, sizeof(*r->cs));
+	if (!r->cs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->ncs; i++) {
+		uint32_t d = i < r->meta->nstreams ? r->meta->streams[i].depth : 0;
+
+		r->cs[i].depth = d ? d : 1;
+	}
+	trace_reader__rewind(r->rd);
+	while ((n = trace_reader__next(r->rd, r->buf, RUN_DECODE)) > 0) {
+		for (long i = 0; i < n; i++) {
+			struct sev s;
+			struct cstream *c;
+
+			if (!run_map_event(r, &r->buf[i], &s))
+				continue;
+			c = &r->cs[s.stream];
+			if (c->n == c->cap) {
+				uint64_t cap = c->cap ? c->cap * 2 : 1024;
+				struct sev *ev = realloc(c->ev, cap * sizeof(*ev));
+
+				if (!ev)
+					return -ENOMEM;
+				c->ev = ev;
+				c->cap = cap;
+			}
+			c->ev[c->n++] = s;
+		}
+	}
+	if (n < 0) {
+		snprintf(err, errlen, "reading %s: %s", r->o->trace, trace_reader__error(r->rd));
+		return (int)n;
+	}
+	return 0;
+}
+
+static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	uint32_t lbs = 512;
+	char why[256] = "";
+	struct engine_params ep;
+
+	for (unsigned int i = 0; i < r->ndev; i++)
+		if (r->tg[i].lbs > lbs)
+			lbs = r->tg[i].lbs;
+	r->slot_bytes = (sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) & ~4095UL;
+	if (r->mode == REPLAY_TIMED) {
+		r->depth = r->o->max_inflight ? r->o->max_inflight : 1024;
+	} else if (r->mode == REPLAY_AFAP) {
+		r->depth = r->o->iodepth ? r->o->iodepth : 32;
+	} else {
+		r->depth = 0;
+		for (uint32_t i = 0; i < r->ncs; i++)
+			r->depth += r->cs[i].n ? r->cs[i].depth : 0;
+		if (!r->depth)
+			r->depth = 1;
+	}
+	/* io_uring registers at most 1 GiB per buffer; more would be waste anyway */
+	if ((uint64_t)r->depth * r->slot_bytes > (1ULL << 30)) {
+		unsigned int d = (unsigned int)((1ULL << 30) / r->slot_bytes);
+
+		run_warn(r, "in-flight cap lowered from %u to %u: %zu-byte I/Os would need more "
+			    "than 1 GiB of buffers", r->depth, d, r->slot_bytes);
+		r->depth = d ? d : 1;
+	}
+	r->arena_len = (size_t)r->depth * r->slot_bytes;
+	r->arena = mmap(NULL, r->arena_len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	r->slots = calloc(r->depth, sizeof(*r->slots));
+	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
+	r->done = calloc(r->depth, sizeof(*r->done));
+	r->batch = calloc(r->depth, sizeof(*r->batch));
+	if (r->arena == MAP_FAILED || !r->slots || !r->free_slots || !r->done || !r->batch) {
+		if (r->arena == MAP_FAILED)
+			r->arena = NULL;
+		snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", r->depth,
+			 r->slot_bytes);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < r->depth; i++) {
+		r->slots[i].slot = i;
+		r->slots[i].buf = (char *)r->arena + (size_t)i * r->slot_bytes;
+		r->free_slots[i] = r->depth - 1 - i;
+	}
+	r->nfree = r->depth;
+	ep = (struct engine_params){ .targets = r->etg, .ntargets = r->ndev, .depth = r->depth,
+				     .arena = r->arena, .arena_len = r->arena_len };
+	r->e = r->eng->init(&ep, why, sizeof(why));
+	if (!r->e) {
+		int e = errno ? errno : EINVAL;
+
+		snprintf(err, errlen, "engine %s: %s", r->eng->name, *why ? why : strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static int open_output(struct run *r)
+{
+	struct trace_meta *m = calloc(1, sizeof(*m));
+	const char *base;
+
+	if (!m)
+		return -ENOMEM;
+	trace_meta_init(m, "replay");
+	snprintf(m->options, sizeof(m->options), "%s",
+		 r->o->command_line ? r->o->command_line : "");
+	m->mode = TRACE_MODE_TIMED;
+	for (unsigned int i = 0; i < r->ndev; i++) {
+		struct trace_device d = { 0 };
+		const struct target *t = &r->tg[i];
+
+		base = strrchr(t->path, '/');
+		snprintf(d.name, sizeof(d.name), "%s", base ? base + 1 : t->path);
+		d.major = t->is_blk ? major(t->rdev) : 0;
+		d.minor = t->is_blk ? minor(t->rdev) : 0;
+		d.size_bytes = t->size;
+		d.logical_block_size = t->lbs;
+		d.physical_block_size = t->lbs;
+		snprintf(d.model, sizeof(d.model), "%s", t->is_blk ? "block device" : "file");
+		trace_meta_add_device(m, &d);
+	}
+	if (r->o->output) {
+		r->w = trace_writer__open(r->o->output, m, NULL);
+		if (!r->w) {
+			int e = errno;
+
+			free(m);
+			return -e;
+		}
+	}
+	r->an = analysis__new(NULL, m, r->o->output ? r->o->output : "replay");
+	free(m);
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	if (r->e)
+		r->eng->exit(r->e);
+	for (unsigned int i = 0; i < r->ndev; i++)
+		target_close(&r->tg[i]);
+	if (r->arena)
+		munmap(r->arena, r->arena_len);
+	free(r->slots);
+	free(r->free_slots);
+	free(r->done);
+	free(r->batch);
+	for (uint32_t i = 0; i < r->ncs; i++)
+		free(r->cs[i].ev);
+	free(r->cs);
+	spsc_free(&r->in);
+	spsc_free(&r->out);
+	if (r->rd)
+		trace_reader__close(r->rd);
+	free(r);
+}
+
+static void finish(struct run *r, const struct prescan *p)
+{
+	struct replay_result *res = r->res;
+
+	res->trace_span_ns = r->mode == REPLAY_TIMED ? sched_deadline(p->last, p->first,
+								       r->o->speed)
+						     : p->last - p->first;
+	res->replay_span_ns = r->first_submit_set ? r->last_submit - r->first_submit : 0;
+	res->stretch = res->trace_span_ns ? (double)res->replay_span_ns /
+						    (double)res->trace_span_ns - 1.0
+					  : 0;
+	res->elapsed_ns = r->end_mono > r->start_mono ? r->end_mono - r->start_mono : 0;
+	res->analysis = r->an;
+	r->an = NULL;
+}
+
+int replay_run(const struct replay_opts *o, struct replay_result *res, char *err, size_t errlen)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	struct prescan p;
+	char why[256] = "";
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	hist_init(&res->lateness);
+	if (!r)
+		return -ENOMEM;
+	r->o = o;
+	r->res = res;
+	r->pid = (uint32_t)getpid();
+	r->eng = engine_find(o->engine ? o->engine : "io_uring");
+	if (!r->eng) {
+		snprintf(err, errlen, "unknown engine '%s' (io_uring, libaio, psync, null)",
+			 o->engine);
+		ret = -EINVAL;
+		goto out;
+	}
+	res->engine = r->eng->name;
+	r->rd = trace_reader__open(o->trace, 0, why, sizeof(why));
+	if (!r->rd) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot read trace %s: %s", o->trace,
+			 *why ? why : strerror(errno));
+		goto out;
+	}
+	r->meta = trace_reader__meta(r->rd);
+	r->ndev = r->meta->ndevices ? r->meta->ndevices : 1;
+	r->mode = o->mode != REPLAY_MODE_AUTO ? o->mode
+		  : r->meta->mode == TRACE_MODE_CLOSED ? REPLAY_CLOSED : REPLAY_TIMED;
+	res->mode = r->mode;
+	ret = prescan(r, &p, err, errlen);
+	if (ret)
+		goto out;
+	r->genesis = p.first;
+	if (!p.sorted && r->mode == REPLAY_TIMED)
+		run_warn(r, "%s is not in time order: I/Os that come after later ones in the file "
+			    "will be issued late", o->trace);
+	if (p.bad_op)
+		run_warn(r, "%llu events with an unknown op are not replayed",
+			 (unsigned long long)p.bad_op);
+	ret = open_targets(r, &p, err, errlen);
+	if (ret)
+		goto out;
+	warn_skips(r, &p);
+	if (r->mode == REPLAY_CLOSED) {
+		ret = load_streams(r, &p, err, errlen);
+		if (ret)
+			goto out;
+	} else {
+		trace_reader__rewind(r->rd);
+	}
+	ret = setup_slots(r, &p, err, errlen);
+	if (!ret)
+		ret = spsc_init(&r->in, sizeof(struct sev), RUN_RING);
+	if (!ret)
+		ret = spsc_init(&r->out, sizeof(struct io_event), RUN_RING);
+	if (ret) {
+		if (!*err)
+			snprintf(err, errlen, "setting up: %s", strerror(-ret));
+		goto out;
+	}
+	ret = open_output(r);
+	if (ret) {
+		snprintf(err, errlen, "cannot create result trace %s: %s", o->output,
+			 strerror(-ret));
+		goto out;
+	}
+	/* the counters so far came from load_streams; the run counts them again */
+	if (r->mode != REPLAY_CLOSED) {
+		memset(res->skipped, 0, sizeof(res->skipped));
+		res->converted = res->remapped = res->realigned = 0;
+	}
+	ret = run_start_helper(r);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the helper thread: %s", strerror(-ret));
+		goto out;
+	}
+	ret = run_schedule(r);
+	run_stop_helper(r);
+	if (!ret && (r->rerr || r->werr))
+		ret = r->rerr ? r->rerr : r->werr;
+	if (ret)
+		snprintf(err, errlen, "%s", r->herr);
+	finish(r, &p);
+	if (r->w) {
+		struct trace_stats st = { .events = res->ios, .end_ns = res->elapsed_ns };
+		int wret = trace_writer__close(r->w, &st);
+
+		r->w = NULL;
+		if (wret && !ret) {
+			snprintf(err, errlen, "closing the result trace %s failed: %s", o->output,
+				 strerror(-wret));
+			ret = wret;
+		}
+	}
+out:
+	if (r->w)
+		trace_writer__abort(r->w);
+	if (r->an)
+		analysis__free(r->an);
+	run_free(r);
+	return ret;
+}
+
+void replay_result_free(struct replay_result *res)
+{
+	if (res->analysis)
+		analysis__free(res->analysis);
+	res->analysis = NULL;
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Opening and vetting replay targets. Nothing here issues replayed I/O. */
+#include <blkid/blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+#include "replay/target.h"
+
+void pattern_fill(void *buf, uint64_t offset, uint32_t len)
+{
+	uint64_t *w = buf;
+
+	for (uint32_t s = 0; s < len / 512; s++, offset += 512)
+		for (unsigned int i = 0; i < 64; i += 2) {
+			*w++ = offset;
+			*w++ = PATTERN_MAGIC;
+		}
+}
+
+static uint32_t read_sysfs_u32(const char *path, uint32_t dflt)
+{
+	FILE *f = fopen(path, "r");
+	unsigned int v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%u", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* O_DIRECT alignment for a file: the logical block size of the device under its filesystem */
+static uint32_t file_lbs(dev_t dev)
+{
+	char p[128];
+	uint32_t v;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/queue/logical_block_size", major(dev),
+		 minor(dev));
+	v = read_sysfs_u32(p, 0);
+	if (!v) { /* a partition: its queue is the parent's */
+		snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/../queue/logical_block_size",
+			 major(dev), minor(dev));
+		v = read_sysfs_u32(p, 4096); /* btrfs' anonymous dev_t: the safe choice */
+	}
+	return v;
+}
+
+/* Writes the pattern over [from, to) so that reads of a fresh file hit real blocks. */
+static int fill_file(int fd, uint64_t from, uint64_t to)
+{
+	const size_t chunk = 1 << 20;
+	void *buf;
+	int ret = 0;
+
+	if (posix_memalign(&buf, 4096, chunk))
+		return -ENOMEM;
+	for (uint64_t off = from & ~511ULL; off < to; off += chunk) {
+		size_t n = to - off < chunk ? (size_t)(to - off) : chunk;
+
+		n = (n + 511) & ~(size_t)511;
+		pattern_fill(buf, off, (uint32_t)n);
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n) {
+			ret = errno ? -errno : -EIO;
+			break;
+		}
+	}
+	free(buf);
+	if (!ret && fdatasync(fd))
+		ret = -errno;
+	return ret;
+}
+
+int target_open(struct target *t, const char *path, const struct target_open_opts *o, char *err,
+		size_t errlen)
+{
+	int flags = (o->writes ? O_RDWR : O_RDONLY) | O_CLOEXEC | (o->direct ? O_DIRECT : 0);
+	struct stat st;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	if (stat(path, &st)) {
+		if (errno != ENOENT || !o->create_size) {
+			ret = -errno;
+			snprintf(err, errlen, "target %s: %s%s", path, strerror(errno),
+				 errno == ENOENT ? " (give --size SIZE to create a file that big)"
+						 : "");
+			return ret;
+		}
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd < 0 || fstat(fd, &st)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot create target file %s: %s", path,
+				 strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return ret;
+		}
+		close(fd);
+	}
+	t->is_blk = S_ISBLK(st.st_mode);
+	if (!t->is_blk && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "target %s is neither a block device nor a regular file", path);
+		return -EINVAL;
+	}
+	if (!t->is_blk && o->create_size > (uint64_t)st.st_size)
+		flags = (flags & ~O_RDONLY) | O_RDWR;
+	/* O_EXCL on a block device fails with EBUSY while it is mounted or held by dm/md */
+	if (t->is_blk && o->writes && !o->force)
+		flags |= O_EXCL;
+	t->fd = open(path, flags);
+	if (t->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open target %s%s: %s%s", path,
+			 o->direct ? " with O_DIRECT" : "", strerror(errno),
+			 errno == EBUSY ? " (mounted or in use; --force to write anyway)" :
+			 errno == EINVAL && o->direct ? " (try --buffered)" : "");
+		return ret;
+	}
+	if (t->is_blk) {
+		int lbs = 512;
+
+		t->rdev = st.st_rdev;
+		if (ioctl(t->fd, BLKGETSIZE64, &t->size) || ioctl(t->fd, BLKSSZGET, &lbs)) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read the size of %s: %s", path, strerror(errno));
+			target_close(t);
+			return ret;
+		}
+		t->lbs = (uint32_t)lbs;
+		if (o->create_size && o->create_size > t->size) {
+			snprintf(err, errlen, "target %s holds %llu bytes, less than --size %llu", path,
+				 (unsigned long long)t->size, (unsigned long long)o->create_size);
+			target_close(t);
+			return -ENOSPC;
+		}
+	} else {
+		t->lbs = file_lbs(st.st_dev);
+		t->size = (uint64_t)st.st_size;
+		if (o->create_size > t->size) {
+			ret = fallocate(t->fd, 0, 0, (off_t)o->create_size) ? -errno : 0;
+			if (ret != -ENOSPC)
+				ret = fill_file(t->fd, t->size, o->create_size);
+			if (ret) {
+				snprintf(err, errlen, "cannot fill target file %s to %llu bytes: %s",
+					 path, (unsigned long long)o->create_size, strerror(-ret));
+				target_close(t);
+				return ret;
+			}
+			t->size = o->create_size;
+			t->created = true;
+		}
+		t->size &= ~(uint64_t)(t->lbs - 1);
+	}
+	if (!t->size) {
+		snprintf(err, errlen, "target %s is empty (give --size SIZE to size a file)", path);
+		target_close(t);
+		return -ENOSPC;
+	}
+	if (o->writes && !o->force) {
+		ret = target_check_writable(t, err, errlen);
+		if (ret) {
+			target_close(t);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void target_close(struct target *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+/* sysfs path of a dev_t, resolved ("/sys/devices/.../block/sda"), for parent checks */
+static int sysfs_dev_path(dev_t d, char *buf, size_t len)
+{
+	char link[64];
+
+	if (len < PATH_MAX) /* realpath() writes up to PATH_MAX */
+		return -ENAMETOOLONG;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
+	return realpath(link, buf) ? 0 : -errno;
+}
+
+/* Is d the target or one of its partitions? */
+static bool is_ours(const struct target *t, const char *tsys, dev_t d)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(tsys);
+
+	if (d == t->rdev)
+		return true;
+	if (!*tsys || sysfs_dev_path(d, p, sizeof(p)))
+		return false;
+	return !strncmp(p, tsys, n) && p[n] == '/';
+}
+
+static int check_mounted(const struct target *t, const char *tsys, char *err, size_t errlen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[4096];
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		unsigned int ma, mi;
+		char mnt[2048], src[2048] = "";
+		char *dash = strstr(line, " - ");
+		struct stat st;
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %2047s", &ma, &mi, mnt) != 3)
+			continue;
+		/* btrfs shows an anonymous dev_t: compare the mount source too */
+		if (dash)
+			sscanf(dash + 3, "%*s %2047s", src);
+		if (is_ours(t, tsys, makedev(ma, mi)) ||
+		    (src[0] == '/' && !stat(src, &st) && S_ISBLK(st.st_mode) &&
+		     is_ours(t, tsys, st.st_rdev))) {
+			snprintf(err, errlen,
+				 "refusing to write to %s: it (or a partition of it) is mounted on "
+				 "%s; unmount it, or --force if you really mean it",
+				 t->path, mnt);
+			ret = -EBUSY;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static int check_holders(const struct target *t, char *err, size_t errlen)
+{
+	char p[128];
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders", major(t->rdev), minor(t->rdev));
+	d = opendir(p);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(err, errlen,
+				 "refusing to write to %s: it is held by %s (device mapper or md); "
+				 "--force if you really mean it",
+				 t->path, de->d_name);
+			ret = -EBUSY;
+			break;
+		}
+	closedir(d);
+	return ret;
+}
+
+static int check_swap(const struct target *t, const char *tsys, char *err, size_t errlen)
+{
+	FILE *f = fopen("/proc/swaps", "r");
+	char name[2048];
+	int ret = 0;
+
+	if (!f)
+		return 0;
+	while (!ret && fscanf(f, "%2047s %*[^\n]", name) == 1) {
+		struct stat st;
+
+		if (name[0] == '/' && !stat(name, &st) && S_ISBLK(st.st_mode) &&
+		    is_ours(t, tsys, st.st_rdev)) {
+			snprintf(err, errlen, "refusing to write to %s: it is in use as swap (%s)",
+				 t->path, name);
+			ret = -EBUSY;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static int check_signature(const struct target *t, char *err, size_t errlen)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(t->path);
+	const char *type = NULL, *what = "filesystem or RAID";
+	int rc, ret = 0;
+
+	if (!pr) {
+		snprintf(err, errlen, "cannot probe %s for signatures (libblkid)", t->path);
+		return -EIO;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+	blkid_probe_enable_partitions(pr, 1);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0) {
+		if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL))
+			what = "partition table";
+		else
+			blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+	}
+	if (rc == 0 || rc == -2) {
+		snprintf(err, errlen,
+			 "refusing to write to %s: it carries a %s signature (%s); wipe it "
+			 "(wipefs -a) or --force if you really mean it",
+			 t->path, what, type ? type : "several, ambivalent");
+		ret = -EEXIST;
+	} else if (rc < 0) {
+		snprintf(err, errlen, "probing %s for signatures failed (libblkid)", t->path);
+		ret = -EIO;
+	}
+	blkid_free_probe(pr);
+	return ret;
+}
+
+int target_check_writable(const struct target *t, char *err, size_t errlen)
+{
+	char tsys[PATH_MAX] = "";
+	int ret;
+
+	if (t->is_blk) {
+		sysfs_dev_path(t->rdev, tsys, sizeof(tsys));
+		ret = check_mounted(t, tsys, err, errlen);
+		if (!ret)
+			ret = check_holders(t, err, errlen);
+		if (!ret)
+			ret = check_swap(t, tsys, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return check_signature(t, err, errlen);
+}
