@@ -204,7 +204,7 @@ static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 byte
 }
 
 /* Hands a completed I/O to user space through this CPU's ring and forgets it. */
-static __always_inline void emit(__u64 key, struct rec_event *inf, __u32 status)
+static __noinline void emit(__u64 key, struct rec_event *inf, __u32 status)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct rec_event *e;
@@ -254,6 +254,30 @@ int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
 
 	if (inf)
 		emit(key, inf, bio->bi_status);
+	return 0;
+}
+
+/*
+ * Bios of blk-mq disks (loop, virtio, nvme) never reach block_bio_complete: blk-mq ends them
+ * without BIO_TRACE_COMPLETION. Their request's completion is where they end, so at bio level
+ * on such a disk the request's bio chain is walked here (block_rq_complete runs before
+ * blk_update_request ends the bios, so the chain is intact).
+ */
+#define MAX_RQ_BIOS 256
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bio_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	struct bio *bio = rq->bio;
+
+	for (int i = 0; i < MAX_RQ_BIOS && bio; i++) {
+		__u64 key = (__u64)bio;
+		struct rec_event *inf = bpf_map_lookup_elem(&inflight, &key);
+
+		if (inf)
+			emit(key, inf, error);
+		bio = bio->bi_next;
+	}
 	return 0;
 }
 

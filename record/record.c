@@ -397,15 +397,17 @@ static int set_filters(struct record_bpf *skel, const struct rec_opts *o, int *c
 
 static void set_autoload(struct record_bpf *skel, const struct rec_target *t, int nt)
 {
-	bool bio = false, rq = false;
+	bool bio = false, rq = false, bio_mq = false;
 
 	for (int i = 0; i < nt; i++) {
 		bio |= t[i].level == REC_LEVEL_BIO;
+		bio_mq |= t[i].level == REC_LEVEL_BIO && t[i].has_mq;
 		rq |= t[i].level == REC_LEVEL_RQ;
 	}
 	/* Hooks nobody needs would cost every I/O on the machine a map lookup. */
 	bpf_program__set_autoload(skel->progs.bio_queue, bio);
 	bpf_program__set_autoload(skel->progs.bio_complete, bio);
+	bpf_program__set_autoload(skel->progs.bio_rq_complete, bio_mq);
 	bpf_program__set_autoload(skel->progs.rq_start, rq);
 	bpf_program__set_autoload(skel->progs.rq_insert, rq);
 	bpf_program__set_autoload(skel->progs.rq_issue, rq);
