@@ -214,6 +214,9 @@ static int write_one(const struct synth_spec *s, const char *path, const char *d
 		goto out;
 	}
 	trace_meta_init(meta, "synth");
+	/* A synthesized trace never happened: no wall-clock genesis, and --seed gives
+	 * byte-identical files. */
+	meta->genesis_realtime_ns = 0;
 	snprintf(meta->options, sizeof(meta->options), "%s", cmdline);
 	err = synth_spec_meta(s, meta, devname, devsize, why, sizeof(why));
 	if (err) {
@@ -277,9 +280,16 @@ int cmd_synth(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
+	/* The options, without the output name: the same command gives the same file. */
 	for (int i = 1; i < argc; i++) {
 		size_t used = strlen(cmdline);
 
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--output=", 9))
+			continue;
 		snprintf(cmdline + used, sizeof(cmdline) - used, " %s", argv[i]);
 	}
 	for (int i = 1; i < argc; i++) {
