@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Bad input and bad options: one line naming the file and the line/byte, exit 1 (2 for usage),
+# never a crash, never a half-written output left behind.
+. "$(dirname "$0")/../lib.sh"
+d=$(scratch_dir)
+check() { # WANT_RC PATTERN ARGS...
+	local want=$1 pat=$2; shift 2
+	"$IOREEL" convert "$@" >"$d/out" 2>"$d/err"
+	local rc=$?
+	[ "$rc" = "$want" ] || fail "convert $* exited $rc, expected $want: $(cat "$d/err")"
+	cat "$d/out" "$d/err" | grep -q -- "$pat" || fail "convert $*: message '$(cat "$d/err")' lacks '$pat'"
+	[ "$want" = 1 ] && { [ "$(wc -l <"$d/err")" = 1 ] || fail "convert $*: not one line: $(cat "$d/err")"; }
+	return 0
+}
+: >"$d/empty"
+check 1 "empty.*empty file" "$d/empty" "$d/o.ioreel"
+printf 'fio version 3 iolog\n0 /f add\n12 /f read 0\n' >"$d/bad.iolog"
+check 1 "bad.iolog: line 3:" "$d/bad.iolog" "$d/o.ioreel"
+[ -e "$d/o.ioreel" ] && fail "output left behind after an error"
+printf 'fio version 3 iolog\n0 /f add\n' >"$d/noio.iolog"
+check 1 "no I/O" "$d/noio.iolog" "$d/o.csv"
+printf 'fio version 3 iolog\n1 /f read 0 4096\nbogus\n2 /f read 4096 4096\n' >"$d/s.iolog"
+check 0 "1 bad records skipped" "$d/s.iolog" "$d/o.csv" --salvage
+python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<IIQQIIIIIHH',0x65617407,0,1,8,4096,1|(17<<16),1,1,0,0,0)*3)" >"$d/t.blktrace"
+head -c 100 "$d/t.blktrace" >"$d/trunc.blktrace"
+check 1 "trunc.blktrace: byte 96: truncated" "$d/trunc.blktrace" "$d/o.ioreel"
+python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<IIQQIIIIIHH',0x65617408,0,1,8,4096,1|(17<<16),1,1,0,0,0))" >"$d/v8.blktrace"
+check 1 "byte 0: blktrace version 0x08" "$d/v8.blktrace" "$d/o.ioreel"
+head -c 4096 /dev/urandom >"$d/noise.bin"
+printf 'zzz' | cat - "$d/noise.bin" >"$d/noise"
+check 1 "cannot tell the input format" "$d/noise" "$d/o.ioreel"
+check 1 "byte 0: bad magic" "$d/noise" "$d/o.ioreel" --from blktrace
+printf '1,X,0,1,2\n' >"$d/a.csv"
+check 1 "a.csv: line 1: opcode" "$d/a.csv" "$d/o.ioreel" --from alibaba
+check 1 "missing: cannot open" "$d/missing" "$d/o.ioreel"
+# a hostile huge line is an error, not an allocation
+{ echo "fio version 3 iolog"; head -c 100000 /dev/zero | tr '\0' 'a'; echo; } >"$d/long.iolog"
+check 1 "line 2: line longer" "$d/long.iolog" "$d/o.ioreel"
+# usage errors
+check 2 "need IN and OUT" "$d/s.iolog"
+check 2 "unknown input format" --from nope "$d/s.iolog" "$d/o.ioreel"
+check 2 "cannot write that format" --to msr "$d/s.iolog" "$d/o.x"
+check 2 "cannot tell the output format" "$d/s.iolog" "$d/o.unknown"
+check 2 "stdout" "$d/s.iolog" - --to ioreel
+"$IOREEL" convert --help | grep -q "Examples" || fail "--help"
+# stdin works (spooled), and a damaged .ioreel is refused with its name
+"$IOREEL" convert - "$d/o.csv" --from fio <"$d/s.iolog" --salvage >/dev/null || fail "stdin"
+printf 'fio version 3 iolog\n1 /f read 0 4096\n' | "$IOREEL" convert - "$d/ok.ioreel" >/dev/null || fail "stdin sniff"
+head -c 40 "$d/ok.ioreel" >"$d/cut.ioreel"
+"$IOREEL" convert "$d/cut.ioreel" "$d/o.csv" 2>"$d/err"; rc=$?
+[ $rc = 1 ] && grep -q "cut.ioreel" "$d/err" || fail "truncated .ioreel: rc $rc $(cat "$d/err")"
+echo ok
