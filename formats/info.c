@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `ioreel info FILE`: what a trace holds (header, devices, counts per op, span, rates) and
+ * what it costs on disk. Reads every event, so it also checks every chunk.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "formats/trace.h"
+#include "ioreel.h"
+#include "util/cli.h"
+
+struct info {
+	uint64_t events, ops[IO_OP__COUNT], op_bytes[IO_OP__COUNT], errors;
+	uint64_t first, last; /* earliest and latest timestamp present */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ioreel info FILE [--json] [--salvage]\n"
+		   "Describes a trace: header (source, host, kernel, options), devices, events per\n"
+		   "op, time span, mean IOPS and bandwidth, chunks, bytes on disk per event, whether\n"
+		   "the index was present (absent: the writer was killed) and dropped I/Os.\n\n"
+		   "  --json      one JSON object on stdout\n"
+		   "  --salvage   skip damaged chunks (counted) instead of failing\n\n"
+		   "examples:\n"
+		   "  ioreel info prod.ioreel\n"
+		   "  ioreel info --json run-md1.ioreel | python3 -m json.tool\n"
+		   "  ioreel info --salvage crashed.ioreel\n");
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void see(struct info *in, uint64_t t)
+{
+	if (t == IO_TS_NONE)
+		return;
+	if (t < in->first)
+		in->first = t;
+	if (t > in->last)
+		in->last = t;
+}
+
+static int scan_events(struct trace_reader *r, struct info *in)
+{
+	static struct io_event buf[4096];
+	long n;
+
+	in->first = UINT64_MAX;
+	while ((n = trace_reader__next(r, buf, 4096)) > 0) {
+		for (long i = 0; i < n; i++) {
+			const struct io_event *e = &buf[i];
+
+			in->ops[e->op]++; /* the reader guarantees op < IO_OP__COUNT */
+			in->op_bytes[e->op] += e->length;
+			in->errors += e->error != 0;
+			see(in, e->queue_ns);
+			see(in, e->issue_ns);
+			see(in, e->complete_ns);
+		}
+		in->events += n;
+	}
+	if (in->first == UINT64_MAX)
+		in->first = in->last = 0;
+	return n < 0 ? (int)n : 0;
+}
+
+static void print_json(const char *path, struct trace_reader *r, const struct info *in)
+{
+	const struct trace_meta *m = trace_reader__meta(r);
+	const struct trace_stats *st = trace_reader__stats(r);
+	uint64_t dur = in->last - in->first, bytes = 0, fb = trace_reader__file_bytes(r);
+	const char *notice = trace_reader__notice(r);
+
+	for (int o = 0; o < IO_OP__COUNT; o++)
+		bytes += in->op_bytes[o];
+	printf("{\"file\": ");
+	json_str(path);
+	printf(", \"format_version\": \"%u.%u\", \"source\": ", m->version >> 16,
+	       m->version & 0xffff);
+	json_str(m->source);
+	printf(", \"mode\": \"%s\", \"time_based\": %s, \"runtime_ns\": %llu, \"host\": ",
+	       m->mode == TRACE_MODE_CLOSED ? "closed" : "timed", m->time_based ? "true" : "false",
+	       (unsigned long long)m->runtime_ns);
+	json_str(m->host);
+	printf(", \"kernel\": ");
+	json_str(m->kernel);
+	printf(", \"tool_version\": ");
+	json_str(m->tool_version);
+	printf(", \"options\": ");
+	json_str(m->options);
+	printf(", \"genesis_realtime_ns\": %llu,\n \"devices\": [",
+	       (unsigned long long)m->genesis_realtime_ns);
+	for (uint32_t i = 0; i < m->ndevices; i++) {
+		const struct trace_device *d = &m->devices[i];
+
+		printf("%s{\"index\": %u, \"name\": ", i ? ", " : "", i);
+		json_str(d->name);
+		printf(", \"major\": %u, \"minor\": %u, \"size_bytes\": %llu, "
+		       "\"logical_block_size\": %u, \"physical_block_size\": %u, \"model\": ",
+		       d->major, d->minor, (unsigned long long)d->size_bytes, d->logical_block_size,
+		       d->physical_block_size);
+		json_str(d->model);
+		printf("}");
+	}
+	printf("],\n \"streams\": [");
+	for (uint32_t i = 0; i < m->nstreams; i++)
+		printf("%s%u", i ? ", " : "", m->streams[i].depth);
+	printf("],\n \"events\": %llu, \"ops\": {", (unsigned long long)in->events);
+	for (int o = 0; o < IO_OP__COUNT; o++)
+		printf("%s\"%s\": %llu", o ? ", " : "", io_op_name(o),
+		       (unsigned long long)in->ops[o]);
+	printf("}, \"op_bytes\": {");
+	for (int o = 0; o < IO_OP__COUNT; o++)
+		printf("%s\"%s\": %llu", o ? ", " : "", io_op_name(o),
+		       (unsigned long long)in->op_bytes[o]);
+	printf("}, \"errors\": %llu,\n \"first_ns\": %llu, \"last_ns\": %llu, \"duration_ns\": %llu, "
+	       "\"iops\": %.3f, \"bandwidth_bytes_per_s\": %.3f,\n",
+	       (unsigned long long)in->errors, (unsigned long long)in->first,
+	       (unsigned long long)in->last, (unsigned long long)dur,
+	       dur ? in->events * 1e9 / dur : 0.0, dur ? bytes * 1e9 / dur : 0.0);
+	printf(" \"file_bytes\": %llu, \"bytes_per_event\": %.4f, \"chunks\": %zu, \"index\": %s, "
+	       "\"sorted\": %s, \"damaged_chunks\": %llu, ",
+	       (unsigned long long)fb, in->events ? (double)fb / in->events : 0.0,
+	       trace_reader__chunk_count(r), trace_reader__has_index(r) ? "true" : "false",
+	       trace_reader__is_sorted(r) ? "true" : "false",
+	       (unsigned long long)trace_reader__damaged_chunks(r));
+	if (st)
+		printf("\"dropped\": %llu, \"dropped_reserve\": %llu, \"dropped_inflight\": %llu, "
+		       "\"end_ns\": %llu, ",
+		       (unsigned long long)st->dropped, (unsigned long long)st->dropped_reserve,
+		       (unsigned long long)st->dropped_inflight, (unsigned long long)st->end_ns);
+	else
+		printf("\"dropped\": null, \"dropped_reserve\": null, \"dropped_inflight\": null, "
+		       "\"end_ns\": null, ");
+	printf("\"notice\": ");
+	if (notice)
+		json_str(notice);
+	else
+		printf("null");
+	printf("}\n");
+}
+
+static void print_text(const char *path, struct trace_reader *r, const struct info *in)
+{
+	const struct trace_meta *m = trace_reader__meta(r);
+	const struct trace_stats *st = trace_reader__stats(r);
+	uint64_t dur = in->last - in->first, bytes = 0, fb = trace_reader__file_bytes(r);
+	char b1[32], b2[32], when[64] = "unknown";
+	time_t gen = m->genesis_realtime_ns / 1000000000ull;
+	struct tm tm;
+
+	for (int o = 0; o < IO_OP__COUNT; o++)
+		bytes += in->op_bytes[o];
+	if (m->genesis_realtime_ns && gmtime_r(&gen, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("%s: ioreel trace, format %u.%u, %s, %zu chunk%s, index %s\n", path,
+	       m->version >> 16, m->version & 0xffff, fmt_bytes(fb, b1, sizeof(b1)),
+	       trace_reader__chunk_count(r), trace_reader__chunk_count(r) == 1 ? "" : "s",
+	       trace_reader__has_index(r) ? "present" : "ABSENT (read by scanning)");
+	printf("  source     %s, mode %s", m->source[0] ? m->source : "?",
+	       m->mode == TRACE_MODE_CLOSED ? "closed-loop" : "timed");
+	if (m->mode == TRACE_MODE_CLOSED) {
+		printf(" (%u stream%s", m->nstreams, m->nstreams == 1 ? "" : "s");
+		if (m->time_based)
+			printf(", time based %s", fmt_ns(m->runtime_ns, b2, sizeof(b2)));
+		printf(")");
+	}
+	printf("\n  recorded   %s on %s (%s) by %s\n", when, m->host[0] ? m->host : "?",
+	       m->kernel[0] ? m->kernel : "?", m->tool_version[0] ? m->tool_version : "?");
+	if (m->options[0])
+		printf("  options    %s\n", m->options);
+	for (uint32_t i = 0; i < m->ndevices; i++) {
+		const struct trace_device *d = &m->devices[i];
+
+		printf("  device %-3u %s %u:%u, %s, blocks %u/%u%s%s%s\n", i, d->name, d->major,
+		       d->minor, d->size_bytes ? fmt_bytes(d->size_bytes, b1, sizeof(b1)) : "size ?",
+		       d->logical_block_size, d->physical_block_size, d->model[0] ? ", \"" : "",
+		       d->model, d->model[0] ? "\"" : "");
+	}
+	printf("  events     %llu:", (unsigned long long)in->events);
+	for (int o = 0; o < IO_OP__COUNT; o++)
+		if (in->ops[o])
+			printf(" %s %llu (%s)", io_op_name(o), (unsigned long long)in->ops[o],
+			       fmt_bytes(in->op_bytes[o], b1, sizeof(b1)));
+	if (in->errors)
+		printf(", %llu with errors", (unsigned long long)in->errors);
+	printf("\n  span       %s (%.9f s)", fmt_ns(dur, b1, sizeof(b1)), dur / 1e9);
+	if (dur)
+		printf(", mean %.0f IOPS, %s/s", in->events * 1e9 / dur,
+		       fmt_bytes((uint64_t)(bytes * 1e9 / dur), b2, sizeof(b2)));
+	printf("\n  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
+	       in->events ? (double)fb / in->events : 0.0);
+	if (st)
+		printf("  dropped    %llu (ring buffer %llu, in-flight table %llu)\n",
+		       (unsigned long long)st->dropped, (unsigned long long)st->dropped_reserve,
+		       (unsigned long long)st->dropped_inflight);
+	else
+		printf("  dropped    unknown (%s)\n", trace_reader__has_index(r)
+							? "the writer recorded no stats"
+							: "no index: the writer did not close the trace");
+	printf("  sorted     %s\n", trace_reader__is_sorted(r) ? "yes (file order is time order)"
+							 : "no");
+	if (trace_reader__damaged_chunks(r))
+		printf("  damaged    %llu chunk(s) skipped (--salvage)\n",
+		       (unsigned long long)trace_reader__damaged_chunks(r));
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+					      { "salvage", no_argument, NULL, 's' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	bool json = false;
+	unsigned int flags = 0;
+	struct trace_reader *r;
+	struct info in = { 0 };
+	char why[600];
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jsh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 's':
+			flags |= TRACE_SALVAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_error("expected one trace file (see ioreel info --help)");
+		return EXIT_USAGE;
+	}
+	r = trace_reader__open(argv[optind], flags, why, sizeof(why));
+	if (!r) {
+		cli_error("%s", why);
+		return EXIT_RUNTIME;
+	}
+	err = scan_events(r, &in);
+	if (err) {
+		cli_error("%s", trace_reader__error(r));
+		trace_reader__close(r);
+		return EXIT_RUNTIME;
+	}
+	if (trace_reader__notice(r) && !json)
+		cli_warn("%s", trace_reader__notice(r));
+	if (json)
+		print_json(argv[optind], r, &in);
+	else
+		print_text(argv[optind], r, &in);
+	trace_reader__close(r);
+	return EXIT_OK;
+}

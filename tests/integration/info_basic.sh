@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# `ioreel info` on a generated trace (fio v3 log converted to .ioreel): text and JSON agree
+# with what was generated; usage errors exit 2.
+. "$(dirname "$0")/../lib.sh"
+need_cmd python3 awk
+d=$(scratch_dir)
+
+# 100000 I/Os, one every 10 us: 70 % reads of 4 KiB, writes of 8 KiB, a few trims.
+awk 'BEGIN { print "fio version 3 iolog"; print "0 /dev/sdx add"; print "0 /dev/sdx open";
+	srand(7);
+	for (i = 0; i < 100000; i++) {
+		r = rand(); off = int(rand() * 262144) * 4096;
+		if (i % 1000 == 999) print (i * 10) " /dev/sdx trim " off " 1048576";
+		else if (r < 0.7) print (i * 10) " /dev/sdx read " off " 4096";
+		else print (i * 10) " /dev/sdx write " off " 8192";
+	}
+	print "1000000 /dev/sdx close" }' > "$d/gen.log"
+"$IOREEL" convert "$d/gen.log" "$d/t.ioreel" >/dev/null || fail "convert failed"
+want_reads=$(grep -c ' read ' "$d/gen.log")
+want_writes=$(grep -c ' write ' "$d/gen.log")
+
+"$IOREEL" info "$d/t.ioreel" > "$d/info.txt" 2> "$d/info.err" || fail "info exited $?: $(cat "$d/info.err")"
+cat "$d/info.txt"
+grep -q "index present" "$d/info.txt" || fail "text: no 'index present'"
+grep -q "events     100000: read $want_reads " "$d/info.txt" || fail "text: wrong events line"
+grep -q "device 0   /dev/sdx" "$d/info.txt" || fail "text: device missing"
+grep -q "bytes/event" "$d/info.txt" || fail "text: bytes/event missing"
+
+"$IOREEL" info --json "$d/t.ioreel" > "$d/info.json" || fail "info --json failed"
+python3 - "$d/info.json" "$d/t.ioreel" "$want_reads" "$want_writes" <<'PY' || fail "json check failed"
+import json, os, sys
+j = json.load(open(sys.argv[1]))
+size = os.path.getsize(sys.argv[2])
+assert j["events"] == 100000, j["events"]
+assert j["ops"]["read"] == int(sys.argv[3]) and j["ops"]["write"] == int(sys.argv[4]), j["ops"]
+assert j["ops"]["discard"] == 100, j["ops"]
+assert j["file_bytes"] == size, (j["file_bytes"], size)
+assert abs(j["bytes_per_event"] - size / 100000) < 1e-3
+assert j["index"] is True and j["sorted"] is True
+assert j["dropped"] is None
+assert j["duration_ns"] > 0 and j["chunks"] >= 1
+assert j["devices"][0]["name"] == "/dev/sdx"
+assert j["source"].startswith("import"), j["source"]
+print("json ok:", j["events"], "events,", j["bytes_per_event"], "bytes/event")
+PY
+
+assert_status 0 "$IOREEL" info --help >/dev/null
+assert_status 2 "$IOREEL" info 2>/dev/null
+assert_status 2 "$IOREEL" info --bogus "$d/t.ioreel" 2>/dev/null
+assert_status 2 "$IOREEL" info "$d/t.ioreel" "$d/t.ioreel" 2>/dev/null
+echo PASS
