@@ -47,6 +47,14 @@ struct an_group {
 	struct an_op op[IO_OP__COUNT];
 };
 
+#define AN_REORDER 16384	 /* power of two */
+#define AN_REORDER_STEPS 256 /* how far back an I/O may be inserted into the window */
+
+struct an_pending {
+	uint64_t issue, complete;
+	uint32_t group;
+};
+
 struct an_interval {
 	uint64_t ios[3];   /* read, write, other */
 	uint64_t bytes[3];
@@ -82,8 +90,15 @@ struct analysis {
 	/* in-flight depth: min-heap of completion times of I/Os issued and not yet completed */
 	uint64_t *heap;
 	unsigned int heap_len;
-	bool depth_approx; /* events came far out of issue order, or the heap filled */
+	bool depth_approx; /* events came too far out of issue order, or the heap filled */
 	uint64_t last_issue_ns;
+	/*
+	 * Depth needs issues in time order, but files come in queue or completion order: a window
+	 * of the latest AN_REORDER I/Os is kept sorted by issue time (insertion from the tail, cheap
+	 * for nearly sorted input) and the oldest is processed when it fills.
+	 */
+	struct an_pending *pend;
+	unsigned int pend_head, pend_len;
 
 	/* time series (opts.interval_ns > 0) */
 	struct an_interval *iv;
@@ -93,9 +108,16 @@ struct analysis {
 
 	/* offset/time heatmap: both dimensions are powers of two so a cell is two shifts */
 	uint32_t grid[AN_GRID_ROWS][AN_GRID_COLS];
+	uint64_t col_ios[AN_GRID_COLS], col_bytes[AN_GRID_COLS]; /* every op, for the rate charts */
 	unsigned int grid_tshift, grid_oshift;
 	uint64_t max_end; /* highest offset + length seen */
 };
+
+/*
+ * Processes the I/Os still in the reorder window. The reports call it first: the API's report
+ * functions take a const analysis, and finishing buffered work is not a visible change.
+ */
+void an_finish(const struct analysis *a);
 
 /* Helpers shared by the reports. */
 extern const double an_default_pct[17];

@@ -58,6 +58,9 @@ void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 {
 	char b[32];
 
+	for (unsigned int k = 0; k < n; k++)
+		an_finish(as[k]);
+
 	fprintf(f, "Comparison (ratios against %s; latency = %s):\n", as[0]->name,
 		"queue to completion, or issue to completion when not recorded");
 	fprintf(f, "%-6s %-28s %10s %10s %12s %12s %7s %7s %7s %7s\n", "op", "trace", "IOPS",
@@ -92,6 +95,9 @@ static void json_ratio(FILE *f, const char *key, double v, double base)
 void an_json_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 {
 	bool first = true;
+
+	for (unsigned int k = 0; k < n; k++)
+		an_finish(as[k]);
 
 	fprintf(f, "\"compare\": {\"baseline\": ");
 	an_json_str(f, as[0]->name);

@@ -176,6 +176,8 @@ void an_json_doc(const struct analysis *const *as, unsigned int n, FILE *f, cons
 {
 	bool first = true;
 
+	for (unsigned int k = 0; k < n; k++)
+		an_finish(as[k]);
 	fprintf(f, "{\"ioreel_schema\": %d, \"ioreel version\": \"%s\", \"jobs\": [", IOREEL_SCHEMA,
 		IOREEL_VERSION);
 	for (unsigned int t = 0; t < n; t++) {

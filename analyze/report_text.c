@@ -60,17 +60,17 @@ static void show_lat(FILE *f, const char *what, const struct hist *h)
 static void show_percentiles(FILE *f, const struct analysis *a, const char *what,
 			     const struct hist *h)
 {
-	uint64_t top = hist_percentile(h, a->pct[a->npct - 1]);
 	double s = 1;
 	const char *unit = "nsec";
 
 	if (!h->count || !a->npct)
 		return;
-	/* fio scales the table so the largest value fits its 5-digit column. */
-	if (top >= 100000000) {
+	uint64_t lo = hist_percentile(h, a->pct[0]), top = hist_percentile(h, a->pct[a->npct - 1]);
+	/* fio's rule (show_clat_percentiles): scale down only when both ends allow it. */
+	if (lo > 2000000 && top > 99999999) {
 		s = 1e6;
 		unit = "msec";
-	} else if (top >= 100000) {
+	} else if (lo > 2000 && top > 99999) {
 		s = 1e3;
 		unit = "usec";
 	}
@@ -236,6 +236,8 @@ static void show_intervals(FILE *f, const struct analysis *a)
 void analysis__print_text(const struct analysis *a, FILE *f)
 {
 	char b1[32], b2[32], b3[32], b4[32];
+
+	an_finish(a);
 
 	fprintf(f, "trace %s", a->name);
 	if (a->has_meta)

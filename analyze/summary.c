@@ -33,7 +33,8 @@ struct analysis *analysis__new(const struct analyze_opts *opts, const struct tra
 		return NULL;
 	a->groups = calloc(AN_MAX_GROUPS + 1, sizeof(*a->groups));
 	a->heap = malloc(AN_DEPTH_CAP * sizeof(*a->heap));
-	if (!a->groups || !a->heap)
+	a->pend = malloc(AN_REORDER * sizeof(*a->pend));
+	if (!a->groups || !a->heap || !a->pend)
 		goto nomem;
 	if (opts)
 		a->opts = *opts;
@@ -83,6 +84,7 @@ void analysis__free(struct analysis *a)
 		return;
 	free(a->groups);
 	free(a->heap);
+	free(a->pend);
 	free(a->iv);
 	free(a);
 }
@@ -234,20 +236,58 @@ static void heap_pop(struct analysis *a)
  * Depth at issue, as fio counts it (this I/O included): I/Os issued before and completing after.
  * Exact when events come in issue order, which recorded and replayed traces nearly are.
  */
-static unsigned int depth_at(struct analysis *a, uint64_t issue, uint64_t complete)
+static void depth_at(struct analysis *a, const struct an_pending *p)
 {
-	if (issue + 1000000 < a->last_issue_ns)
-		a->depth_approx = true; /* more than 1 ms out of order: earlier pops were too eager */
-	if (issue > a->last_issue_ns)
-		a->last_issue_ns = issue;
-	while (a->heap_len && a->heap[0] <= issue)
+	if (p->issue < a->last_issue_ns)
+		a->depth_approx = true; /* older than the window: earlier pops were too eager */
+	else
+		a->last_issue_ns = p->issue;
+	while (a->heap_len && a->heap[0] <= p->issue)
 		heap_pop(a);
 	unsigned int d = a->heap_len + 1;
 	if (a->heap_len < AN_DEPTH_CAP)
-		heap_push(a, complete);
+		heap_push(a, p->complete);
 	else
 		a->depth_approx = true;
-	return d;
+	a->groups[p->group].depth[depth_bin(d)]++;
+}
+
+static void depth_feed(struct analysis *a, uint64_t issue, uint64_t complete, uint32_t group)
+{
+	const unsigned int mask = AN_REORDER - 1;
+	struct an_pending *b = a->pend;
+
+	if (a->pend_len == AN_REORDER) {
+		depth_at(a, &b[a->pend_head]);
+		a->pend_head = (a->pend_head + 1) & mask;
+		a->pend_len--;
+	}
+	unsigned int j = a->pend_len, steps = 0;
+	while (j && b[(a->pend_head + j - 1) & mask].issue > issue) {
+		if (++steps > AN_REORDER_STEPS) {
+			/* Far out of order (an unsorted import): count it now, flagged approximate. */
+			struct an_pending p = { issue, complete, group };
+			depth_at(a, &p);
+			a->depth_approx = true;
+			return;
+		}
+		j--;
+	}
+	for (unsigned int k = a->pend_len; k > j; k--)
+		b[(a->pend_head + k) & mask] = b[(a->pend_head + k - 1) & mask];
+	b[(a->pend_head + j) & mask] = (struct an_pending){ issue, complete, group };
+	a->pend_len++;
+}
+
+void an_finish(const struct analysis *ca)
+{
+	struct analysis *a = (struct analysis *)ca;
+
+	while (a->pend_len) {
+		depth_at(a, &a->pend[a->pend_head]);
+		a->pend_head = (a->pend_head + 1) & (AN_REORDER - 1);
+		a->pend_len--;
+	}
 }
 
 static unsigned int ih_bucket(uint64_t v)
@@ -330,7 +370,7 @@ static void iv_add(struct analysis *a, uint64_t t, const struct io_event *e, uin
 		a->iv_len = (unsigned int)idx + 1;
 }
 
-static void grid_add(struct analysis *a, uint64_t t, uint64_t off)
+static void grid_add(struct analysis *a, uint64_t t, uint64_t off, uint32_t len, bool cell)
 {
 	uint64_t rel = t >= a->opts.from_ns ? t - a->opts.from_ns : 0;
 	uint64_t col = rel >> a->grid_tshift, row = off >> a->grid_oshift;
@@ -341,9 +381,19 @@ static void grid_add(struct analysis *a, uint64_t t, uint64_t off)
 				a->grid[r][c] = a->grid[r][2 * c] + a->grid[r][2 * c + 1];
 			memset(&a->grid[r][AN_GRID_COLS / 2], 0, sizeof(a->grid[r]) / 2);
 		}
+		for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++) {
+			a->col_ios[c] = a->col_ios[2 * c] + a->col_ios[2 * c + 1];
+			a->col_bytes[c] = a->col_bytes[2 * c] + a->col_bytes[2 * c + 1];
+		}
+		memset(&a->col_ios[AN_GRID_COLS / 2], 0, sizeof(a->col_ios) / 2);
+		memset(&a->col_bytes[AN_GRID_COLS / 2], 0, sizeof(a->col_bytes) / 2);
 		a->grid_tshift++;
 		col = rel >> a->grid_tshift;
 	}
+	a->col_ios[col]++;
+	a->col_bytes[col] += len;
+	if (!cell)
+		return;
 	while (row >= AN_GRID_ROWS) {
 		for (unsigned int r = 0; r < AN_GRID_ROWS / 2; r++)
 			for (unsigned int c = 0; c < AN_GRID_COLS; c++)
@@ -426,7 +476,7 @@ static void add_one(struct analysis *a, const struct io_event *e)
 		/* The device sees the I/O from issue (or queue when issue was not observed). */
 		uint64_t from = i != IO_TS_NONE ? i : q;
 		if (from != IO_TS_NONE && c >= from)
-			g->depth[depth_bin(depth_at(a, from, c))]++;
+			depth_feed(a, from, c, (uint32_t)(g - a->groups));
 	} else {
 		a->no_completion++;
 	}
@@ -447,9 +497,9 @@ static void add_one(struct analysis *a, const struct io_event *e)
 	}
 	if (a->iv && t != IO_TS_NONE)
 		iv_add(a, t, e, lat, has_lat);
-	if (t != IO_TS_NONE && e->op != IO_OP_FLUSH) {
-		grid_add(a, t, e->offset);
-		if (e->offset + e->length > a->max_end)
+	if (t != IO_TS_NONE) {
+		grid_add(a, t, e->offset, e->length, e->op != IO_OP_FLUSH);
+		if (e->op != IO_OP_FLUSH && e->offset + e->length > a->max_end)
 			a->max_end = e->offset + e->length;
 	}
 }

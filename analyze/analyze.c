@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `ioreel analyze`: the verb. Parses options, reads each trace, prints the reports. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ioreel.h"
+#include "analyze/analysis_int.h"
+#include "analyze/report.h"
+#include "util/cli.h"
+
+#define MAX_TRACES 64
+
+#pragma weak trace_reader__open
+#pragma weak trace_reader__meta
+#pragma weak trace_reader__close
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ioreel analyze TRACE... [options]\n"
+		"\n"
+		"fio-like summary of one or more traces (recorded, replayed, synthesized, imported):\n"
+		"IOPS, bandwidth, slat/clat/lat with percentiles, latency buckets, in-flight depth,\n"
+		"block sizes, sequential share, read/write mix.\n"
+		"\n"
+		"options:\n"
+		"  --json               fio's JSON layout (jobs[].read.iops, clat_ns.percentile, ...)\n"
+		"                       plus ioreel's own keys under \"ioreel\"\n"
+		"  --compare            several traces side by side: IOPS, BW, avg and p99 latency\n"
+		"                       per op, ratios against the first trace\n"
+		"  --html FILE          a self-contained HTML report with SVG charts\n"
+		"  --interval DUR       a time series (IOPS, BW, p50/p99 latency) per DUR (1s, 100ms)\n"
+		"  --from T, --to T     only events in [T, T2) since the trace start (10s, 1.5m)\n"
+		"  --device D           only device D (index in the trace's table, or its name)\n"
+		"  --group-by KEY       one fio-like job per op, device, comm or pid\n"
+		"  --percentiles LIST   clat percentiles, e.g. 50:90:99:99.9 (fio's list by default)\n"
+		"  --salvage            skip damaged chunks (reported) instead of failing\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"examples:\n"
+		"  ioreel analyze prod.ioreel\n"
+		"  ioreel analyze prod.ioreel --interval 1s --from 60s --to 120s\n"
+		"  ioreel analyze prod.ioreel run-md1.ioreel run-xfs.ioreel --compare --html cmp.html\n"
+		"  ioreel analyze run.ioreel --json | jq '.jobs[0].write.clat_ns.percentile'\n");
+}
+
+static int parse_percentiles(const char *s, double *out, unsigned int *n)
+{
+	char *copy = strdup(s), *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	*n = 0;
+	for (char *tok = strtok_r(copy, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
+		char *end;
+		double v = strtod(tok, &end);
+		if (*end || v < 0 || v > 100 || *n == AN_MAX_PCT) {
+			free(copy);
+			return -EINVAL;
+		}
+		out[(*n)++] = v;
+	}
+	free(copy);
+	return *n ? 0 : -EINVAL;
+}
+
+/* --device NAME: its index in this trace's device table. */
+static int resolve_device(const char *path, const char *dev, int *idx)
+{
+	uint64_t v;
+	char why[256];
+
+	if (!parse_u64(dev, &v)) {
+		*idx = v < TRACE_MAX_DEVICES ? (int)v : TRACE_MAX_DEVICES;
+		return 0;
+	}
+	if (!trace_reader__open)
+		return -ENOSYS;
+	struct trace_reader *r = trace_reader__open(path, TRACE_SALVAGE, why, sizeof(why));
+	if (!r)
+		return -errno;
+	const struct trace_meta *m = trace_reader__meta(r);
+	const char *want = strncmp(dev, "/dev/", 5) ? dev : dev + 5;
+	int found = -ENODEV;
+	for (unsigned int i = 0; i < m->ndevices && i < TRACE_MAX_DEVICES; i++)
+		if (!strcmp(m->devices[i].name, want)) {
+			*idx = (int)i;
+			found = 0;
+		}
+	trace_reader__close(r);
+	return found;
+}
+
+struct progress {
+	const char *name;
+	uint64_t last_ns;
+	bool shown;
+};
+
+static void progress_cb(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress *p = arg;
+	uint64_t now = now_mono_ns();
+
+	if (total < 2000000 || now - p->last_ns < 250000000)
+		return;
+	p->last_ns = now;
+	p->shown = true;
+	fprintf(stderr, "\r  analyzing %s: %3.0f%% (%llu of %llu events)", p->name,
+		100.0 * (double)done / (double)total, (unsigned long long)done,
+		(unsigned long long)total);
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },	     { "compare", no_argument, NULL, 'c' },
+		{ "html", required_argument, NULL, 'H' },    { "interval", required_argument, NULL, 'i' },
+		{ "from", required_argument, NULL, 'f' },    { "to", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' },  { "group-by", required_argument, NULL, 'g' },
+		{ "percentiles", required_argument, NULL, 'p' }, { "salvage", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
+	};
+	struct analyze_opts opts = { .device = -1 };
+	double pct[AN_MAX_PCT];
+	const char *html = NULL, *group_by = NULL, *device = NULL;
+	bool json = false, compare = false;
+	unsigned int flags = 0;
+	int c, rc = EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			compare = true;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'i':
+			if (parse_duration_ns(optarg, &opts.interval_ns) || !opts.interval_ns) {
+				cli_error("--interval '%s': give a duration such as 1s or 100ms", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'f':
+		case 't':
+			if (parse_duration_ns(optarg, c == 'f' ? &opts.from_ns : &opts.to_ns)) {
+				cli_error("--%s '%s': give a time since the trace start such as 30s",
+					  c == 'f' ? "from" : "to", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			device = optarg;
+			break;
+		case 'g':
+			group_by = optarg;
+			if (strcmp(optarg, "op") && strcmp(optarg, "device") && strcmp(optarg, "comm") &&
+			    strcmp(optarg, "pid")) {
+				cli_error("--group-by '%s': use op, device, comm or pid", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'p':
+			if (parse_percentiles(optarg, pct, &opts.npercentiles)) {
+				cli_error("--percentiles '%s': give up to %d values in [0, 100] "
+					  "separated by ':' (e.g. 50:99:99.9)",
+					  optarg, AN_MAX_PCT);
+				return EXIT_USAGE;
+			}
+			opts.percentiles = pct;
+			break;
+		case 's':
+			flags |= TRACE_SALVAGE;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	unsigned int n = (unsigned int)(argc - optind);
+	if (!n) {
+		cli_error("no trace given");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (n > MAX_TRACES) {
+		cli_error("%u traces given; at most %d at once", n, MAX_TRACES);
+		return EXIT_USAGE;
+	}
+	if (opts.to_ns && opts.to_ns <= opts.from_ns) {
+		cli_error("--to must be after --from");
+		return EXIT_USAGE;
+	}
+	struct analysis *as[MAX_TRACES] = { NULL };
+	bool tty = isatty(STDERR_FILENO);
+	for (unsigned int k = 0; k < n; k++) {
+		const char *path = argv[optind + k];
+		char err[512];
+		if (device) {
+			int e = resolve_device(path, device, &opts.device);
+			if (e) {
+				cli_error("%s: no device '%s' in its device table (%s); see ioreel info %s",
+					  path, device, strerror(-e), path);
+				rc = EXIT_RUNTIME;
+				goto out;
+			}
+		}
+		struct progress p = { .name = path };
+		as[k] = an_from_file(path, &opts, flags, group_by, tty ? progress_cb : NULL, &p, err,
+				     sizeof(err));
+		if (p.shown)
+			fprintf(stderr, "\r\033[K");
+		if (!as[k]) {
+			cli_error("%s", err);
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+		if (as[k]->damaged_chunks)
+			cli_warn("%s: %llu damaged chunks skipped (--salvage)", path,
+				 (unsigned long long)as[k]->damaged_chunks);
+	}
+	const struct analysis *const *cas = (const struct analysis *const *)as;
+	if (json) {
+		an_json_doc(cas, n, stdout, NULL, compare);
+	} else if (compare) {
+		an_text_compare(cas, n, stdout);
+	} else {
+		for (unsigned int k = 0; k < n; k++) {
+			if (k)
+				printf("\n");
+			analysis__print_text(as[k], stdout);
+		}
+	}
+	if (html) {
+		FILE *f = fopen(html, "w");
+		int e = f ? an_html(cas, n, f) : -errno;
+		if (f && fclose(f) && !e)
+			e = -errno;
+		if (e) {
+			cli_error("cannot write the HTML report %s: %s", html, strerror(-e));
+			rc = EXIT_RUNTIME;
+		}
+	}
+	if (fflush(stdout)) {
+		cli_error("writing the report failed: %s", strerror(errno));
+		rc = EXIT_RUNTIME;
+	}
+out:
+	for (unsigned int k = 0; k < n; k++)
+		analysis__free(as[k]);
+	return rc;
+}
