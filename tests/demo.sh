@@ -59,9 +59,9 @@ if pg_available; then
 	pg_stop
 else
 	step 2 "PostgreSQL is not installed: using a synthesized InnoDB-like mix instead"
-	step 3 "synthesizing: ioreel synth --preset innodb-16k --size $size --runtime $secs -o $trace"
+	step 3 "synthesizing: ioreel synth --preset innodb-16k --size $((size / 2)) --runtime $secs -o $trace"
 	if need_verb synth; then
-		"$IOREEL" synth --preset innodb-16k --size "$size" --runtime "$secs" -o "$trace" ||
+		"$IOREEL" synth --preset innodb-16k --size "$((size / 2))" --runtime "$secs" -o "$trace" ||
 			fail "ioreel synth --preset innodb-16k failed"
 	fi
 fi
