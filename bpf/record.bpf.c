@@ -134,7 +134,9 @@ static __always_inline int decode_opf(__u32 opf, __u32 bytes, __u8 *op, __u8 *fl
 			*op = REC_OP_WRITE;
 		}
 	} else if (o == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH)) {
+		/* The flush machinery's own request carries REQ_PREFLUSH too: it is the flush. */
 		*op = REC_OP_FLUSH;
+		f &= ~REC_F_PREFLUSH;
 	} else if (o == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD) ||
 		   o == bpf_core_enum_value(enum req_op, REQ_OP_SECURE_ERASE)) {
 		*op = REC_OP_DISCARD;

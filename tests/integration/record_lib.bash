@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers for the record_*.sh tests (sourced after tests/lib.sh; not a test itself).
+need_root
+need_cmd fio python3
+[ -r /sys/kernel/btf/vmlinux ] || skip_kernel "no BTF in /sys/kernel/btf/vmlinux"
+"$IOREEL" record --help >/dev/null 2>&1 || fail "ioreel record is not built in $IOREEL"
+
+REC_PID=
+# rec_start OUT.ioreel [record options...]: starts the recorder in the background and waits
+# until its programs are attached (it says so on stderr). Its JSON goes to OUT.json, its
+# stderr to OUT.err.
+rec_start() {
+	local out=$1 i
+	shift
+	rm -f "$out" "$out.json" "$out.err"
+	"$IOREEL" record -o "$out" --json "$@" >"$out.json" 2>"$out.err" &
+	REC_PID=$!
+	cleanup_push "kill -9 $REC_PID"
+	for ((i = 0; i < 200; i++)); do
+		grep -q ' level$' "$out.err" 2>/dev/null && return 0
+		kill -0 "$REC_PID" 2>/dev/null || { cat "$out.err" >&2; fail "ioreel record exited early"; }
+		sleep 0.05
+	done
+	cat "$out.err" >&2
+	fail "ioreel record did not attach within 10 s"
+}
+
+# rec_stop [SIGNAL]: stops the recorder (SIGINT by default) and returns its exit status.
+rec_stop() {
+	local rc=0
+	kill -"${1:-INT}" "$REC_PID"
+	wait "$REC_PID" || rc=$?
+	return $rc
+}
+
+# json_get FILE KEY: one top-level value of the recorder's --json output.
+json_get() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" ||
+		fail "cannot read '$2' from $1: $(cat "$1")"
+}
+
+# trace_csv TRACE [convert options]: the trace's events as CSV (header line kept).
+trace_csv() {
+	"$IOREEL" convert "$1" - --to csv "${@:2}" | grep -v '^#'
+}
+
+# compare_iolog IOLOG TRACE_CSV DEVNAME: the trace's I/Os on DEVNAME are exactly the reads,
+# writes and trims fio issued (same multiset of op, offset, length).
+compare_iolog() {
+	python3 - "$@" <<'PY'
+import collections, csv, sys
+iolog, tcsv, dev = sys.argv[1:4]
+ops = {"read": "read", "write": "write", "trim": "discard"}
+want = collections.Counter()
+for line in open(iolog):
+    f = line.split()
+    if len(f) == 5 and f[2] in ops:
+        want[(ops[f[2]], int(f[3]), int(f[4]))] += 1
+got = collections.Counter()
+for r in csv.DictReader(open(tcsv)):
+    if r["dev"] == dev and r["op"] in ("read", "write", "discard"):
+        got[(r["op"], int(r["offset"]), int(r["length"]))] += 1
+missing, extra = want - got, got - want
+print(f"fio issued {sum(want.values())} I/Os, the trace holds {sum(got.values())} on {dev}")
+if missing or extra:
+    print("missing from the trace:", list(missing.items())[:10])
+    print("not issued by fio:", list(extra.items())[:10])
+    sys.exit(1)
+PY
+}
