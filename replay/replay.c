@@ -39,7 +39,8 @@ static void usage(FILE *f)
 "      --iodepth N          afap: I/Os in flight (default 32)\n"
 "      --max-inflight N     timed: cap on I/Os in flight (default 1024)\n"
 "      --spin TIME          timed: spin this long before each deadline (default 200us)\n"
-"      --realtime           run the scheduler with SCHED_FIFO if allowed\n"
+"      --no-realtime        timed: do not ask for SCHED_FIFO (default: asked for, so that\n"
+"                           other tasks cannot push deadlines back; skipped if refused)\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -122,11 +123,11 @@ int cmd_replay(int argc, char **argv)
 		{ "size", required_argument, 0, 9 },
 		{ "offsets", required_argument, 0, 10 },
 		{ "spin", required_argument, 0, 11 },
-		{ "realtime", no_argument, 0, 12 },
+		{ "no-realtime", no_argument, 0, 12 },
 		{ 0, 0, 0, 0 }
 	};
 	struct replay_map maps[MAX_MAPS];
-	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb };
+	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb, .realtime = true };
 	struct replay_result res;
 	bool json = false, quiet = false;
 	char err[1024] = "";
@@ -236,7 +237,7 @@ int cmd_replay(int argc, char **argv)
 			}
 			break;
 		case 12:
-			o.realtime = true;
+			o.realtime = false;
 			break;
 		default:
 			usage(stderr);

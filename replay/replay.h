@@ -47,7 +47,7 @@ struct replay_opts {
 	uint64_t size;		    /* create/grow file targets to this size */
 	int offsets;		    /* enum replay_offsets */
 	bool progress;		    /* a progress line on stderr */
-	bool realtime;		    /* try SCHED_FIFO for the scheduling thread */
+	bool realtime;		    /* timed: try SCHED_FIFO for the scheduling thread */
 	uint64_t spin_ns;	    /* spin this long before a deadline; 0 = 200 us */
 	const char *command_line;   /* stored in the result trace's options */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */

@@ -80,6 +80,7 @@ struct run {
 	uint64_t first_submit, last_submit;
 	bool first_submit_set;
 	uint32_t pid;
+	bool rt_set;
 
 	/* output (helper thread) */
 	struct trace_writer *w;

@@ -211,7 +211,7 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline)
 	io->flags = s->flags;
 	io->res = 0;
 	if (s->op == IO_OP_WRITE)
-		pattern_fill(io->buf, s->offset, s->len);
+		pattern_fill(io->buf, s->offset, s->len, PATTERN_MAGIC);
 	ret = r->eng->queue(r->e, io);
 	if (ret) {
 		r->free_slots[r->nfree++] = slot;
@@ -370,12 +370,16 @@ int run_schedule(struct run *r)
 {
 	int ret;
 
-	if (r->o->realtime) {
+	/* only the timed mode has deadlines worth a real-time priority; the kernel's RT
+	 * throttling (sched_rt_runtime_us) still leaves 5 % of the core to others */
+	if (r->o->realtime && r->mode == REPLAY_TIMED) {
 		struct sched_param sp = { .sched_priority = 10 };
 
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
-			run_warn(r, "--realtime: SCHED_FIFO refused (%s); running at normal "
-				    "priority", strerror(errno));
+			run_warn(r, "SCHED_FIFO refused (%s): other tasks may delay deadlines",
+				 strerror(errno));
+		else
+			r->rt_set = true;
 	}
 	/* a 50 us default slack would make every sleep that much late */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -407,6 +411,12 @@ int run_schedule(struct run *r)
 		}
 	}
 	r->end_mono = now_mono_ns();
+	munlockall();
+	if (r->rt_set) { /* replay_run may be called again (ioreel bench): leave as we came */
+		struct sched_param sp = { .sched_priority = 0 };
+
+		sched_setscheduler(0, SCHED_OTHER, &sp);
+	}
 	if (ret)
 		snprintf(r->herr, sizeof(r->herr), "engine %s: submit failed: %s", r->eng->name,
 			 strerror(-ret));

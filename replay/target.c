@@ -15,14 +15,14 @@
 #include <linux/fs.h>
 #include "replay/target.h"
 
-void pattern_fill(void *buf, uint64_t offset, uint32_t len)
+void pattern_fill(void *buf, uint64_t offset, uint32_t len, uint64_t magic)
 {
 	uint64_t *w = buf;
 
 	for (uint32_t s = 0; s < len / 512; s++, offset += 512)
 		for (unsigned int i = 0; i < 64; i += 2) {
 			*w++ = offset;
-			*w++ = PATTERN_MAGIC;
+			*w++ = magic;
 		}
 }
 
@@ -69,7 +69,7 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 		size_t n = to - off < chunk ? (size_t)(to - off) : chunk;
 
 		n = (n + 511) & ~(size_t)511;
-		pattern_fill(buf, off, (uint32_t)n);
+		pattern_fill(buf, off, (uint32_t)n, PATTERN_FILL_MAGIC);
 		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n) {
 			ret = errno ? -errno : -EIO;
 			break;
