@@ -106,6 +106,13 @@ int import_getline(FILE *f, char *buf, size_t len);
 int import_split_csv(char *line, char **fields, int max);
 
 /* ---- exporters: begin, events in time order, end. Each returns 0 or -errno. ---- */
+#define EXPORT_FIO_FEV_MAX 96
+struct export_fio_fev {
+	uint32_t dev;
+	uint64_t us;
+	char act[8];
+};
+
 struct export_ctx {
 	FILE *out;
 	enum conv_fmt fmt;
@@ -115,6 +122,9 @@ struct export_ctx {
 	/* fio v3 per-device state: opened, last timestamp in µs */
 	uint8_t opened[TRACE_MAX_DEVICES];
 	uint64_t last_us;
+	/* fio v3 add/open/close events restored from meta.options, in time order */
+	struct export_fio_fev fevs[EXPORT_FIO_FEV_MAX];
+	int nfev, fev_next;
 	char err[256];
 };
 

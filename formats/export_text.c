@@ -14,24 +14,16 @@ static const char csv_header[] = "queue_ns,issue_ns,complete_ns,dev,offset,lengt
 				 "error,pid,tid,comm,cpu,stream";
 
 /* fio v3 file events restored from meta.options (see import_text.c) */
-struct fio_fev {
-	uint32_t dev;
-	uint64_t us;
-	char act[8];
-};
-#define FIO_FEV_MAX 96
-static __thread struct fio_fev fevs[FIO_FEV_MAX];
-static __thread int nfev, fev_next;
-
-static void parse_file_events(const struct trace_meta *m)
+static void parse_file_events(struct export_ctx *x, const struct trace_meta *m)
 {
 	const char *p = strstr(m->options, FIO_FILES_TAG);
+	struct export_fio_fev *fevs = x->fevs;
+	int nfev = 0;
 
-	nfev = fev_next = 0;
 	if (!p)
 		return;
 	p += strlen(FIO_FILES_TAG);
-	while (nfev < FIO_FEV_MAX) {
+	while (nfev < EXPORT_FIO_FEV_MAX) {
 		unsigned int dev;
 		unsigned long long us;
 		char act[8];
@@ -48,6 +40,7 @@ static void parse_file_events(const struct trace_meta *m)
 		}
 		p += used;
 	}
+	x->nfev = nfev;
 }
 
 static void csv_field(FILE *o, const char *s)
@@ -106,7 +99,7 @@ int export_begin(struct export_ctx *x, FILE *out, enum conv_fmt fmt,
 	case CONV_FIO3:
 	case CONV_FIO:
 		x->fmt = CONV_FIO3;
-		parse_file_events(meta);
+		parse_file_events(x, meta);
 		fputs("fio version 3 iolog\n", out);
 		break;
 	case CONV_CSV:
@@ -132,8 +125,8 @@ static const char *dev_name(const struct export_ctx *x, uint32_t dev)
 /* File events up to and including time us. */
 static void fio_file_events(struct export_ctx *x, uint64_t us)
 {
-	for (; fev_next < nfev && fevs[fev_next].us <= us; fev_next++) {
-		const struct fio_fev *f = &fevs[fev_next];
+	for (; x->fev_next < x->nfev && x->fevs[x->fev_next].us <= us; x->fev_next++) {
+		const struct export_fio_fev *f = &x->fevs[x->fev_next];
 		fprintf(x->out, "%" PRIu64 " %s %s\n", f->us, dev_name(x, f->dev), f->act);
 		if (!strcmp(f->act, "open"))
 			x->opened[f->dev] = 1;
