@@ -61,9 +61,10 @@ static void svg_open(FILE *f, const char *kind, const char *title, const char *x
 	for (int k = 1; k < 4; k++)
 		fprintf(f, "<line class=\"grid\" x1=\"0\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", PW,
 			PH * k / 4, PH * k / 4);
-	fprintf(f, "<text x=\"-6\" y=\"4\" class=\"yl\">%.4g</text>"
-		   "<text x=\"-6\" y=\"%d\" class=\"yl\">0</text>\n",
-		ymax, PH + 4);
+	if (ymax >= 0) /* < 0: the chart labels its own y axis */
+		fprintf(f, "<text x=\"-6\" y=\"4\" class=\"yl\">%.4g</text>"
+			   "<text x=\"-6\" y=\"%d\" class=\"yl\">0</text>\n",
+			ymax, PH + 4);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">", PW / 2, PH + 28);
 	html_esc(f, xlabel);
 	fprintf(f, "</text><text transform=\"translate(-50,%d) rotate(-90)\" class=\"xl\">", PH / 2);
@@ -257,8 +258,10 @@ static void chart_heatmap(FILE *f, const struct analysis *a)
 				m = a->grid[r][c];
 	uint64_t top = (uint64_t)AN_GRID_ROWS << a->grid_oshift;
 	svg_open(f, "heatmap", "Offset over time (darker = more I/Os)", "time since start",
-		 "offset", 0);
-	fprintf(f, "<text x=\"-6\" y=\"14\" class=\"yl\">%s</text>\n", fmt_bytes(top, b, sizeof(b)));
+		 "offset", -1);
+	fprintf(f, "<text x=\"-6\" y=\"10\" class=\"yl\">%s</text>"
+		   "<text x=\"-6\" y=\"%d\" class=\"yl\">0</text>\n",
+		fmt_bytes(top, b, sizeof(b)), PH + 4);
 	snprintf(hi, sizeof(hi), "%.3gs", (double)((uint64_t)AN_GRID_COLS << a->grid_tshift) / 1e9);
 	svg_xrange(f, "0", hi);
 	double cw = (double)PW / AN_GRID_COLS, rh = (double)PH / AN_GRID_ROWS;
