@@ -97,6 +97,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 fuzz: deps
 	$(Q)mkdir -p $(BUILD)/fuzz
 	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+		mkdir -p $(BUILD)/fuzz/$$n.corpus tests/fuzz/corpus/$$n; \
 		$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=fuzzer,address,undefined \
 			-o $(BUILD)/fuzz/$$n $$f $(filter-out record/% replay/%,$(LIB_SRCS)) $(LDLIBS) || exit 1; \
 		echo "  FUZZ    $$n ($${FUZZ_SECONDS:-30}s)"; \
