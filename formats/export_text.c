@@ -245,8 +245,12 @@ int export_end(struct export_ctx *x)
 {
 	if (x->fmt == CONV_FIO3) {
 		fio_file_events(x, UINT64_MAX);
+		bool noted[TRACE_MAX_DEVICES] = { false };
+		/* a log that had file events gets back exactly those (fio closes at exit anyway) */
+		for (int i = 0; i < x->nfev; i++)
+			noted[x->fevs[i].dev] = true;
 		for (uint32_t d = 0; d < x->meta->ndevices && d < TRACE_MAX_DEVICES; d++)
-			if (x->opened[d] == 1)
+			if (x->opened[d] == 1 && !noted[d])
 				fprintf(x->out, "%" PRIu64 " %s close\n", x->last_us, dev_name(x, d));
 	}
 	if (fflush(x->out) || ferror(x->out)) {
