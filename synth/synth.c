@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ioreel.h"
 #include "synth/synth.h"
 #include "util/cli.h"
@@ -67,7 +68,7 @@ struct counts {
 	struct trace_writer *w;
 	struct io_event buf[4096];
 	size_t n;
-	uint64_t events, ops[IO_OP__COUNT], bytes[IO_OP__COUNT], last_ns;
+	struct synth_counts c;
 	int err;
 };
 
@@ -75,16 +76,63 @@ static int emit(void *ctx, const struct io_event *ev)
 {
 	struct counts *c = ctx;
 
-	c->events++;
-	c->ops[ev->op]++;
-	c->bytes[ev->op] += ev->length;
-	c->last_ns = ev->queue_ns;
+	c->c.events++;
+	c->c.ops[ev->op]++;
+	c->c.bytes[ev->op] += ev->length;
+	c->c.last_ns = ev->queue_ns;
 	c->buf[c->n++] = *ev;
 	if (c->n == sizeof(c->buf) / sizeof(c->buf[0])) {
 		c->err = trace_writer__add(c->w, c->buf, c->n);
 		c->n = 0;
 	}
 	return c->err;
+}
+
+int synth_write_trace(const struct synth_spec *s, const char *path, const char *devname,
+		      uint64_t devsize, const char *cmdline, struct trace_meta *meta,
+		      struct synth_counts *counts, char *why, size_t why_len)
+{
+	struct counts *c = calloc(1, sizeof(*c));
+	struct trace_stats st = { 0 };
+	int err;
+
+	if (!c) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	trace_meta_init(meta, "synth");
+	/* A synthesized trace never happened: no wall-clock genesis, and --seed gives
+	 * byte-identical files. */
+	meta->genesis_realtime_ns = 0;
+	snprintf(meta->options, sizeof(meta->options), "%s", cmdline);
+	err = synth_spec_meta(s, meta, devname, devsize, why, why_len);
+	if (err)
+		goto out;
+	c->w = trace_writer__open(path, meta, NULL);
+	if (!c->w) {
+		err = -errno;
+		snprintf(why, why_len, "cannot create %s: %s", path, strerror(errno));
+		goto out;
+	}
+	err = synth_generate(s, emit, c);
+	if (!err && c->n)
+		err = trace_writer__add(c->w, c->buf, c->n);
+	if (err) {
+		snprintf(why, why_len, "writing %s failed: %s", path,
+			 c->err ? trace_writer__error(c->w) : strerror(-err));
+		trace_writer__abort(c->w);
+		unlink(path);
+		goto out;
+	}
+	st.events = c->c.events;
+	st.end_ns = meta->mode == TRACE_MODE_TIMED ? c->c.last_ns : 0;
+	err = trace_writer__close(c->w, &st);
+	if (err)
+		snprintf(why, why_len, "closing %s failed: %s", path, strerror(-err));
+	*counts = c->c;
+out:
+	free(c);
+	return err;
 }
 
 static int list_presets(bool json)
@@ -153,7 +201,8 @@ static int apply_overrides(struct synth_spec *s, const struct kv *o, size_t n, b
 	return 0;
 }
 
-static void print_result(const char *path, const struct trace_meta *m, const struct counts *c,
+static void print_result(const char *path, const struct trace_meta *m,
+			 const struct synth_counts *c,
 			 bool json, bool first)
 {
 	static const char *modes[] = { "timed", "closed" };
@@ -204,53 +253,23 @@ static int write_one(const struct synth_spec *s, const char *path, const char *d
 		     uint64_t devsize, const char *cmdline, bool json, bool first)
 {
 	struct trace_meta *meta = calloc(1, sizeof(*meta));
-	struct counts *c = calloc(1, sizeof(*c));
-	struct trace_stats st = { 0 };
+	struct synth_counts c;
 	char why[512] = "";
-	int err, rc = EXIT_RUNTIME;
+	int err;
 
-	if (!meta || !c) {
+	if (!meta) {
 		cli_error("out of memory");
-		goto out;
+		return EXIT_RUNTIME;
 	}
-	trace_meta_init(meta, "synth");
-	/* A synthesized trace never happened: no wall-clock genesis, and --seed gives
-	 * byte-identical files. */
-	meta->genesis_realtime_ns = 0;
-	snprintf(meta->options, sizeof(meta->options), "%s", cmdline);
-	err = synth_spec_meta(s, meta, devname, devsize, why, sizeof(why));
+	err = synth_write_trace(s, path, devname, devsize, cmdline, meta, &c, why, sizeof(why));
 	if (err) {
 		cli_error("%s", why);
-		rc = EXIT_USAGE;
-		goto out;
+		free(meta);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	c->w = trace_writer__open(path, meta, NULL);
-	if (!c->w) {
-		cli_error("cannot create %s: %s", path, strerror(errno));
-		goto out;
-	}
-	err = synth_generate(s, emit, c);
-	if (!err && c->n)
-		err = trace_writer__add(c->w, c->buf, c->n);
-	if (err) {
-		cli_error("writing %s failed: %s", path,
-			  c->err ? trace_writer__error(c->w) : strerror(-err));
-		trace_writer__abort(c->w);
-		goto out;
-	}
-	st.events = c->events;
-	st.end_ns = meta->mode == TRACE_MODE_TIMED ? c->last_ns : 0;
-	err = trace_writer__close(c->w, &st);
-	if (err) {
-		cli_error("closing %s failed: %s", path, strerror(-err));
-		goto out;
-	}
-	print_result(path, meta, c, json, first);
-	rc = EXIT_OK;
-out:
+	print_result(path, meta, &c, json, first);
 	free(meta);
-	free(c);
-	return rc;
+	return EXIT_OK;
 }
 
 /* "out.ioreel" + "seq1m-q8t1" -> "out-seq1m-q8t1.ioreel" */

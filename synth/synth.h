@@ -113,6 +113,19 @@ typedef int (*synth_emit_fn)(void *ctx, const struct io_event *ev);
 /* Generates the whole trace, event by event, in file order. Stops at the first emit error. */
 int synth_generate(const struct synth_spec *s, synth_emit_fn emit, void *ctx);
 
+/* What a written trace holds (synth/synth.c). */
+struct synth_counts {
+	uint64_t events, ops[IO_OP__COUNT], bytes[IO_OP__COUNT], last_ns;
+};
+
+/*
+ * Builds the header for s (source "synth", no wall-clock genesis, options = cmdline) into
+ * meta and writes the trace to path. 0; -EINVAL (bad spec, why set) or -errno (why set).
+ */
+int synth_write_trace(const struct synth_spec *s, const char *path, const char *devname,
+		      uint64_t devsize, const char *cmdline, struct trace_meta *meta,
+		      struct synth_counts *counts, char *why, size_t why_len);
+
 /* ---- fio job files (synth/fiojob.c) ---- */
 
 struct fiojob_result {
