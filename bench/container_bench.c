@@ -6,7 +6,8 @@
  * PATTERN: a   4 KiB uniform random reads over 1 GiB, Poisson 100k IOPS, ns queue/issue/
  *              completion (issue 5-50 us after queue, completion 20-200 us after issue)
  *          b   4 MiB sequential reads, Poisson 250 IOPS (1 GB/s), same kind of ns times
- *          bq  4 MiB sequential, queue time only in whole us (what a fio v3 import holds)
+ *          bq  4 MiB sequential, Poisson 250 IOPS, queue time only, in whole us (what a fio v3
+ *              import holds)
  * Only the trace_writer__add/close and trace_reader__next calls are timed.
  */
 #include <math.h>
@@ -71,7 +72,7 @@ static void gen(char pat, struct io_event *e, size_t n, uint64_t *t, uint64_t *o
 				e[i].issue_ns = *t + 5000 + rnd() % 45001;
 				e[i].complete_ns = e[i].issue_ns + 2000000 + rnd() % 2000001;
 			} else {
-				*t += 4000 * 1000;
+				*t += (uint64_t)llround(expo(4000.0)) * 1000;
 				e[i].queue_ns = *t;
 				e[i].issue_ns = e[i].complete_ns = IO_TS_NONE;
 			}
