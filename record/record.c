@@ -714,9 +714,8 @@ int cmd_record(int argc, char **argv)
 			r.trace_bytes = sb.st_size;
 		rc = EXIT_OK;
 	}
-	if (!o.quiet)
-		fprintf(stderr,
-			"ioreel record: %llu events, %llu dropped, %s written%s%s\n",
+	if (!o.quiet && !r.werr)
+		fprintf(stderr, "ioreel record: %llu events, %llu dropped, %s written%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)dropped_total(&r),
 			o.out, r.max_size ? " (stopped at --max-size)" : "",
 			stop_signal ? " (stopped by signal)" : "");

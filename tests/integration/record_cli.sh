@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The recorder's command line: usage errors exit 2, a missing device or no root exit 1 with a
+# message that says what is missing, --duration and --max-size end the recording by
+# themselves (exit 0), -q prints nothing, --json has events and dropped.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/record_lib.bash"
+need_cmd setpriv
+
+dir=$(scratch_dir)
+dev=$(make_zram 64)
+
+"$IOREEL" record --help | grep -q "examples:" || fail "--help has no examples"
+assert_status 2 "$IOREEL" record -d "$dev" 2>/dev/null            # no -o
+assert_status 2 "$IOREEL" record -o x --level fast 2>/dev/null
+assert_status 2 "$IOREEL" record -o x --duration soon 2>/dev/null
+
+"$IOREEL" record -d /dev/ioreel-no-such-disk -o "$dir/x.ioreel" 2>"$dir/e1"
+assert_eq $? 1 "exit status for an unknown device"
+grep -q "ioreel-no-such-disk.*No such file" "$dir/e1" || fail "unclear: $(cat "$dir/e1")"
+"$IOREEL" record -d 4095:1048575 -o "$dir/x.ioreel" 2>"$dir/e2"
+assert_eq $? 1 "exit status for an unknown MAJ:MIN"
+"$IOREEL" record -d /etc/passwd -o "$dir/x.ioreel" 2>"$dir/e3"
+assert_eq $? 1 "exit status for a regular file"
+grep -qi "block device" "$dir/e3" || fail "unclear: $(cat "$dir/e3")"
+
+chmod 755 "$dir"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$IOREEL" record -d "$dev" \
+	-o "$dir/np.ioreel" 2>"$dir/e4"
+assert_eq $? 1 "exit status without root"
+grep -q "needs root" "$dir/e4" || fail "unclear: $(cat "$dir/e4")"
+[ ! -e "$dir/np.ioreel" ] || fail "a trace was created without root"
+
+# --duration ends it; -q prints nothing; MAJ:MIN works as a device.
+fio --name=l --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=4 \
+	--time_based --runtime=3 >/dev/null &
+lp=$!
+start=$(date +%s%N)
+"$IOREEL" record -d "$(dev_majmin "$dev")" -o "$dir/d.ioreel" --duration 1500ms -q --json \
+	>"$dir/d.json" 2>"$dir/d.err" || fail "record --duration exited $?: $(cat "$dir/d.err")"
+secs=$(( ($(date +%s%N) - start) / 1000000 ))
+[ ! -s "$dir/d.err" ] || fail "-q printed: $(cat "$dir/d.err")"
+[ "$secs" -ge 1400 ] && [ "$secs" -lt 5000 ] || fail "--duration 1500ms took ${secs} ms"
+ev=$(json_get "$dir/d.json" events)
+[ "$ev" -gt 0 ] || fail "no events recorded under load"
+assert_eq "$(json_get "$dir/d.json" dropped)" 0 "dropped"
+assert_eq "$(trace_csv "$dir/d.ioreel" | tail -n +2 | wc -l)" "$ev" "events in the file"
+
+# --max-size ends it once the trace is that big (checked once a second).
+"$IOREEL" record -d "$dev" -o "$dir/m.ioreel" --max-size 64k --duration 20 -q --json \
+	>"$dir/m.json" 2>"$dir/m.err" || fail "record --max-size exited $?: $(cat "$dir/m.err")"
+kill $lp 2>/dev/null
+wait $lp 2>/dev/null
+sz=$(stat -c %s "$dir/m.ioreel")
+[ "$sz" -ge 65536 ] || fail "stopped at $sz bytes, before --max-size 64k"
+d=$(json_get "$dir/m.json" duration_s)
+python3 -c "import sys; sys.exit(0 if float('$d') < 15 else 1)" || fail "--max-size did not stop it ($d s)"
+echo PASS

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Filters keep exactly the right I/Os: -d (another device busy at the same time), --comm
+# (fio and dd on the same device) and --pid (two dd processes, one recorded).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/record_lib.bash"
+need_cmd dd mkfifo
+
+dir=$(scratch_dir)
+a=$(make_loop 64)
+b=$(make_loop 64)
+na=$(basename "$a")
+
+# Device: only $a.
+rec_start "$dir/dev.ioreel" -d "$a"
+fio --name=b --filename="$b" --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=4 \
+	--io_size=4M >/dev/null &
+fb=$!
+dd if=/dev/zero of="$a" bs=4k count=300 oflag=direct status=none || fail "dd on $a"
+wait $fb || fail "fio on $b"
+rec_stop || fail "record exited $?"
+trace_csv "$dir/dev.ioreel" >"$dir/dev.csv" || fail "export"
+assert_eq "$(tail -n +2 "$dir/dev.csv" | grep -vc ",$na,")" 0 "I/Os of $b in a trace of $a"
+assert_eq "$(grep -c ",$na,.*,write,.*,dd," "$dir/dev.csv")" 300 "dd's writes on $a"
+
+# Comm: only dd, while fio reads the same device.
+rec_start "$dir/comm.ioreel" -d "$a" --comm dd
+fio --name=r --filename="$a" --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=4 \
+	--io_size=4M >/dev/null &
+fb=$!
+dd if=/dev/zero of="$a" bs=8k count=200 oflag=direct status=none || fail "dd on $a"
+wait $fb || fail "fio on $a"
+rec_stop || fail "record exited $?"
+trace_csv "$dir/comm.ioreel" >"$dir/comm.csv" || fail "export"
+assert_eq "$(tail -n +2 "$dir/comm.csv" | wc -l)" 200 "I/Os in the --comm dd trace"
+assert_eq "$(grep -c ',write,.*,dd,' "$dir/comm.csv")" 200 "dd's writes"
+
+# Pid: two dd, only the first one's I/O. Each waits on a fifo so its pid is known first.
+mkfifo "$dir/go1" "$dir/go2"
+(read -r _ <"$dir/go1" && exec dd if=/dev/zero of="$a" bs=4k count=123 oflag=direct status=none) &
+p1=$!
+(read -r _ <"$dir/go2" && exec dd if=/dev/zero of="$a" bs=4k count=77 seek=1000 oflag=direct status=none) &
+p2=$!
+rec_start "$dir/pid.ioreel" -d "$a" --pid "$p1"
+echo go >"$dir/go1"
+echo go >"$dir/go2"
+wait $p1 $p2 || fail "dd failed"
+rec_stop || fail "record exited $?"
+trace_csv "$dir/pid.ioreel" >"$dir/pid.csv" || fail "export"
+assert_eq "$(tail -n +2 "$dir/pid.csv" | wc -l)" 123 "I/Os in the --pid trace"
+assert_eq "$(tail -n +2 "$dir/pid.csv" | awk -F, -v p="$p1" '$10 != p' | wc -l)" 0 \
+	"I/Os of other pids"
+echo PASS
