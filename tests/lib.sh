@@ -8,14 +8,20 @@ TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BUILD=${BUILD:-$TESTS_DIR/../build}
 IOREEL=${IOREEL:-$BUILD/ioreel}
 
-_cleanups=()
-cleanup_push() { _cleanups+=("$*"); }
+# The stack lives in a file, not a shell array, because helpers are called as dev=$(make_loop 64):
+# a registration made inside that subshell must still be undone by the main shell at exit.
+_CLEANUP_FILE=$(mktemp "${TMPDIR:-/tmp}/ioreel-cleanup.XXXXXX")
+_CLEANUP_OWNER=$BASHPID
+cleanup_push() { printf '%s\n' "$*" >>"$_CLEANUP_FILE"; }
 _run_cleanups() {
-	local i
-	for ((i = ${#_cleanups[@]} - 1; i >= 0; i--)); do
-		eval "${_cleanups[$i]}" >/dev/null 2>&1 || true
-	done
-	_cleanups=()
+	[ "$BASHPID" = "$_CLEANUP_OWNER" ] || return 0
+	local line
+	if [ -f "$_CLEANUP_FILE" ]; then
+		while IFS= read -r line; do
+			eval "$line" >/dev/null 2>&1 || true
+		done < <(tac "$_CLEANUP_FILE")
+		rm -f "$_CLEANUP_FILE"
+	fi
 }
 trap _run_cleanups EXIT
 trap 'exit 130' INT TERM
