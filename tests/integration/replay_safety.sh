@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Replay's safety rules and its messages before any I/O: no writes without --allow-writes,
+# no writes to a mounted device or one carrying a filesystem signature without --force, a
+# wrong map, a missing target, a trace larger than its target (--offsets strict/wrap/scale).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/replay_common.inc"
+need_root
+need_cmd python3 mkfs.ext4 wipefs
+d=$(scratch_dir)
+{
+	echo "$CSV_HEADER"
+	for i in $(seq 0 19); do
+		echo "$((i * 100000)),,,dev0,$((i * 65536)),4096,write,,0,1,1,t,0,0"
+		echo "$((i * 100000 + 50000)),,,dev0,$((i * 65536)),4096,read,,0,1,1,t,0,0"
+	done
+} >"$d/w.csv"
+mktrace "$d/w.csv" "$d/w.ioreel"
+z=$(make_zram 32)
+nonzero() { head -c 4M "$1" | tr -d '\0' | wc -c; }
+
+# 1. without --allow-writes: writes skipped, said so, device untouched
+"$IOREEL" replay "$d/w.ioreel" --target "$z" -q >"$d/out" 2>"$d/err" || fail "read-only replay failed"
+grep -q "skipping 20 writes" "$d/err" || fail "no word about skipped writes: $(cat "$d/err")"
+assert_eq "$(nonzero "$z")" 0 "device written without --allow-writes"
+# --writes-as-reads: 40 reads in the result
+"$IOREEL" replay "$d/w.ioreel" --target "$z" -q --writes-as-reads -o "$d/r.ioreel" >/dev/null ||
+	fail "--writes-as-reads failed"
+assert_eq "$(result_csv "$d/r.ioreel" | grep -c ',read,')" 40 "writes as reads"
+assert_eq "$(nonzero "$z")" 0 "device written with --writes-as-reads"
+
+# 2. a filesystem signature refuses writes (before any I/O), --force overrides
+mkfs.ext4 -q -F "$z" >/dev/null 2>&1 || fail "mkfs.ext4 $z"
+sum=$(md5sum <"$z")
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes -q 2>"$d/err" >/dev/null
+grep -q "signature (ext4)" "$d/err" || fail "no signature message: $(cat "$d/err")"
+assert_eq "$(md5sum <"$z")" "$sum" "device changed although refused"
+"$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --force -q -o "$d/r.ioreel" >/dev/null ||
+	fail "--force did not override the signature"
+verify_image "$d/r.ioreel" "$z"
+wipefs -qa "$z"
+
+# 3. a mounted device (loop with ext4) is refused even without signature checks passing
+loop=$(make_loop 64)
+mnt=$(make_fs ext4 "$loop")
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$loop" --allow-writes -q 2>"$d/err" >/dev/null
+grep -qi "mounted\|in use" "$d/err" || fail "no mounted message: $(cat "$d/err")"
+# reading a mounted device is allowed
+"$IOREEL" replay "$d/w.ioreel" --target "$loop" -q >/dev/null 2>&1 || fail "read replay of a mounted device refused"
+
+# 4. map and target errors, all before any I/O
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --map nosuch="$z" -q 2>"$d/err" >/dev/null
+grep -q "no device nosuch (it has: dev0)" "$d/err" || fail "wrong-map message: $(cat "$d/err")"
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$d/missing.img" -q 2>"$d/err" >/dev/null
+grep -q "give --size" "$d/err" || fail "missing-target message: $(cat "$d/err")"
+assert_status 2 "$IOREEL" replay "$d/w.ioreel" -q 2>/dev/null
+assert_status 2 "$IOREEL" replay "$d/w.ioreel" --target "$z" --mode nope 2>/dev/null
+
+# 5. a trace reaching beyond its target: strict refuses, wrap and scale stay inside
+{
+	echo "$CSV_HEADER"
+	echo "1000,,,dev0,$((100 << 20)),4096,write,,0,1,1,t,0,0"
+	echo "2000,,,dev0,$((50 << 20)),8192,write,,0,1,1,t,0,0"
+	echo "3000,,,dev0,$((10 << 20)),4096,write,,0,1,1,t,0,0"
+} >"$d/big.csv"
+mktrace "$d/big.csv" "$d/big.ioreel"
+blkdiscard "$z"
+assert_status 1 "$IOREEL" replay "$d/big.ioreel" --target "$z" --allow-writes --offsets strict -q \
+	2>"$d/err" >/dev/null
+grep -q "larger than target" "$d/err" || fail "strict message: $(cat "$d/err")"
+assert_eq "$(nonzero "$z")" 0 "strict refusal wrote"
+for how in wrap scale; do
+	blkdiscard "$z"
+	"$IOREEL" replay "$d/big.ioreel" --target "$z" --allow-writes --offsets $how -q \
+		-o "$d/r.ioreel" 2>"$d/err" >/dev/null || fail "--offsets $how failed"
+	grep -q "larger than target" "$d/err" || fail "$how: no warning"
+	offs=$(result_csv "$d/r.ioreel" | awk -F, '$7 == "write" { print $5 }' | sort -n | tr '\n' ' ')
+	case $how in
+	wrap) assert_eq "$offs" "$((4 << 20)) $((10 << 20)) $((18 << 20)) " "wrapped offsets" ;;
+	scale) # times 32 MiB / (100 MiB + 4 KiB), aligned down to the logical block size
+		want=$(python3 -c "
+s=32<<20; src=(100<<20)+4096; b=$(blockdev --getss "$z")
+print(' '.join(str(int(o*s/src)//b*b) for o in sorted([100<<20, 50<<20, 10<<20])) + ' ')")
+		assert_eq "$offs" "$want" "scaled offsets" ;;
+	esac
+	verify_image "$d/r.ioreel" "$z"
+done
+
+# 6. two devices mapped to two targets
+{
+	echo "$CSV_HEADER"
+	echo "1000,,,alpha,4096,4096,write,,0,1,1,t,0,0"
+	echo "2000,,,beta,8192,4096,write,,0,1,1,t,0,0"
+} >"$d/two.csv"
+mktrace "$d/two.csv" "$d/two.ioreel"
+blkdiscard "$z"
+assert_status 1 "$IOREEL" replay "$d/two.ioreel" --map alpha="$z" --allow-writes -q 2>"$d/err" >/dev/null
+grep -q "trace device beta has no target" "$d/err" || fail "unmapped device message: $(cat "$d/err")"
+"$IOREEL" replay "$d/two.ioreel" --map alpha="$z" --map beta="$d/b.img" --size 1M --allow-writes \
+	-q -o "$d/r.ioreel" >/dev/null || fail "two-device replay failed"
+verify_image "$d/r.ioreel" "$z" "$(basename "$z")"
+verify_image "$d/r.ioreel" "$d/b.img" b.img
+assert_eq "$(result_csv "$d/r.ioreel" | awk -F, '$7 == "write" { print $4, $5 }' | sort | tr '\n' ' ')" \
+	"$(printf '%s\n' "$(basename "$z") 4096" "b.img 8192" | sort | tr '\n' ' ')" \
+	"each device's write on its target"
+echo PASS
