@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `ioreel bench`: synthesize each preset, replay it on each target with replay_run() (same
+ * engines and the same write guards as `ioreel replay`), and print the side-by-side table
+ * users build by hand from fio runs: IOPS, bandwidth, mean and p99 latency, CPU%.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "ioreel.h"
+#include "analyze/hist.h"
+#include "replay/replay.h"
+#include "synth/synth.h"
+#include "util/cli.h"
+
+#define BENCH_MAX 16
+
+struct bench_row {
+	char pattern[64];
+	const char *target;
+	uint64_t ios, bytes, errors, span_ns, skipped;
+	double iops, bw, lat_avg, cpu_pct;
+	uint64_t lat_p99;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ioreel bench --preset P [--preset P2 ...] --target A [--target B ...]\n"
+		"                    [--runtime S] [--size SIZE] [--engine E] [--allow-writes]\n"
+		"                    [--force] [--json]\n"
+		"\n"
+		"Replays each preset (ioreel synth --list-presets; cdm counts as its four tests) on\n"
+		"each target and prints IOPS, bandwidth, average and p99 latency (submit to\n"
+		"completion) and the replayer's CPU%% side by side. Writes are refused exactly as\n"
+		"in `ioreel replay` unless --allow-writes (and --force for a device with data).\n"
+		"--runtime makes every pattern time-based for that long (default: the preset's);\n"
+		"--size sets the region the patterns use (default: the preset's).\n"
+		"\n"
+		"examples:\n"
+		"  ioreel bench --preset 4k-randread --preset 4m-seqread --target /dev/md1 \\\n"
+		"               --target /dev/md2 --runtime 30\n"
+		"  ioreel bench --preset cdm --target /mnt/xfs/f.img --target /mnt/ext4/f.img \\\n"
+		"               --size 1G --allow-writes --json\n");
+}
+
+/* Latency and span from the replay's result trace (issue -> complete of data I/Os). */
+static int measure(const char *path, struct bench_row *row, char *why, size_t len)
+{
+	struct trace_reader *r = trace_reader__open(path, 0, why, len);
+	struct io_event *buf = malloc(4096 * sizeof(*buf));
+	struct hist *h = malloc(sizeof(*h));
+	uint64_t first = UINT64_MAX, last = 0;
+	long n;
+	int err = 0;
+
+	if (!r || !buf || !h) {
+		err = r ? -ENOMEM : -errno;
+		if (r)
+			snprintf(why, len, "out of memory");
+		goto out;
+	}
+	hist_init(h);
+	while ((n = trace_reader__next(r, buf, 4096)) > 0) {
+		for (long i = 0; i < n; i++) {
+			const struct io_event *e = &buf[i];
+
+			if (e->issue_ns == IO_TS_NONE || e->complete_ns == IO_TS_NONE ||
+			    e->complete_ns < e->issue_ns)
+				continue;
+			first = e->issue_ns < first ? e->issue_ns : first;
+			last = e->complete_ns > last ? e->complete_ns : last;
+			if (e->op != IO_OP_READ && e->op != IO_OP_WRITE)
+				continue;
+			if (e->error) {
+				row->errors++;
+				continue;
+			}
+			hist_add(h, e->complete_ns - e->issue_ns);
+			row->ios++;
+			row->bytes += e->length;
+		}
+	}
+	if (n < 0) {
+		err = (int)n;
+		snprintf(why, len, "%s", trace_reader__error(r));
+		goto out;
+	}
+	row->span_ns = last > first ? last - first : 0;
+	if (row->span_ns) {
+		row->iops = row->ios * 1e9 / row->span_ns;
+		row->bw = row->bytes * 1e9 / row->span_ns;
+	}
+	row->lat_avg = h->count ? hist_mean(h) : 0;
+	row->lat_p99 = h->count ? hist_percentile(h, 99.0) : 0;
+out:
+	if (r)
+		trace_reader__close(r);
+	free(buf);
+	free(h);
+	return err;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void print_rows(const struct bench_row *rows, size_t n, bool json)
+{
+	char b1[32], b2[32], b3[32];
+
+	if (json) {
+		printf("{\"results\": [");
+		for (size_t i = 0; i < n; i++) {
+			const struct bench_row *r = &rows[i];
+
+			printf("%s{\"pattern\": \"%s\", \"target\": \"%s\", \"ios\": %llu, "
+			       "\"errors\": %llu, \"iops\": %.1f, \"bw_bytes\": %.0f, "
+			       "\"lat_avg_ns\": %.0f, \"lat_p99_ns\": %llu, \"cpu_pct\": %.1f, "
+			       "\"span_ns\": %llu, \"skipped\": %llu}",
+			       i ? ", " : "", r->pattern, r->target, (unsigned long long)r->ios,
+			       (unsigned long long)r->errors, r->iops, r->bw, r->lat_avg,
+			       (unsigned long long)r->lat_p99, r->cpu_pct,
+			       (unsigned long long)r->span_ns, (unsigned long long)r->skipped);
+		}
+		printf("]}\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct bench_row *r = &rows[i];
+
+		if (!i || strcmp(r->pattern, rows[i - 1].pattern))
+			printf("%s%-22s %-28s %10s %12s %10s %10s %6s\n", i ? "\n" : "", r->pattern,
+			       "target", "IOPS", "BW", "avg lat", "p99 lat", "CPU%");
+		fmt_bytes((uint64_t)r->bw, b1, sizeof(b1));
+		strcat(b1, "/s");
+		printf("%-22s %-28s %10.0f %12s %10s %10s %6.1f%s", "", r->target, r->iops, b1,
+		       fmt_ns((uint64_t)r->lat_avg, b2, sizeof(b2)),
+		       fmt_ns(r->lat_p99, b3, sizeof(b3)), r->cpu_pct,
+		       r->errors ? "  (errors)" : "");
+		if (r->skipped)
+			printf("  (%llu I/Os not replayed: writes need --allow-writes)",
+			       (unsigned long long)r->skipped);
+		printf("\n");
+	}
+}
+
+static int run_pattern(struct synth_spec *spec, const char *pattern, const char *const *targets,
+		       int ntargets, const struct replay_opts *base, const char *dir, bool quiet,
+		       struct bench_row *rows, size_t *nrows)
+{
+	char trace[4200], out[4200], why[1024];
+	struct trace_meta *meta = calloc(1, sizeof(*meta));
+	struct synth_counts c;
+	int err;
+
+	if (!meta)
+		return EXIT_RUNTIME;
+	snprintf(trace, sizeof(trace), "%s/%s.ioreel", dir, pattern);
+	err = synth_write_trace(spec, trace, NULL, 0, "ioreel bench", meta, &c, why, sizeof(why));
+	free(meta);
+	if (err) {
+		cli_error("%s: %s", pattern, why);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	for (int t = 0; t < ntargets; t++) {
+		struct replay_opts o = *base;
+		struct replay_result res;
+		struct bench_row *row = &rows[(*nrows)++];
+		double cpu0;
+
+		memset(row, 0, sizeof(*row));
+		memset(&res, 0, sizeof(res));
+		snprintf(row->pattern, sizeof(row->pattern), "%s", pattern);
+		row->target = targets[t];
+		snprintf(out, sizeof(out), "%s/%s-%d.ioreel", dir, pattern, t);
+		o.trace = trace;
+		o.target = targets[t];
+		o.output = out;
+		if (!quiet)
+			fprintf(stderr, "ioreel bench: %s on %s ...\n", pattern, targets[t]);
+		cpu0 = cpu_s();
+		why[0] = '\0';
+		err = replay_run(&o, &res, why, sizeof(why));
+		if (res.warnings[0])
+			fprintf(stderr, "%s", res.warnings);
+		if (err) {
+			cli_error("%s on %s: %s", pattern, targets[t], why);
+			replay_result_free(&res);
+			unlink(out);
+			unlink(trace);
+			return EXIT_RUNTIME;
+		}
+		row->cpu_pct = res.elapsed_ns ? (cpu_s() - cpu0) * 1e11 / res.elapsed_ns : 0;
+		for (int k = 0; k < 5; k++)
+			row->skipped += res.skipped[k];
+		replay_result_free(&res);
+		err = measure(out, row, why, sizeof(why));
+		unlink(out);
+		if (err) {
+			cli_error("reading the result of %s on %s: %s", pattern, targets[t], why);
+			unlink(trace);
+			return EXIT_RUNTIME;
+		}
+	}
+	unlink(trace);
+	return 0;
+}
+
+static void bench_warn(const char *msg)
+{
+	cli_warn("%s", msg);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
+	int npresets = 0, ntargets = 0, rc = EXIT_USAGE;
+	struct replay_opts base = { .mode = REPLAY_MODE_AUTO, .warn = bench_warn };
+	struct synth_spec *spec = calloc(1, sizeof(*spec));
+	struct bench_row *rows = NULL;
+	size_t nrows = 0;
+	bool json = false;
+	char dir[] = "/tmp/ioreel-bench.XXXXXX", why[512];
+
+	if (!spec) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		char key[64];
+		const char *eq = strchr(a, '=');
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		}
+		if (strncmp(a, "--", 2)) {
+			cli_error("unexpected argument '%s' (see --help)", a);
+			goto out;
+		}
+		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
+			 a + 2);
+		if (!strcmp(key, "json") || !strcmp(key, "allow-writes") || !strcmp(key, "force")) {
+			if (key[0] == 'j')
+				json = true;
+			else if (key[0] == 'a')
+				base.allow_writes = true;
+			else
+				base.force = true;
+			continue;
+		}
+		if (eq)
+			v = eq + 1;
+		else if (i + 1 < argc)
+			v = argv[++i];
+		if (!v) {
+			cli_error("--%s needs a value", key);
+			goto out;
+		}
+		if (!strcmp(key, "preset") || !strcmp(key, "target")) {
+			if ((key[0] == 'p' ? npresets : ntargets) == BENCH_MAX) {
+				cli_error("at most %d --%s", BENCH_MAX, key);
+				goto out;
+			}
+			if (key[0] == 'p')
+				presets[npresets++] = v;
+			else
+				targets[ntargets++] = v;
+		} else if (!strcmp(key, "runtime")) {
+			runtime = v;
+		} else if (!strcmp(key, "size")) {
+			size = v;
+		} else if (!strcmp(key, "engine")) {
+			base.engine = v;
+		} else {
+			cli_error("unknown option --%s (see --help)", key);
+			goto out;
+		}
+	}
+	if (!npresets || !ntargets) {
+		cli_error("give at least one --preset and one --target (ioreel bench --help)");
+		goto out;
+	}
+	for (int p = 0; p < npresets; p++) {
+		if (!synth_preset_find(presets[p])) {
+			cli_error("unknown preset '%s' (ioreel synth --list-presets)", presets[p]);
+			goto out;
+		}
+	}
+	rows = calloc((size_t)npresets * 4 * ntargets, sizeof(*rows));
+	if (!rows || !mkdtemp(dir)) {
+		cli_error("cannot create a scratch directory in /tmp: %s", strerror(errno));
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	for (int p = 0; p < npresets; p++) {
+		const struct synth_preset *pr = synth_preset_find(presets[p]);
+
+		for (int v = 0; v < pr->variants; v++) {
+			char name[64];
+
+			pr->fill(spec, pr->variants > 1 ? v : -1);
+			/* the same options mean the same for a job and the InnoDB model */
+			why[0] = '\0';
+			for (unsigned int j = 0; j < (spec->innodb ? 1u : spec->njobs); j++) {
+				int err = 0;
+
+				if (runtime)
+					err = spec->innodb ?
+						synth_innodb_set(&spec->inno, "runtime", runtime, why, sizeof(why)) :
+						synth_job_set(&spec->jobs[j], "runtime", runtime, why, sizeof(why));
+				if (!err && runtime)
+					err = spec->innodb ?
+						synth_innodb_set(&spec->inno, "time_based", NULL, why, sizeof(why)) :
+						synth_job_set(&spec->jobs[j], "time_based", NULL, why, sizeof(why));
+				if (!err && size)
+					err = spec->innodb ?
+						synth_innodb_set(&spec->inno, "size", size, why, sizeof(why)) :
+						synth_job_set(&spec->jobs[j], "size", size, why, sizeof(why));
+				if (err) {
+					cli_error("%s", why);
+					goto out_dir;
+				}
+			}
+			if (pr->variants > 1)
+				snprintf(name, sizeof(name), "%s-%s", pr->name, pr->variant_names[v]);
+			else
+				snprintf(name, sizeof(name), "%s", pr->name);
+			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, rows, &nrows);
+			if (rc)
+				goto out_dir;
+		}
+	}
+	print_rows(rows, nrows, json);
+	rc = EXIT_OK;
+out_dir:
+	rmdir(dir);
+out:
+	free(rows);
+	free(spec);
+	return rc;
+}

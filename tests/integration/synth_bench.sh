@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ioreel bench: each preset replayed on two loop devices of our own gives one row per target
+# with figures that are consistent (IOPS x block size = bandwidth, p99 >= mean), writes are
+# refused without --allow-writes exactly as in replay, and cdm expands to its four tests.
+# timeout: 120
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd python3
+d=$(scratch_dir)
+a=$(make_loop 64)
+b=$(make_loop 64)
+
+"$IOREEL" bench --help | grep -q -- '--target' || fail "bench --help"
+assert_status 2 "$IOREEL" bench --preset 4k-randread 2>/dev/null
+assert_status 2 "$IOREEL" bench --preset nope --target "$a" 2>/dev/null
+
+"$IOREEL" bench --preset 4k-randread --preset cdm --size 32m --runtime 1 --target "$a" \
+	--target "$b" --json >"$d/r.json" 2>"$d/err" || fail "bench: $(cat "$d/err")"
+python3 - "$d/r.json" "$a" "$b" <<'PY' || fail "bench results"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+pats = [x["pattern"] for x in r]
+want = ["4k-randread", "cdm-seq1m-q8t1", "cdm-seq1m-q1t1", "cdm-rnd4k-q32t1", "cdm-rnd4k-q1t1"]
+assert pats == [p for p in want for _ in (0, 1)], pats
+assert [x["target"] for x in r[:2]] == sys.argv[2:4]
+for x in r:
+    bs = 1 << 20 if "seq1m" in x["pattern"] else 4096
+    assert x["ios"] > 0 and x["errors"] == 0 and x["skipped"] == 0, x
+    assert abs(x["iops"] * bs - x["bw_bytes"]) <= 0.01 * x["bw_bytes"], x
+    assert 0 < x["lat_avg_ns"] <= x["lat_p99_ns"] * 1.01, x
+    # time_based 1 s: the replay ran about that long
+    assert 0.5e9 < x["span_ns"] < 3e9, x
+    print(f'  {x["pattern"]:16} {x["target"]:12} {x["iops"]:9.0f} IOPS  avg {x["lat_avg_ns"]/1e3:.1f} us  p99 {x["lat_p99_ns"]/1e3:.1f} us  cpu {x["cpu_pct"]:.0f}%')
+PY
+
+# Writes are guarded as in replay: skipped (and said so) without --allow-writes.
+"$IOREEL" bench --preset 4k-randwrite --size 16m --runtime 1 --target "$a" >"$d/w.txt" 2>&1 ||
+	fail "bench 4k-randwrite: $(cat "$d/w.txt")"
+grep -q 'allow-writes' "$d/w.txt" || fail "skipped writes not reported: $(cat "$d/w.txt")"
+"$IOREEL" bench --preset 4k-randwrite --size 16m --runtime 1 --target "$a" --allow-writes --json \
+	>"$d/w.json" 2>"$d/err" || fail "bench --allow-writes: $(cat "$d/err")"
+python3 -c 'import json,sys; x=json.load(open(sys.argv[1]))["results"][0]; assert x["ios"] > 0 and x["skipped"] == 0, x' \
+	"$d/w.json" || fail "writes not replayed with --allow-writes"
+echo "synth_bench: ok"
