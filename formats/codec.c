@@ -13,6 +13,11 @@
 
 #define DEC_BATCH 256
 
+/* The plane loops are worth vectorizing; -O2 of gcc 12 does so only at a very cheap cost. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize")
+#endif
+
 struct codec_enc {
 	uint32_t cap, n;
 	uint64_t *v[COL__COUNT];
@@ -356,21 +361,53 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 	return 0;
 }
 
-static void col_get(struct codec_col *c, uint64_t *dst, uint32_t m)
+static void col_get(struct codec_col *c, uint64_t *restrict dst, uint32_t m)
 {
-	const uint8_t *p = c->data + c->pos;
+	const uint8_t *restrict p = c->data + c->pos;
+	const uint32_t n = c->n;
+	const uint64_t base = c->base, mult = c->mult;
 
-	for (uint32_t i = 0; i < m; i++)
-		dst[i] = 0;
-	for (uint32_t k = 0; k < c->width; k++) {
-		const uint8_t *pk = p + (size_t)k * c->n;
-
-		for (uint32_t i = 0; i < m; i++)
-			dst[i] |= (uint64_t)pk[i] << (8 * k);
-	}
-	for (uint32_t i = 0; i < m; i++)
-		dst[i] = c->base + dst[i] * c->mult;
 	c->pos += m;
+	/* One pass per width, so the compiler can widen bytes to u64 lanes. */
+	switch (c->width) {
+	case 0:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = base;
+		return;
+	case 1:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = p[i];
+		break;
+	case 2:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = p[i] | (uint64_t)p[n + i] << 8;
+		break;
+	case 3:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = p[i] | (uint64_t)p[n + i] << 8 | (uint64_t)p[2 * n + i] << 16;
+		break;
+	case 4:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = p[i] | (uint64_t)p[n + i] << 8 | (uint64_t)p[2 * n + i] << 16 |
+				 (uint64_t)p[3 * n + i] << 24;
+		break;
+	default:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = 0;
+		for (uint32_t k = 0; k < c->width; k++) {
+			const uint8_t *pk = p + (size_t)k * n;
+
+			for (uint32_t i = 0; i < m; i++)
+				dst[i] |= (uint64_t)pk[i] << (8 * k);
+		}
+	}
+	if (mult == 1) {
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] += base;
+	} else {
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = base + dst[i] * mult;
+	}
 }
 
 static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, const char **what)
