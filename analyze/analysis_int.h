@@ -30,9 +30,18 @@
 
 enum an_group_by { AN_GROUP_NONE = 0, AN_GROUP_OP, AN_GROUP_DEVICE, AN_GROUP_COMM, AN_GROUP_PID };
 
+/*
+ * Exact sums beside each histogram: Welford's per-sample division was a third of the cost of
+ * an event; integer sums are exact and cheap, and an_finish() derives mean and m2 from them.
+ */
+struct an_sums {
+	unsigned __int128 sum, sumsq;
+};
+
 struct an_op {
 	uint64_t ios, bytes, errors, seq;
-	struct hist slat, clat, lat;
+	struct hist slat, clat, lat; /* buckets, count, min, max live; mean/m2 set by an_finish() */
+	struct an_sums slat_s, clat_s, lat_s;
 	uint64_t lat_bins[AN_LAT_BINS];
 	uint64_t bs[AN_BS_BINS];
 	uint64_t bs_bytes[AN_BS_BINS];
@@ -118,6 +127,9 @@ struct analysis {
  * functions take a const analysis, and finishing buffered work is not a visible change.
  */
 void an_finish(const struct analysis *a);
+
+/* The aggregation's inlined copy of hist_bucket_of(), exposed for the unit test. */
+unsigned int an_bucket_of(uint64_t v);
 
 /* Helpers shared by the reports. */
 extern const double an_default_pct[17];

@@ -24,6 +24,46 @@ static void group_init(struct an_group *g, const char *name, uint64_t key)
 	}
 }
 
+/* hist_bucket_of() inlined for the hot path (the unit test checks that the two agree). */
+static inline unsigned int bucket_of(uint64_t v)
+{
+	const unsigned int sub = 1u << HIST_SUB_BITS;
+
+	if (v < 2 * sub)
+		return (unsigned int)v;
+	unsigned int shift = (63 - (unsigned int)__builtin_clzll(v)) - HIST_SUB_BITS;
+	return (shift + 1) * sub + (unsigned int)((v >> shift) - sub);
+}
+
+unsigned int an_bucket_of(uint64_t v)
+{
+	return bucket_of(v);
+}
+
+static inline void fast_add(struct hist *h, struct an_sums *s, uint64_t v)
+{
+	h->bucket[bucket_of(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	s->sum += v;
+	s->sumsq += (unsigned __int128)v * v;
+}
+
+static void sums_to_hist(struct hist *h, const struct an_sums *s)
+{
+	if (!h->count) {
+		h->mean = h->m2 = 0;
+		return;
+	}
+	long double n = (long double)h->count, sum = (long double)s->sum;
+	long double m2 = (long double)s->sumsq - sum * sum / n;
+	h->mean = (double)(sum / n);
+	h->m2 = m2 > 0 ? (double)m2 : 0;
+}
+
 struct analysis *analysis__new(const struct analyze_opts *opts, const struct trace_meta *meta,
 			       const char *name)
 {
@@ -168,13 +208,18 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 /* fio's latency buckets: each label is the exclusive upper bound of its bin (stat.c). */
 static const uint32_t lat_edges[10] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 };
 
+static uint8_t edge_tab[1000]; /* edge_index for 0..999, built once: a lookup, not a loop */
+
 static unsigned int edge_index(uint64_t v)
 {
-	unsigned int i = 0;
-
-	while (i < 9 && v >= lat_edges[i])
-		i++;
-	return i;
+	if (!edge_tab[999]) {
+		for (unsigned int x = 0, i = 0; x < 1000; x++) {
+			while (i < 9 && x >= lat_edges[i])
+				i++;
+			edge_tab[x] = (uint8_t)i;
+		}
+	}
+	return edge_tab[v];
 }
 
 static unsigned int lat_bin(uint64_t ns)
@@ -212,6 +257,25 @@ static void heap_push(struct analysis *a, uint64_t v)
 	a->heap[i] = v;
 }
 
+/* Replaces the root with v and restores the heap: one sift for a pop followed by a push. */
+static void heap_replace_top(struct analysis *a, uint64_t v)
+{
+	unsigned int i = 0, n = a->heap_len;
+
+	for (;;) {
+		unsigned int c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && a->heap[c + 1] < a->heap[c])
+			c++;
+		if (v <= a->heap[c])
+			break;
+		a->heap[i] = a->heap[c];
+		i = c;
+	}
+	a->heap[i] = v;
+}
+
 static void heap_pop(struct analysis *a)
 {
 	uint64_t v = a->heap[--a->heap_len];
@@ -242,13 +306,22 @@ static void depth_at(struct analysis *a, const struct an_pending *p)
 		a->depth_approx = true; /* older than the window: earlier pops were too eager */
 	else
 		a->last_issue_ns = p->issue;
-	while (a->heap_len && a->heap[0] <= p->issue)
-		heap_pop(a);
-	unsigned int d = a->heap_len + 1;
-	if (a->heap_len < AN_DEPTH_CAP)
-		heap_push(a, p->complete);
-	else
-		a->depth_approx = true;
+	unsigned int d;
+	if (a->heap_len && a->heap[0] <= p->issue && p->complete > p->issue) {
+		/* The common case at a steady depth: one completed, this one takes its place. */
+		heap_replace_top(a, p->complete);
+		while (a->heap[0] <= p->issue)
+			heap_pop(a); /* cannot empty it: this I/O's completion is > issue */
+		d = a->heap_len;
+	} else {
+		while (a->heap_len && a->heap[0] <= p->issue)
+			heap_pop(a);
+		d = a->heap_len + 1;
+		if (a->heap_len < AN_DEPTH_CAP)
+			heap_push(a, p->complete);
+		else
+			a->depth_approx = true;
+	}
 	a->groups[p->group].depth[depth_bin(d)]++;
 }
 
@@ -282,6 +355,17 @@ static void depth_feed(struct analysis *a, uint64_t issue, uint64_t complete, ui
 void an_finish(const struct analysis *ca)
 {
 	struct analysis *a = (struct analysis *)ca;
+
+	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
+		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
+			continue;
+		for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
+			struct an_op *o = &a->groups[k].op[op];
+			sums_to_hist(&o->slat, &o->slat_s);
+			sums_to_hist(&o->clat, &o->clat_s);
+			sums_to_hist(&o->lat, &o->lat_s);
+		}
+	}
 
 	while (a->pend_len) {
 		depth_at(a, &a->pend[a->pend_head]);
@@ -459,14 +543,14 @@ static void add_one(struct analysis *a, const struct io_event *e)
 	bool has_lat = false;
 	uint64_t lat = 0;
 	if (q != IO_TS_NONE && i != IO_TS_NONE && i >= q)
-		hist_add(&o->slat, i - q);
+		fast_add(&o->slat, &o->slat_s, i - q);
 	if (c != IO_TS_NONE) {
 		if (i != IO_TS_NONE && c >= i)
-			hist_add(&o->clat, c - i);
+			fast_add(&o->clat, &o->clat_s, c - i);
 		if (q != IO_TS_NONE && c >= q) {
 			lat = c - q;
 			has_lat = true;
-			hist_add(&o->lat, lat);
+			fast_add(&o->lat, &o->lat_s, lat);
 		} else if (i != IO_TS_NONE && c >= i) {
 			lat = c - i;
 			has_lat = true;

@@ -97,6 +97,7 @@ static void test_exact(void)
 		t += 500;
 	}
 	uint64_t n = bytes / 4096;
+	an_finish(a);
 	qsort(clat, n, sizeof(*clat), cmp_u64);
 	struct an_op *o = &a->groups[0].op[IO_OP_READ];
 	CHECK(o->ios == n, "read ios %llu != %llu", (unsigned long long)o->ios,
@@ -221,8 +222,21 @@ static void test_interval_and_groups(void)
 	analysis__free(a);
 }
 
+static void test_bucket_copy(void)
+{
+	for (uint64_t v = 0; v < 100000; v++)
+		CHECK(an_bucket_of(v) == hist_bucket_of(v), "bucket of %llu", (unsigned long long)v);
+	for (unsigned int b = 0; b < 64; b++) {
+		uint64_t v = 1ULL << b;
+		CHECK(an_bucket_of(v) == hist_bucket_of(v) && an_bucket_of(v - 1) == hist_bucket_of(v - 1) &&
+			      an_bucket_of(v + 1) == hist_bucket_of(v + 1),
+		      "bucket near 2^%u", b);
+	}
+}
+
 int main(void)
 {
+	test_bucket_copy();
 	test_exact();
 	test_depth();
 	test_degenerate();
