@@ -102,7 +102,10 @@ static void show_op(FILE *f, const struct analysis *a, const struct an_op *o, un
 	show_lat(f, a->replay ? "late" : "slat", &o->slat);
 	show_lat(f, "clat", &o->clat);
 	show_lat(f, " lat", &o->lat);
-	show_percentiles(f, a, "clat", o->clat.count ? &o->clat : &o->lat);
+	if (o->clat.count)
+		show_percentiles(f, a, "clat", &o->clat);
+	else
+		show_percentiles(f, a, " lat", &o->lat);
 	if (o->errors)
 		fprintf(f, "    errors       : %llu I/Os completed with an error\n",
 			(unsigned long long)o->errors);

@@ -234,8 +234,31 @@ static void test_bucket_copy(void)
 	}
 }
 
+/* A replay's result trace: slat is the replay's own lateness + submission, and says so. */
+static void test_replay_label(void)
+{
+	static struct trace_meta m;
+	char *buf = NULL;
+	size_t len = 0;
+
+	strcpy(m.source, "replay");
+	struct analysis *a = analysis__new(NULL, &m, "run");
+	struct io_event e = ev(1000, 3000, 50000, 0, 4096, IO_OP_READ);
+	analysis__add(a, &e, 1);
+	FILE *f = open_memstream(&buf, &len);
+	analysis__print_text(a, f);
+	analysis__print_json(a, f, "\"fidelity\": {}");
+	fclose(f);
+	CHECK(strstr(buf, "    late (usec): min=2,") != NULL, "replay slat label: %s", buf);
+	CHECK(strstr(buf, "lateness+submission") != NULL, "replay slat meaning in JSON");
+	CHECK(strstr(buf, ",\n\"fidelity\": {}}") != NULL, "extra members at the top level");
+	free(buf);
+	analysis__free(a);
+}
+
 int main(void)
 {
+	test_replay_label();
 	test_bucket_copy();
 	test_exact();
 	test_depth();
