@@ -18,6 +18,15 @@
 #pragma GCC optimize("tree-vectorize")
 #endif
 
+/*
+ * A top plane whose bytes only take a few values wastes most of each byte, and zstd's Huffman
+ * stage cannot code a symbol in less than one bit: pack it as base-radix digits, digits_per[r]
+ * to a byte, where that fills at least 7 of the 8 bits (offsets over 1 GiB in 4 KiB: radix 4).
+ */
+static const uint8_t digits_per[17] = { 0, 0, 8, 5, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+static const bool pack_worth[17] = { [2] = 1, [3] = 1, [4] = 1, [6] = 1, [12] = 1, [13] = 1,
+				     [14] = 1, [15] = 1, [16] = 1 };
+
 struct codec_enc {
 	uint32_t cap, n;
 	uint64_t *v[COL__COUNT];
@@ -232,7 +241,7 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 	for (int c = 0; c < COL__COUNT; c++) {
 		uint32_t n = (c >= COL_Q && c <= COL_C) ? e->nv[c] : e->n;
 		uint64_t *v = e->v[c], min, range, g = 0, scaled;
-		unsigned int width = 0, mode = 0;
+		unsigned int width = 0, mode = 0, radix;
 
 		col_range(v, n, &min, &range);
 		if (c == COL_OFF && range && delta_range(e) < range) {
@@ -254,9 +263,13 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 		scaled = range / g;
 		while (width < 8 && (scaled >> (8 * width)))
 			width++;
+		radix = width ? (scaled >> (8 * (width - 1))) + 1 : 0;
+		if (radix > 16 || !pack_worth[radix])
+			radix = 0;
 		out[pos] = width;
 		out[pos + 1] = mode;
-		put_u16(out + pos + 2, 0);
+		out[pos + 2] = radix;
+		out[pos + 3] = 0;
 		put_u32(out + pos + 4, n);
 		put_u64(out + pos + 8, min);
 		put_u64(out + pos + 16, g);
@@ -275,12 +288,30 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 			for (uint32_t i = 0; i < n; i++)
 				v[i] = (v[i] - min) / g;
 		}
-		for (unsigned int k = 0; k < width; k++) {
+		for (unsigned int k = 0; k < width - (radix ? 1 : 0); k++) {
 			uint8_t *o = out + pos;
 
 			for (uint32_t i = 0; i < n; i++)
 				o[i] = v[i] >> (8 * k);
 			pos += n;
+			cuts[nc++] = pos;
+		}
+		if (radix) {
+			unsigned int digits = digits_per[radix], sh = 8 * (width - 1), r = 0;
+			uint32_t nb = (n + digits - 1) / digits, q = 0, mul = 1;
+			uint8_t *o = out + pos;
+
+			memset(o, 0, nb);
+			for (uint32_t i = 0; i < n; i++) {
+				o[q] += (v[i] >> sh) * mul;
+				mul *= radix;
+				if (++r == digits) {
+					r = 0;
+					q++;
+					mul = 1;
+				}
+			}
+			pos += nb;
 			cuts[nc++] = pos;
 		}
 	}
@@ -337,13 +368,18 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 		}
 		col.width = raw[pos];
 		col.mode = raw[pos + 1];
+		col.radix = raw[pos + 2];
 		col.n = get_u32(raw + pos + 4);
 		col.base = get_u64(raw + pos + 8);
 		col.mult = get_u64(raw + pos + 16);
 		col.pos = 0;
 		pos += 24;
+		col.digits = col.radix <= 16 ? digits_per[col.radix] : 0;
 		bytes = (uint64_t)col.width * col.n;
-		if (col.width > 8 || get_u16(raw + pos - 22) || bytes > len - pos ||
+		if (col.radix && col.digits && col.width)
+			bytes = (uint64_t)(col.width - 1) * col.n + (col.n + col.digits - 1) / col.digits;
+		if (col.width > 8 || raw[pos - 21] || (col.radix && (!col.digits || !col.width)) ||
+		    bytes > len - pos ||
 		    col.mode > (c == COL_OFF ? 1 : 0) || col.n > d->count ||
 		    (c < COL__COUNT && !(c >= COL_Q && c <= COL_C) && col.n != d->count)) {
 			*what = "bad column header";
@@ -351,8 +387,12 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 		}
 		col.data = raw + pos;
 		pos += bytes;
-		if (c < COL__COUNT)
-			d->col[c] = col;
+		if (c >= COL__COUNT)
+			continue;
+		d->col[c] = col;
+		for (unsigned int b = 0; col.radix && b < 256; b++)
+			for (unsigned int j = 0, x = b; j < col.digits; j++, x /= col.radix)
+				d->unpack[c][b][j] = x % col.radix;
 	}
 	if (pos != len) {
 		*what = "trailing bytes after the columns";
@@ -361,19 +401,25 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 	return 0;
 }
 
-static void col_get(struct codec_col *c, uint64_t *restrict dst, uint32_t m)
+static void col_get(struct codec_col *c, const uint8_t (*unpack)[8], uint64_t *restrict dst,
+		    uint32_t m)
 {
 	const uint8_t *restrict p = c->data + c->pos;
-	const uint32_t n = c->n;
+	const uint32_t n = c->n, at = c->pos;
 	const uint64_t base = c->base, mult = c->mult;
 
 	c->pos += m;
-	/* One pass per width, so the compiler can widen bytes to u64 lanes. */
-	switch (c->width) {
-	case 0:
+	if (!c->width) {
 		for (uint32_t i = 0; i < m; i++)
 			dst[i] = base;
 		return;
+	}
+	/* One pass per width, so the compiler can widen bytes to u64 lanes. */
+	switch (c->width - (c->radix ? 1 : 0)) {
+	case 0:
+		for (uint32_t i = 0; i < m; i++)
+			dst[i] = 0;
+		break;
 	case 1:
 		for (uint32_t i = 0; i < m; i++)
 			dst[i] = p[i];
@@ -394,11 +440,23 @@ static void col_get(struct codec_col *c, uint64_t *restrict dst, uint32_t m)
 	default:
 		for (uint32_t i = 0; i < m; i++)
 			dst[i] = 0;
-		for (uint32_t k = 0; k < c->width; k++) {
+		for (uint32_t k = 0; k < c->width - (c->radix ? 1u : 0u); k++) {
 			const uint8_t *pk = p + (size_t)k * n;
 
 			for (uint32_t i = 0; i < m; i++)
 				dst[i] |= (uint64_t)pk[i] << (8 * k);
+		}
+	}
+	if (c->radix) {
+		const uint8_t *top = c->data + (size_t)(c->width - 1) * n + at / c->digits;
+		unsigned int r = at % c->digits, sh = 8 * (c->width - 1);
+
+		for (uint32_t i = 0; i < m; i++) {
+			dst[i] |= (uint64_t)unpack[*top][r] << sh;
+			if (++r == c->digits) {
+				r = 0;
+				top++;
+			}
 		}
 	}
 	if (mult == 1) {
@@ -419,7 +477,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, cons
 	uint64_t bad = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
 	struct codec_col *col = d->col;
 
-	col_get(&col[COL_PRES], pres, m);
+	col_get(&col[COL_PRES], d->unpack[COL_PRES], pres, m);
 	for (uint32_t i = 0; i < m; i++) {
 		bad |= pres[i] >> 3;
 		nq += pres[i] & 1;
@@ -431,20 +489,20 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, cons
 		*what = "timestamp presence does not match the time columns";
 		return -EBADMSG;
 	}
-	col_get(&col[COL_Q], tq, nq);
-	col_get(&col[COL_I], ti, ni);
-	col_get(&col[COL_C], tc, nc);
-	col_get(&col[COL_OFF], off, m);
-	col_get(&col[COL_LEN], len, m);
-	col_get(&col[COL_DEV], dev, m);
-	col_get(&col[COL_PID], pid, m);
-	col_get(&col[COL_TID], tid, m);
-	col_get(&col[COL_ERR], err, m);
-	col_get(&col[COL_STREAM], stream, m);
-	col_get(&col[COL_CPU], cpu, m);
-	col_get(&col[COL_OP], op, m);
-	col_get(&col[COL_FLAGS], fl, m);
-	col_get(&col[COL_COMM], comm, m);
+	col_get(&col[COL_Q], d->unpack[COL_Q], tq, nq);
+	col_get(&col[COL_I], d->unpack[COL_I], ti, ni);
+	col_get(&col[COL_C], d->unpack[COL_C], tc, nc);
+	col_get(&col[COL_OFF], d->unpack[COL_OFF], off, m);
+	col_get(&col[COL_LEN], d->unpack[COL_LEN], len, m);
+	col_get(&col[COL_DEV], d->unpack[COL_DEV], dev, m);
+	col_get(&col[COL_PID], d->unpack[COL_PID], pid, m);
+	col_get(&col[COL_TID], d->unpack[COL_TID], tid, m);
+	col_get(&col[COL_ERR], d->unpack[COL_ERR], err, m);
+	col_get(&col[COL_STREAM], d->unpack[COL_STREAM], stream, m);
+	col_get(&col[COL_CPU], d->unpack[COL_CPU], cpu, m);
+	col_get(&col[COL_OP], d->unpack[COL_OP], op, m);
+	col_get(&col[COL_FLAGS], d->unpack[COL_FLAGS], fl, m);
+	col_get(&col[COL_COMM], d->unpack[COL_COMM], comm, m);
 
 	for (uint32_t i = 0; i < m; i++) {
 		struct io_event *e = &out[i];

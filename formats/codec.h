@@ -97,6 +97,7 @@ struct codec_col {
 	const uint8_t *data;
 	uint32_t n, width, pos;
 	uint8_t mode;
+	uint8_t radix, digits; /* top plane packed as base-radix digits, digits per byte */
 	uint64_t base, mult;
 };
 
@@ -107,6 +108,7 @@ struct codec_dec {
 	struct codec_col col[COL__COUNT];
 	uint64_t prev_q, prev_i, prev_c;
 	uint64_t prev_end[64];
+	uint8_t unpack[COL__COUNT][256][8]; /* packed byte -> its digits, per packed column */
 };
 
 /* Validates the raw chunk's structure. 0 or -EBADMSG with *what set. */

@@ -88,6 +88,32 @@ static void make_events(struct io_event *ev, size_t n, bool sorted)
 	}
 }
 
+/* Small alphabets in every column, so the top planes are packed as digits (radix 2..16). */
+static void make_packed_events(struct io_event *ev, size_t n)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct io_event *e = &ev[i];
+
+		memset(e, 0, sizeof(*e));
+		t += rnd() % 30000;
+		e->queue_ns = t;
+		e->issue_ns = t + 5000 + rnd() % 45001;
+		e->complete_ns = e->issue_ns + 20000 + rnd() % 180001;
+		e->offset = (rnd() % (1 << 18)) * 4096;
+		e->length = 4096 << (rnd() % 3);
+		e->op = rnd() % 2;
+		e->cpu = rnd() % 3;
+		e->stream = rnd() % 6;
+		e->pid = e->tid = 1000 + rnd() % 4;
+		e->flags = rnd() % 13;
+		e->error = -(int)(rnd() % 15);
+		e->dev = rnd() % 2;
+		memcpy(e->comm, "fio", 4);
+	}
+}
+
 static int write_trace(const char *path, const struct io_event *ev, size_t n, uint32_t chunk,
 		       size_t flush_at, const struct trace_stats *st)
 {
@@ -136,7 +162,7 @@ static long read_all(struct trace_reader *r, struct io_event *out, size_t cap)
 	}
 }
 
-static void test_roundtrip(bool sorted)
+static void test_roundtrip(bool sorted, bool packed)
 {
 	size_t n = 50000;
 	struct io_event *ev = calloc(n, sizeof(*ev)), *back = calloc(n + 10, sizeof(*back));
@@ -148,7 +174,10 @@ static void test_roundtrip(bool sorted)
 	long got;
 
 	snprintf(path, sizeof(path), "%s/rt.ioreel", dir);
-	make_events(ev, n, sorted);
+	if (packed)
+		make_packed_events(ev, n);
+	else
+		make_events(ev, n, sorted);
 	CHECK(write_trace(path, ev, n, 4096, 777, &st) == 0, "write");
 	r = trace_reader__open(path, 0, why, sizeof(why));
 	CHECK(r, "open: %s", why);
@@ -419,8 +448,9 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	test_roundtrip(true);
-	test_roundtrip(false);
+	test_roundtrip(true, false);
+	test_roundtrip(false, false);
+	test_roundtrip(true, true);
 	test_seek();
 	test_damage();
 	test_empty_and_hostile();
