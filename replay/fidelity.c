@@ -26,9 +26,14 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 					  : 0.0,
 			(unsigned long long)r->late_100us, (unsigned long long)r->lateness.count);
 	}
-	fprintf(out, "  duration: replay %s vs trace %s, stretch %+.3f%%\n",
-		fmt_ns(r->replay_span_ns, a, sizeof(a)), fmt_ns(r->trace_span_ns, b, sizeof(b)),
-		100.0 * r->stretch);
+	if (r->mode == REPLAY_TIMED)
+		fprintf(out, "  duration: replay %s vs trace %s, stretch %+.3f%%\n",
+			fmt_ns(r->replay_span_ns, a, sizeof(a)),
+			fmt_ns(r->trace_span_ns, b, sizeof(b)), 100.0 * r->stretch);
+	else /* afap and closed ignore the trace's times: no stretch to speak of */
+		fprintf(out, "  duration: replay %s (%.0f I/Os per second)\n",
+			fmt_ns(r->replay_span_ns, a, sizeof(a)),
+			r->replay_span_ns ? (double)r->ios * 1e9 / (double)r->replay_span_ns : 0.0);
 	fprintf(out, "  in flight: max %llu, cap hit %llu times; decoder behind %llu times\n",
 		(unsigned long long)r->max_inflight_seen, (unsigned long long)r->cap_hits,
 		(unsigned long long)r->starved);
@@ -51,12 +56,16 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 {
 	const struct hist *h = &r->lateness;
 	bool timed = r->mode == REPLAY_TIMED && h->count;
+	char stretch[32] = "null"; /* only a timed replay has a duration to keep */
+
+	if (r->mode == REPLAY_TIMED)
+		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);
 
 	return snprintf(
 		buf, len,
 		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", "
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
-		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %.6f, "
+		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %s, "
 		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
 		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, "
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
@@ -67,7 +76,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		(unsigned long long)(timed ? hist_percentile(h, 99) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99.9) : 0),
 		(unsigned long long)(timed ? h->max : 0), timed ? hist_mean(h) : 0.0,
-		timed ? (double)r->late_100us / (double)h->count : 0.0, r->stretch,
+		timed ? (double)r->late_100us / (double)h->count : 0.0, stretch,
 		(unsigned long long)r->trace_span_ns, (unsigned long long)r->replay_span_ns,
 		(unsigned long long)r->ios, (unsigned long long)r->errors,
 		(unsigned long long)r->cap_hits, (unsigned long long)r->max_inflight_seen,
