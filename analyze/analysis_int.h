@@ -114,6 +114,7 @@ struct analysis {
 	uint64_t iv_width;   /* current width, >= opts.interval_ns */
 	uint64_t iv_base;    /* start time of interval 0 */
 	unsigned int iv_len; /* intervals in use */
+	uint64_t iv_cur, iv_cur_lo; /* the last interval hit and its start */
 
 	/* offset/time heatmap: both dimensions are powers of two so a cell is two shifts */
 	uint32_t grid[AN_GRID_ROWS][AN_GRID_COLS];

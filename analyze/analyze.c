@@ -12,10 +12,6 @@
 
 #define MAX_TRACES 64
 
-#pragma weak trace_reader__open
-#pragma weak trace_reader__meta
-#pragma weak trace_reader__close
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -76,8 +72,6 @@ static int resolve_device(const char *path, const char *dev, int *idx)
 		*idx = v < TRACE_MAX_DEVICES ? (int)v : TRACE_MAX_DEVICES;
 		return 0;
 	}
-	if (!trace_reader__open)
-		return -ENOSYS;
 	struct trace_reader *r = trace_reader__open(path, TRACE_SALVAGE, why, sizeof(why));
 	if (!r)
 		return -errno;

@@ -10,23 +10,6 @@
 
 #define BATCH 4096
 
-/*
- * The reader (formats/) is written in parallel with this file: weak references keep the binary
- * linking before it lands; once it is in the archive these resolve to it as usual.
- */
-#pragma weak trace_reader__open
-#pragma weak trace_reader__meta
-#pragma weak trace_reader__chunk_count
-#pragma weak trace_reader__chunk
-#pragma weak trace_reader__has_index
-#pragma weak trace_reader__seek
-#pragma weak trace_reader__is_sorted
-#pragma weak trace_reader__event_count
-#pragma weak trace_reader__next
-#pragma weak trace_reader__error
-#pragma weak trace_reader__damaged_chunks
-#pragma weak trace_reader__close
-
 int an_set_group_by(struct analysis *a, const char *by)
 {
 	static const char *const names[] = { "none", "op", "device", "comm", "pid" };
@@ -59,12 +42,6 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 	struct io_event *buf = NULL;
 	int saved;
 
-	if (!trace_reader__open) {
-		snprintf(err, errlen, "%s: this build has no trace reader (formats/trace_reader.c)",
-			 path);
-		errno = ENOSYS;
-		return NULL;
-	}
 	r = trace_reader__open(path, reader_flags, why, sizeof(why));
 	if (!r) {
 		saved = errno;

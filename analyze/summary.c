@@ -101,6 +101,7 @@ struct analysis *analysis__new(const struct analyze_opts *opts, const struct tra
 			goto nomem;
 		a->iv_width = a->opts.interval_ns;
 		a->iv_base = a->opts.from_ns;
+		a->iv_cur_lo = UINT64_MAX - a->iv_width; /* no cached interval yet */
 	}
 	/* Start fine and coarsen as the trace grows: ~1 ms columns, rows from the device size. */
 	a->grid_tshift = 20;
@@ -425,7 +426,13 @@ static void iv_add(struct analysis *a, uint64_t t, const struct io_event *e, uin
 {
 	if (t < a->iv_base)
 		return;
-	uint64_t idx = (t - a->iv_base) / a->iv_width;
+	uint64_t idx;
+	/* Events come nearly in time order: reuse the last interval's index, skip the division. */
+	if (t >= a->iv_cur_lo && t < a->iv_cur_lo + a->iv_width) {
+		idx = a->iv_cur;
+		goto found;
+	}
+	idx = (t - a->iv_base) / a->iv_width;
 	while (idx >= AN_MAX_INTERVALS) {
 		/* Bounded memory: halve the resolution by merging neighbours. */
 		for (unsigned int k = 0; k < AN_MAX_INTERVALS / 2; k++) {
@@ -444,6 +451,9 @@ static void iv_add(struct analysis *a, uint64_t t, const struct io_event *e, uin
 		a->iv_len = (a->iv_len + 1) / 2;
 		idx = (t - a->iv_base) / a->iv_width;
 	}
+	a->iv_cur = idx;
+	a->iv_cur_lo = a->iv_base + idx * a->iv_width;
+found:;
 	struct an_interval *iv = &a->iv[idx];
 	unsigned int k = e->op == IO_OP_READ ? 0 : e->op == IO_OP_WRITE ? 1 : 2;
 	iv->ios[k]++;
