@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ioreel record, kernel side. Two levels, chosen per whole disk by record/ (devs map):
+ * ioreel record, kernel side. Two levels, chosen per whole disk by record/ (dev_tab):
  *
  *   bio: block_bio_queue -> block_bio_complete, keyed by the struct bio pointer. What the
  *        filesystem or application asked, before merges; the only level of bio-based drivers
@@ -36,12 +36,10 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 /* Set by record/ at the end: track no new I/O, let the ones in flight complete. */
 volatile __u32 stopping = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TRACE_MAX_DEVS);
-	__type(key, __u32);
-	__type(value, struct rec_dev);
-} devs SEC(".maps");
+/* The recorded disks: a read-only table, not a map, because it is consulted for every I/O of
+ * the machine and a scan of one or two constant entries costs less than a hash lookup. */
+const volatile struct rec_dev dev_tab[TRACE_MAX_DEVS] = {};
+const volatile __u32 ndev_tab = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -152,12 +150,15 @@ static __always_inline int decode_opf(__u32 opf, __u32 bytes, __u8 *op, __u8 *fl
 /* Is this I/O on a recorded device (and partition range) at this level, by a wanted task? */
 static __always_inline bool wanted(__u32 dev, __u32 level, __u64 sector, __u32 bytes)
 {
-	struct rec_dev *d = bpf_map_lookup_elem(&devs, &dev);
+	int i;
 
-	if (!d || d->level != level)
+	for (i = 0; i < TRACE_MAX_DEVS && i < ndev_tab; i++)
+		if (dev_tab[i].dev == dev)
+			break;
+	if (i >= TRACE_MAX_DEVS || i >= ndev_tab || dev_tab[i].level != level)
 		return false;
 	/* A flush has no sector: it belongs to every partition of the disk. */
-	if (bytes && (sector < d->lo_sector || sector >= d->hi_sector))
+	if (bytes && (sector < dev_tab[i].lo_sector || sector >= dev_tab[i].hi_sector))
 		return false;
 	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
 		return false;
@@ -200,9 +201,7 @@ static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 byte
 		if (bpf_map_lookup_elem(&inflight, &key))
 			return;
 		count(REC_DROP_INFLIGHT);
-		return;
 	}
-	count(REC_STAT_TRACKED);
 }
 
 /* Hands a completed I/O to user space through this CPU's ring and forgets it. */
@@ -227,7 +226,6 @@ static __noinline void emit(__u64 key, struct rec_event *inf, __u32 status)
 		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	else
 		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-	count(REC_STAT_EMITTED);
 	/* Deleted after the submit, so record/'s scan of the in-flight map never misses an I/O
 	 * that is neither in the map nor in a ring (see the reorder release in record/drain.c). */
 	bpf_map_delete_elem(&inflight, &key);

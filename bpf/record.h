@@ -29,24 +29,22 @@ enum rec_flag {
 	REC_F_READAHEAD = 1 << 4,
 };
 
-/* Value of the "devs" map, keyed by the whole disk's kernel dev_t (major << 20 | minor). */
+/* One recorded whole disk (the BPF side's dev_tab, read-only once loaded). */
 struct rec_dev {
+	__u32 dev;	  /* kernel dev_t of the whole disk (major << 20 | minor) */
 	__u32 level;	  /* enum rec_level */
-	__u32 _pad;
 	__u64 lo_sector; /* record only I/O starting in [lo_sector, hi_sector): partitions */
 	__u64 hi_sector;
 };
 
-/* Maximum number of whole disks recorded at once ("devs" map). */
+/* Maximum number of whole disks recorded at once (dev_tab). */
 #define TRACE_MAX_DEVS 64
 
 /* Slots of the per-CPU "stats" map: I/Os we meant to record but lost, and what went through. */
 enum rec_stat {
 	REC_DROP_RESERVE = 0,  /* ring buffer full at completion */
 	REC_DROP_INFLIGHT = 1, /* in-flight map full at queue time */
-	REC_STAT_TRACKED = 2,  /* I/Os entered in the in-flight map */
-	REC_STAT_EMITTED = 3,  /* I/Os handed to a ring buffer */
-	REC_STAT_MERGED = 4,   /* requests merged into another before issue (rq level) */
+	REC_STAT_MERGED = 2,   /* requests merged into another before issue (rq level) */
 	REC_STAT__COUNT
 };
 

@@ -44,7 +44,7 @@ struct rec_opts {
 };
 
 struct rec_totals {
-	uint64_t drop_reserve, drop_inflight, tracked, emitted, merged;
+	uint64_t drop_reserve, drop_inflight, merged;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -207,8 +207,6 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
 
 	t->drop_reserve = stat_sum(fd, REC_DROP_RESERVE, ncpu);
 	t->drop_inflight = stat_sum(fd, REC_DROP_INFLIGHT, ncpu);
-	t->tracked = stat_sum(fd, REC_STAT_TRACKED, ncpu);
-	t->emitted = stat_sum(fd, REC_STAT_EMITTED, ncpu);
 	t->merged = stat_sum(fd, REC_STAT_MERGED, ncpu);
 }
 
@@ -344,33 +342,40 @@ static int resolve_targets(const struct rec_opts *o, struct rec_target *t, int *
 	return 0;
 }
 
-/* Enters every recorded disk in the BPF devs map, with the hull of its recorded ranges. */
+/* Fills the BPF dev_tab (before load): each recorded disk once, with the hull of its
+ * recorded ranges (partitions); drain.c assigns each I/O to its exact device. */
 static int fill_devs(struct record_bpf *skel, const struct rec_target *t, int nt)
 {
-	int fd = bpf_map__fd(skel->maps.devs);
+	volatile struct rec_dev *tab = skel->rodata->dev_tab;
+	uint32_t n = 0;
 
 	for (int i = 0; i < nt; i++) {
-		struct rec_dev v = { .level = t[i].level };
 		uint64_t lo = t[i].start_sector, hi = lo + t[i].nr_sectors;
+		uint32_t k;
 
 		if (!t[i].is_partition)
 			lo = 0, hi = UINT64_MAX;
-		if (bpf_map_lookup_elem(fd, &t[i].disk_dev, &v) == 0) {
-			if (v.level != t[i].level) {
-				cli_error("%s and another device on the same disk ask for different "
-					  "levels",
-					  t[i].td.name);
-				return -EINVAL;
-			}
-			lo = lo < v.lo_sector ? lo : v.lo_sector;
-			hi = hi > v.hi_sector ? hi : v.hi_sector;
+		for (k = 0; k < n && tab[k].dev != t[i].disk_dev; k++)
+			;
+		if (k == n) {
+			tab[n].dev = t[i].disk_dev;
+			tab[n].level = t[i].level;
+			tab[n].lo_sector = lo;
+			tab[n].hi_sector = hi;
+			n++;
+			continue;
 		}
-		v.level = t[i].level;
-		v.lo_sector = lo;
-		v.hi_sector = hi;
-		if (bpf_map_update_elem(fd, &t[i].disk_dev, &v, 0))
-			return -errno;
+		if (tab[k].level != t[i].level) {
+			cli_error("%s and another device on the same disk ask for different levels",
+				  t[i].td.name);
+			return -EINVAL;
+		}
+		if (lo < tab[k].lo_sector)
+			tab[k].lo_sector = lo;
+		if (hi > tab[k].hi_sector)
+			tab[k].hi_sector = hi;
 	}
+	skel->rodata->ndev_tab = n;
 	return 0;
 }
 
@@ -592,6 +597,9 @@ static struct record_bpf *load(const struct rec_opts *o, const struct rec_target
 	 * key/value size and flags only (bpf_map_meta_equal), so the template's size stays. */
 	bpf_map__set_max_entries(skel->maps.inflight, o->inflight);
 	set_autoload(skel, t, nt);
+	err = fill_devs(skel, t, nt);
+	if (err)
+		goto fail;
 	err = record_bpf__load(skel);
 	if (err) {
 		cli_error("loading the BPF programs failed: %s (set IOREEL_DEBUG=1 for the "
@@ -607,10 +615,6 @@ static struct record_bpf *load(const struct rec_opts *o, const struct rec_target
 				  strerror(errno));
 			goto fail;
 		}
-	}
-	if (fill_devs(skel, t, nt)) {
-		cli_error("filling the device map: %s", strerror(errno));
-		goto fail;
 	}
 	return skel;
 fail:

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Recorder overhead: fio 4 KiB random reads, iodepth 32, on a zram device of our own, without
+# (A) and with (B) `ioreel record`, alternating A B A B. Prints IOPS of each run, medians, the
+# IOPS ratio B/A, CPU (fio's, and the recorder's own user+sys), events, drops and trace bytes
+# per event; then one more recorded run with kernel BPF stats on, for the time spent in the
+# BPF programs per I/O (that run is not in the ratio: the stats themselves cost time).
+# Env: SECONDS_PER_RUN (10), ROUNDS (2), JOBS (fio numjobs, 1). Figures only: never fails on time.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/lib.sh"
+need_root
+need_cmd fio python3 bpftool
+secs=${SECONDS_PER_RUN:-10}
+rounds=${ROUNDS:-2}
+jobs=${JOBS:-1}
+dir=$(scratch_dir)
+dev=$(make_zram 1024)
+# Fill it so reads hit compressed pages, not zram's zero-page shortcut.
+fio --name=fill --filename="$dev" --direct=1 --ioengine=libaio --rw=write --bs=1M --iodepth=4 \
+	--buffer_compress_percentage=50 --refill_buffers >/dev/null || fail "fill"
+
+run_fio() { # OUT.json
+	fio --name=bench --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+		--iodepth=32 --numjobs="$jobs" --group_reporting --time_based --runtime="$secs" \
+		--output-format=json --output="$1" >/dev/null || fail "fio"
+}
+fio_fig() { # JSON -> "iops usr% sys%"
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
+print("%.0f %.1f %.1f" % (j["read"]["iops"], j["usr_cpu"], j["sys_cpu"]))' "$1"
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+start_rec() { # NAME
+	"$IOREEL" record -d "$dev" -o "$dir/$1.ioreel" -q --json >"$dir/$1.json" 2>"$dir/$1.err" &
+	rec=$!
+	cleanup_push "kill -9 $rec"
+	sleep 1 # load and attach
+}
+stop_rec() { # NAME: prints "events dropped bytes/event cpu%" into NAME.fig
+	local ticks rc=0
+	ticks=$(cpu_ticks $rec)
+	kill -INT $rec
+	wait $rec || rc=$?
+	[ $rc = 0 ] || fail "ioreel record exited $rc: $(cat "$dir/$1.err")"
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); a=[int(x) for x in sys.argv[2:]]
+print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"], "%.1f" % (a[0] * 100 / a[2] / a[1]))' \
+		"$dir/$1.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$dir/$1.fig"
+}
+
+echo "zram $dev, fio randread 4k iodepth 32 numjobs $jobs, ${secs}s per run, $(nproc) CPUs"
+printf '%-4s %-9s %10s %6s %6s %10s %7s %8s %8s\n' run mode IOPS usr% sys% events drops B/event rec-cpu%
+a=() b=()
+for ((r = 1; r <= rounds; r++)); do
+	run_fio "$dir/a$r.fio"
+	read -r iops usr sys < <(fio_fig "$dir/a$r.fio")
+	a+=("$iops")
+	printf '%-4s %-9s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
+	start_rec "b$r"
+	run_fio "$dir/b$r.fio"
+	stop_rec "b$r"
+	read -r ev dr bpe cpu <"$dir/b$r.fig"
+	read -r iops usr sys < <(fio_fig "$dir/b$r.fio")
+	b+=("$iops")
+	printf '%-4s %-9s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
+		"$ev" "$dr" "$bpe" "$cpu"
+done
+python3 - "${a[*]}" "${b[*]}" <<'PY'
+import statistics, sys
+a = [float(x) for x in sys.argv[1].split()]
+b = [float(x) for x in sys.argv[2].split()]
+ma, mb = statistics.median(a), statistics.median(b)
+print(f"median IOPS plain {ma:.0f}, recorded {mb:.0f}: ratio {mb / ma:.3f}")
+PY
+
+# BPF time per I/O, from the kernel's own accounting (kernel.bpf_stats_enabled).
+old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+cleanup_push "echo $old > /proc/sys/kernel/bpf_stats_enabled"
+start_rec stats
+run_fio "$dir/stats.fio"
+bpftool prog show --json >"$dir/progs.json"
+stop_rec stats
+echo "$old" >/proc/sys/kernel/bpf_stats_enabled
+python3 - "$dir/progs.json" "$rec" <<'PY'
+import json, sys
+pid = int(sys.argv[2])
+tot_ns = 0
+for p in json.load(open(sys.argv[1])):
+    if any(x.get("pid") == pid for x in p.get("pids", [])) and p.get("run_cnt"):
+        tot_ns += p["run_time_ns"]
+        print(f"  {p['name']:<16} {p['run_cnt']:>10} runs {p['run_time_ns'] / p['run_cnt']:7.1f} ns/run")
+q = [p for p in json.load(open(sys.argv[1])) if p.get("name") == "bio_queue"
+     and any(x.get("pid") == pid for x in p.get("pids", []))]
+if q and q[0].get("run_cnt"):
+    print(f"BPF time per recorded I/O (queue + complete): {tot_ns / q[0]['run_cnt']:.0f} ns")
+PY
