@@ -60,6 +60,7 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 {
 	struct trace_writer *w = calloc(1, sizeof(*w));
 	uint8_t *hdr = NULL;
+	struct stat st;
 	size_t hlen;
 	int err = ENOMEM;
 
@@ -97,8 +98,12 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 		err = errno;
 		goto fail;
 	}
-	/* A trace may hold command lines and paths: keep it private even if it existed. */
-	if (fchmod(w->fd, 0600) || write_all(w, hdr, hlen, "header")) {
+	/*
+	 * A trace may hold command lines and paths: keep it private even if it existed. Only a
+	 * regular file: -o /dev/stdout must not chmod the terminal or /dev/null.
+	 */
+	if ((!fstat(w->fd, &st) && S_ISREG(st.st_mode) && fchmod(w->fd, 0600)) ||
+	    write_all(w, hdr, hlen, "header")) {
 		err = errno ? errno : EIO;
 		goto fail;
 	}

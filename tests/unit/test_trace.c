@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "formats/trace.h"
@@ -438,6 +440,53 @@ static void test_empty_and_hostile(void)
 	free(buf);
 }
 
+/* A write error (file size limit: EFBIG) is returned with the offset; the file stays readable. */
+static void test_write_error(void)
+{
+	size_t n = 100000;
+	struct io_event *ev = calloc(n, sizeof(*ev));
+	struct trace_writer_opts o = { .chunk_events = 1000 };
+	struct rlimit old, lim;
+	struct trace_meta m;
+	struct trace_writer *w;
+	struct stat before, after;
+	char path[256], why[512];
+	bool idx;
+	uint64_t damaged;
+	long got;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/efbig.ioreel", dir);
+	make_events(ev, n, true);
+	make_meta(&m);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 100000;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	w = trace_writer__open(path, &m, &o);
+	CHECK(w, "open: %s", strerror(errno));
+	for (size_t i = 0; w && i < n && !err; i += 500)
+		err = trace_writer__add(w, ev + i, 500);
+	CHECK(err == -EFBIG, "want -EFBIG, got %d", err);
+	if (w) {
+		CHECK(strstr(trace_writer__error(w), "at offset"), "%s", trace_writer__error(w));
+		trace_writer__abort(w);
+	}
+	setrlimit(RLIMIT_FSIZE, &old);
+	got = count_events(path, 0, why, sizeof(why), &damaged, &idx);
+	CHECK(got > 0 && got % 1000 == 0 && !idx, "after EFBIG: %ld %s", got, why);
+
+	/* A device as output: the error comes back, and the node's mode is left alone. */
+	if (!stat("/dev/full", &before)) {
+		w = trace_writer__open("/dev/full", &m, NULL);
+		CHECK(!w && errno == ENOSPC, "/dev/full: %s", strerror(errno));
+		CHECK(!stat("/dev/full", &after) && after.st_mode == before.st_mode,
+		      "/dev/full mode changed");
+	}
+	free(ev);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -454,6 +503,7 @@ int main(void)
 	test_seek();
 	test_damage();
 	test_empty_and_hostile();
+	test_write_error();
 	snprintf(path, sizeof(path), "%s/rt.ioreel", dir);
 	CHECK(!stat(path, &st) && (st.st_mode & 0777) == 0600, "mode %o", st.st_mode & 0777);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
