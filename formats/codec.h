@@ -27,6 +27,9 @@
 #define TRACE_MAX_COMP (TRACE_MAX_RAW + (1u << 20))
 #define TRACE_MAX_CHUNK_EVENTS (1u << 20)
 #define TRACE_DEFAULT_CHUNK_EVENTS 65536u
+/* The writer's cap: 136 raw bytes per event at worst (15 columns of 8 bytes plus a comm) must
+ * stay under TRACE_MAX_RAW, which readers enforce. */
+#define TRACE_WRITER_MAX_CHUNK_EVENTS (1u << 18)
 
 enum codec_col_id {
 	COL_PRES,

@@ -69,8 +69,8 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 	w->fd = -1;
 	w->chunk_events = opts && opts->chunk_events ? opts->chunk_events
 						     : TRACE_DEFAULT_CHUNK_EVENTS;
-	if (w->chunk_events > TRACE_MAX_CHUNK_EVENTS)
-		w->chunk_events = TRACE_MAX_CHUNK_EVENTS;
+	if (w->chunk_events > TRACE_WRITER_MAX_CHUNK_EVENTS)
+		w->chunk_events = TRACE_WRITER_MAX_CHUNK_EVENTS;
 	w->level = opts && opts->zstd_level ? opts->zstd_level : 3;
 	w->sync = opts && opts->sync;
 	w->ndevices = meta->ndevices;
