@@ -145,7 +145,9 @@ static bool read_index(struct trace_reader *r)
 	at = get_u64(foot);
 	n = get_u32(foot + 8);
 	plen = TRACE_INDEX_FIXED + (uint64_t)n * TRACE_INDEX_ENTRY_SIZE + 4 + TRACE_FOOTER_SIZE;
-	if (get_u32(foot + 12) || at < r->data_start || at > size || size - at != 8 + plen)
+	/* Every chunk takes at least 60 bytes before the index: that bounds the allocation. */
+	if (get_u32(foot + 12) || at < r->data_start || at > size || size - at != 8 + plen ||
+	    n > (at - r->data_start) / (8 + TRACE_CHUNK_HDR_SIZE))
 		goto bad;
 	buf = malloc(8 + plen);
 	if (!buf)
