@@ -66,4 +66,26 @@ struct rec_event {
 
 _Static_assert(sizeof(struct rec_event) == 72, "rec_event layout changed: update record/");
 
+/*
+ * One entry of the "slots" array: the in-flight table's fast path, a direct-mapped table
+ * indexed by a hash of the bio/request pointer. key is the pointer, 0 when free; it is claimed
+ * and released with compare-and-swap, so BPF programs on several CPUs and record/ (which
+ * reads the mmap()ed array to find the oldest I/O in flight) agree on who owns an entry.
+ * A pointer whose slot is taken goes to the "inflight" hash map instead.
+ */
+struct rec_slot {
+	__u64 key;
+	struct rec_event e;
+};
+
+_Static_assert(sizeof(struct rec_slot) == 80, "rec_slot layout changed: update record/");
+
+#define REC_SLOTS 8192 /* a power of two */
+
+static inline __u32 rec_slot_index(__u64 key)
+{
+	/* Slab objects are at least 64-byte aligned; mix in higher bits for page-strided ones. */
+	return (__u32)((key >> 6) ^ (key >> 19)) & (REC_SLOTS - 1);
+}
+
 #endif

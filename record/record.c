@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -216,13 +217,52 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
  * counted in *stale so they neither hold back the reorder release nor fill the map.
  */
 #define SCAN_BATCH 256
+/* An I/O becomes visible in the table a few instructions after it read its queue time; an IRQ
+ * in between can delay that. Releasing only what is older than this margin keeps the trace
+ * ordered unless a BPF program is held up longer than that (then out_of_order counts it). */
+#define RELEASE_MARGIN_NS (5ULL * 1000000ULL)
+
+/* The in-flight table as record/ sees it: the mmap()ed slots plus the overflow hash map. */
+struct rec_table {
+	int hash_fd;
+	struct rec_slot *slots;
+	uint64_t *suspect; /* queue time of a slot seen stale at the previous scan */
+};
+
+static int table_open(struct record_bpf *skel, struct rec_table *t)
+{
+	size_t len = sizeof(struct rec_slot) * REC_SLOTS;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(skel->maps.slots), 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	t->suspect = calloc(REC_SLOTS, sizeof(*t->suspect));
+	if (!t->suspect) {
+		munmap(p, len);
+		return -ENOMEM;
+	}
+	t->slots = p;
+	t->hash_fd = bpf_map__fd(skel->maps.inflight);
+	return 0;
+}
+
+static void table_close(struct rec_table *t)
+{
+	if (t->slots)
+		munmap(t->slots, sizeof(struct rec_slot) * REC_SLOTS);
+	free(t->suspect);
+}
 
 /*
- * The walk is by hash bucket (batch lookup), so entries deleted while we walk cannot make it
- * restart the way get_next_key does; an entry added behind the walk was queued after `now`,
- * which the caller's release threshold already covers.
+ * Queue time of the oldest I/O still in flight (UINT64_MAX if none), and how many there are.
+ * Entries older than STALE_NS are I/Os the kernel ended without a completion we could see:
+ * they are removed and counted in *stale so they neither hold back the release nor fill the
+ * table. A slot is removed only if it held the same I/O at two scans in a row, since a slot
+ * being claimed shows its previous owner's queue time for a moment.
  */
-static uint64_t oldest_inflight(int fd, uint64_t now, uint64_t *stale, uint64_t *count)
+static uint64_t oldest_inflight(struct rec_table *t, uint64_t now, uint64_t *stale,
+				uint64_t *count)
 {
 	static uint64_t keys[SCAN_BATCH];
 	static struct rec_event vals[SCAN_BATCH];
@@ -230,16 +270,43 @@ static uint64_t oldest_inflight(int fd, uint64_t now, uint64_t *stale, uint64_t 
 	uint32_t in = 0, out = 0;
 	bool first = true;
 
+	for (uint32_t i = 0; i < REC_SLOTS; i++) {
+		struct rec_slot *s = &t->slots[i];
+		uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+		uint64_t q = __atomic_load_n(&s->e.queue_ns, __ATOMIC_RELAXED);
+
+		if (!key) {
+			t->suspect[i] = 0;
+			continue;
+		}
+		if (now > q + STALE_NS) {
+			if (t->suspect[i] == q &&
+			    __atomic_compare_exchange_n(&s->key, &key, 0, false, __ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST)) {
+				(*stale)++;
+				t->suspect[i] = 0;
+				continue;
+			}
+			t->suspect[i] = q;
+		}
+		n++;
+		if (q < oldest)
+			oldest = q;
+	}
+	/*
+	 * The hash map is walked by bucket (batch lookup), so entries deleted while we walk cannot
+	 * make it restart the way get_next_key does.
+	 */
 	for (;;) {
 		uint32_t cnt = SCAN_BATCH;
-		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &cnt,
-					       NULL);
+		int err = bpf_map_lookup_batch(t->hash_fd, first ? NULL : &in, &out, keys, vals,
+					       &cnt, NULL);
 
 		if (err && errno != ENOENT)
 			break;
 		for (uint32_t i = 0; i < cnt; i++) {
 			if (now > vals[i].queue_ns + STALE_NS) {
-				if (bpf_map_delete_elem(fd, &keys[i]) == 0)
+				if (bpf_map_delete_elem(t->hash_fd, &keys[i]) == 0)
 					(*stale)++;
 				continue;
 			}
@@ -443,11 +510,10 @@ struct rec_result {
 };
 
 /* Polls, releases in queue-time order, flushes once a second, until a signal or a limit. */
-static void run_loop(struct record_bpf *skel, struct ring_buffer *rb, struct rec_drain *d,
-		     struct trace_writer *w, const struct rec_opts *o, int ncpu,
+static void run_loop(struct record_bpf *skel, struct rec_table *tab, struct ring_buffer *rb,
+		     struct rec_drain *d, struct trace_writer *w, const struct rec_opts *o, int ncpu,
 		     struct rec_result *r)
 {
-	int mfd = bpf_map__fd(skel->maps.inflight);
 	uint64_t start = ktime_now(), tick = start + 1000000000ULL;
 	uint64_t last_events = 0, last_bytes = 0, last_t = start;
 
@@ -460,9 +526,11 @@ static void run_loop(struct record_bpf *skel, struct ring_buffer *rb, struct rec
 			break;
 		}
 		now = ktime_now();
-		oldest = oldest_inflight(mfd, now, &r->stale, NULL);
+		oldest = oldest_inflight(tab, now, &r->stale, NULL);
 		ring_buffer__consume(rb);
-		err = rec_drain__release(d, oldest < now ? oldest : now);
+		if (oldest > now - RELEASE_MARGIN_NS)
+			oldest = now - RELEASE_MARGIN_NS;
+		err = rec_drain__release(d, oldest);
 		if (err) {
 			r->werr = err;
 			break;
@@ -507,20 +575,19 @@ static void run_loop(struct record_bpf *skel, struct ring_buffer *rb, struct rec
  * not lost), then detaches and drains everything. What is still in flight after that is counted
  * as unfinished: it happened, but has no completion to record.
  */
-static void finish(struct record_bpf *skel, struct ring_buffer *rb, struct rec_drain *d,
-		   int ncpu, struct rec_result *r)
+static void finish(struct record_bpf *skel, struct rec_table *tab, struct ring_buffer *rb,
+		   struct rec_drain *d, int ncpu, struct rec_result *r)
 {
-	int mfd = bpf_map__fd(skel->maps.inflight);
 	uint64_t until = ktime_now() + STOP_WAIT_NS, left = 0;
 
 	skel->bss->stopping = 1;
 	do {
 		ring_buffer__poll(rb, 5);
-		oldest_inflight(mfd, ktime_now(), &r->stale, &left);
+		oldest_inflight(tab, ktime_now(), &r->stale, &left);
 	} while (left && ktime_now() < until);
 	record_bpf__detach(skel);
 	ring_buffer__consume(rb);
-	oldest_inflight(mfd, ktime_now(), &r->stale, &r->unfinished);
+	oldest_inflight(tab, ktime_now(), &r->stale, &r->unfinished);
 	if (!r->werr)
 		r->werr = rec_drain__release(d, UINT64_MAX);
 	rec_drain__stats(d, &r->ds);
@@ -632,6 +699,7 @@ int cmd_record(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct trace_writer *w = NULL;
 	struct rec_drain *d = NULL;
+	struct rec_table tab = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int nt = 0, ncpu, cgfd = -1, err, rc = EXIT_RUNTIME;
 	uint64_t genesis;
@@ -650,6 +718,11 @@ int cmd_record(int argc, char **argv)
 	skel = load(&o, t, nt, ncpu, &cgfd);
 	if (!skel)
 		goto out;
+	err = table_open(skel, &tab);
+	if (err) {
+		cli_error("mapping the in-flight table: %s", strerror(-err));
+		goto out;
+	}
 
 	trace_meta_init(&meta, "record");
 	join_args(argc - 1, argv + 1, meta.options, sizeof(meta.options));
@@ -682,8 +755,8 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
 
-	run_loop(skel, rb, d, w, &o, ncpu, &r);
-	finish(skel, rb, d, ncpu, &r);
+	run_loop(skel, &tab, rb, d, w, &o, ncpu, &r);
+	finish(skel, &tab, rb, d, ncpu, &r);
 	{
 		struct trace_stats st = {
 			.events = r.ds.events,
@@ -730,6 +803,7 @@ out:
 		trace_writer__abort(w);
 	ring_buffer__free(rb);
 	rec_drain__free(d);
+	table_close(&tab);
 	record_bpf__destroy(skel);
 	if (cgfd >= 0)
 		close(cgfd);
