@@ -10,11 +10,11 @@
  *        by the struct request pointer. What the device saw after merges, with issue time.
  *
  * The submitter (pid, tid, comm, cpu) is taken when the I/O is queued, in the submitting
- * task's context, and kept in the in-flight map until completion, which usually runs in an
- * interrupt or a kworker. Completed I/Os go to a per-CPU ring buffer (no contention between
+ * task's context, and kept in the in-flight table (a slot array, a hash map on collision)
+ * until completion, which usually runs in an interrupt or a kworker. Completed I/Os go to a per-CPU ring buffer (no contention between
  * CPUs on the reserve spinlock) without a wakeup; record/ polls on a short timer, and a wakeup
  * is forced only when a ring is a quarter full. Every I/O we meant to record but could not (ring
- * full, in-flight map full) is counted in the per-CPU stats map, so recorded + dropped is exact.
+ * full, in-flight table full) is counted in the per-CPU stats map, so recorded + dropped is exact.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -3,8 +3,8 @@
  * Between the rings and the writer. The rings deliver I/Os in completion order, but a trace is
  * ordered by queue time, so events wait in a min-heap keyed by queue time and are released only
  * once no I/O queued earlier can still arrive: record.c passes the queue time of the oldest I/O
- * still in the in-flight map (scanned before the rings are drained), and everything older than
- * that has either been emitted already or was counted as dropped.
+ * still in the in-flight table (scanned before the rings are drained, minus a small margin),
+ * and everything older than that has either been emitted already or was counted as dropped.
  */
 #include <errno.h>
 #include <stdlib.h>

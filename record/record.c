@@ -725,7 +725,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	trace_meta_init(&meta, "record");
-	join_args(argc - 1, argv + 1, meta.options, sizeof(meta.options));
+	join_args(argc, argv, meta.options, sizeof(meta.options));
 	for (int i = 0; i < nt; i++)
 		trace_meta_add_device(&meta, &t[i].td);
 	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */

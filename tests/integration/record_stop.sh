@@ -25,6 +25,11 @@ for sig in INT TERM; do
 	assert_eq "$n" "$(json_get "$dir/$sig.ioreel.json" events)" "events readable after SIG$sig"
 	[ "$n" -gt 1000 ] || fail "SIG$sig: only $n events"
 	assert_eq "$(json_get "$dir/$sig.ioreel.json" dropped)" 0 "dropped (SIG$sig)"
+	# ioreel info reads the index and the recorder's stats from the trailer.
+	"$IOREEL" info "$dir/$sig.ioreel" --json >"$dir/$sig.info" || fail "ioreel info (SIG$sig)"
+	assert_eq "$(json_get "$dir/$sig.info" index)" True "index after SIG$sig"
+	assert_eq "$(json_get "$dir/$sig.info" events)" "$n" "events in ioreel info (SIG$sig)"
+	assert_eq "$(json_get "$dir/$sig.info" dropped)" 0 "dropped in ioreel info (SIG$sig)"
 done
 
 # kill -9 while I/O runs: what was flushed is readable, at most ~1 s is lost.
@@ -48,6 +53,8 @@ lost = (int(sys.argv[2]) - genesis - last) / 1e9
 print(f"{len(rows)} events readable after kill -9; the last was queued {lost:.2f} s before it")
 sys.exit(0 if rows and lost < 1.5 else 1)
 PY
+"$IOREEL" info "$dir/k9.ioreel" --json >"$dir/k9.info" || fail "ioreel info after kill -9"
+assert_eq "$(json_get "$dir/k9.info" index)" False "index after kill -9"
 
 # Disk full: the output on a 1 MiB tmpfs fills within a second of 4k I/O.
 mkdir "$dir/tiny"
