@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Filters keep exactly the right I/Os: -d (another device busy at the same time), --comm
-# (fio and dd on the same device) and --pid (two dd processes, one recorded).
+# (fio and dd on the same device), --pid (two dd processes, one recorded) and --cgroup (a dd
+# in a cgroup of our own, another outside it).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd dd mkfifo
@@ -50,4 +51,27 @@ trace_csv "$dir/pid.ioreel" >"$dir/pid.csv" || fail "export"
 assert_eq "$(tail -n +2 "$dir/pid.csv" | wc -l)" 123 "I/Os in the --pid trace"
 assert_eq "$(tail -n +2 "$dir/pid.csv" | awk -F, -v p="$p1" '$10 != p' | wc -l)" 0 \
 	"I/Os of other pids"
+
+# Cgroup: a dd inside a fresh cgroup v2 directory, another outside it.
+cg2=$(findmnt -t cgroup2 -n -o TARGET | head -n 1)
+[ -n "$cg2" ] || skip "no cgroup v2 mount for the --cgroup filter"
+cg=$cg2/ioreel-rec-test-$$
+mkdir "$cg" || fail "mkdir $cg"
+cleanup_push "rmdir '$cg'"
+mkfifo "$dir/go3" "$dir/go4"
+(echo $BASHPID >"$cg/cgroup.procs" && read -r _ <"$dir/go3" &&
+	exec dd if=/dev/zero of="$a" bs=4k count=111 seek=3000 oflag=direct status=none) &
+p3=$!
+(read -r _ <"$dir/go4" && exec dd if=/dev/zero of="$a" bs=4k count=55 oflag=direct status=none) &
+p4=$!
+sleep 0.2
+rec_start "$dir/cg.ioreel" -d "$a" --cgroup "$cg"
+echo go >"$dir/go3"
+echo go >"$dir/go4"
+wait $p3 $p4 || fail "dd failed"
+rec_stop || fail "record exited $?"
+trace_csv "$dir/cg.ioreel" >"$dir/cg.csv" || fail "export"
+assert_eq "$(tail -n +2 "$dir/cg.csv" | wc -l)" 111 "I/Os in the --cgroup trace"
+assert_eq "$(tail -n +2 "$dir/cg.csv" | awk -F, -v p="$p3" '$10 != p' | wc -l)" 0 \
+	"I/Os from outside the cgroup"
 echo PASS
