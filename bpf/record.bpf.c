@@ -242,7 +242,8 @@ static __always_inline void forget(__u64 key, struct inflight_ref *r)
 static __always_inline void fill(struct rec_event *e, __u64 now, __u32 dev, __u64 sector,
 				 __u32 bytes, __u8 op, __u8 flags)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	/* Read from the task directly: cheaper than the comm helper's padded string copy. */
+	struct task_struct *task = bpf_get_current_task_btf();
 
 	e->queue_ns = now;
 	e->issue_ns = 0;
@@ -250,13 +251,13 @@ static __always_inline void fill(struct rec_event *e, __u64 now, __u32 dev, __u6
 	e->sector = sector;
 	e->bytes = bytes;
 	e->dev = dev;
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
+	e->pid = task->tgid;
+	e->tid = task->pid;
 	e->status = 0;
 	e->cpu = bpf_get_smp_processor_id();
 	e->op = op;
 	e->flags = flags;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	__builtin_memcpy(e->comm, task->comm, sizeof(e->comm));
 }
 
 /*
