@@ -46,6 +46,10 @@ struct rec_opts {
 
 struct rec_totals {
 	uint64_t drop_reserve, drop_inflight, merged;
+	/* Runs the kernel skipped because the same program was already running on that CPU (an
+	 * interrupt nested in it): an I/O whose queue was skipped is lost (counted as dropped);
+	 * one whose completion was skipped stays in the table and ends as unfinished or stale. */
+	uint64_t nested_queue, nested_other;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -209,6 +213,20 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
 	t->drop_reserve = stat_sum(fd, REC_DROP_RESERVE, ncpu);
 	t->drop_inflight = stat_sum(fd, REC_DROP_INFLIGHT, ncpu);
 	t->merged = stat_sum(fd, REC_STAT_MERGED, ncpu);
+	t->nested_queue = t->nested_other = 0;
+	for (struct bpf_program *p = bpf_object__next_program(skel->obj, NULL); p;
+	     p = bpf_object__next_program(skel->obj, p)) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		int pfd = bpf_program__fd(p);
+
+		if (pfd < 0 || bpf_obj_get_info_by_fd(pfd, &info, &len))
+			continue;
+		if (p == skel->progs.bio_queue || p == skel->progs.rq_start)
+			t->nested_queue += info.recursion_misses;
+		else
+			t->nested_other += info.recursion_misses;
+	}
 }
 
 /*
@@ -497,7 +515,7 @@ static void status_line(const struct rec_drain_stats *ds, const struct rec_total
 	fprintf(stderr, "%s%6.1fs %9.0f IOPS %8.1f MB/s  events %llu  drops %llu  trace %s%s",
 		isatty(2) ? "\r" : "", elapsed_ns / 1e9, iops, mbps,
 		(unsigned long long)ds->events,
-		(unsigned long long)(tt->drop_reserve + tt->drop_inflight + stale),
+		(unsigned long long)(tt->drop_reserve + tt->drop_inflight + tt->nested_queue + stale),
 		fmt_bytes(trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
 }
 
@@ -596,7 +614,8 @@ static void finish(struct record_bpf *skel, struct rec_table *tab, struct ring_b
 
 static uint64_t dropped_total(const struct rec_result *r)
 {
-	return r->tt.drop_reserve + r->tt.drop_inflight + r->stale + r->unfinished;
+	return r->tt.drop_reserve + r->tt.drop_inflight + r->tt.nested_queue + r->stale +
+	       r->unfinished;
 }
 
 static void print_json(const struct rec_opts *o, const struct rec_target *t, int nt,
@@ -604,13 +623,15 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 {
 	printf("{\"file\":\"%s\",\"ok\":%s,\"duration_s\":%.3f,\"events\":%llu,\"dropped\":%llu,"
 	       "\"dropped_reserve\":%llu,\"dropped_inflight\":%llu,\"dropped_stale\":%llu,"
-	       "\"unfinished\":%llu,\"merged\":%llu,\"out_of_order\":%llu,"
+	       "\"unfinished\":%llu,\"nested_queue\":%llu,\"nested_other\":%llu,"
+	       "\"merged\":%llu,\"out_of_order\":%llu,"
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
 	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"devices\":[",
 	       o->out, ok ? "true" : "false", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
 	       (unsigned long long)r->stale, (unsigned long long)r->unfinished,
+	       (unsigned long long)r->tt.nested_queue, (unsigned long long)r->tt.nested_other,
 	       (unsigned long long)r->tt.merged, (unsigned long long)r->ds.out_of_order,
 	       (unsigned long long)r->ds.unmatched, (unsigned long long)r->ds.bytes_io,
 	       (unsigned long long)r->trace_bytes,

@@ -19,6 +19,7 @@ run_job() { # LEVEL JOBNAME fio-args...
 		--write_iolog="$dir/$job.iolog" "$@" >"$dir/$job.fio" || fail "fio $job failed"
 	rec_stop || fail "ioreel record exited $? ($(cat "$dir/$job.ioreel.err"))"
 	trace_csv "$dir/$job.ioreel" >"$dir/$job.csv" || fail "cannot export $job.ioreel"
+	cat "$dir/$job.ioreel.json"
 	assert_eq "$(json_get "$dir/$job.ioreel.json" dropped)" 0 "dropped I/Os ($job)"
 }
 
@@ -43,7 +44,7 @@ for f in (l.split() for l in open(iolog)):
         want[f[2]] += int(f[4]); n += 1
 got, m, issued = {"read": 0, "write": 0}, 0, 0
 for r in csv.DictReader(open(tcsv)):
-    if r["dev"] == dev and r["op"] in got:
+    if r["dev"] == dev and r["op"] in got and r["comm"] == "fio":
         got[r["op"]] += int(r["length"]); m += 1
         issued += r["issue_ns"] != ""
 print(f"fio: {n} I/Os {want}; trace: {m} requests {got}, {issued} with an issue time")

@@ -44,8 +44,9 @@ trace_csv() {
 	"$IOREEL" convert "$1" - --to csv "${@:2}" | grep -v '^#'
 }
 
-# compare_iolog IOLOG TRACE_CSV DEVNAME: the trace's I/Os on DEVNAME are exactly the reads,
-# writes and trims fio issued (same multiset of op, offset, length).
+# compare_iolog IOLOG TRACE_CSV DEVNAME: the trace's I/Os on DEVNAME submitted by fio are
+# exactly the reads, writes and trims fio issued (same multiset of op, offset, length). I/O by
+# other tasks (a kworker's writeback, a device prober) is listed but not compared.
 compare_iolog() {
 	python3 - "$@" <<'PY'
 import collections, csv, sys
@@ -59,6 +60,9 @@ for line in open(iolog):
 got = collections.Counter()
 for r in csv.DictReader(open(tcsv)):
     if r["dev"] == dev and r["op"] in ("read", "write", "discard"):
+        if r["comm"] != "fio":
+            print("not by fio:", r["op"], r["offset"], r["length"], r["comm"])
+            continue
         got[(r["op"], int(r["offset"]), int(r["length"]))] += 1
 missing, extra = want - got, got - want
 print(f"fio issued {sum(want.values())} I/Os, the trace holds {sum(got.values())} on {dev}")
