@@ -76,6 +76,18 @@ static struct engine *uring_init(const struct engine_params *p, char *why, size_
 		errno = -ret;
 		return NULL;
 	}
+	/*
+	 * What cannot complete inline (fsync always, writes to a device that refuses NOWAIT, all of
+	 * zram) goes to io-wq, whose bounded pool defaults to 4 workers per CPU: 8 here. A trace
+	 * with thousands of flushes a second then queues behind 8 fsyncs and falls seconds behind
+	 * (seen on a pgbench trace replayed to a loop device). Let io-wq run as many as we allow in
+	 * flight, as the original kernel did.
+	 */
+	{
+		unsigned int workers[2] = { p->depth, p->depth };
+
+		(void)io_uring_register_iowq_max_workers(&e->ring, workers);
+	}
 	/* the first submit of a task allocates its io_uring context: pay that now, not on the
 	 * first deadline (it made the first I/O ~70 us late, and every I/O is timed from it) */
 	{
