@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,7 +25,6 @@
 #include "record.skel.h"
 
 #define POLL_MS 20
-#define STALE_NS (10ULL * 1000000000ULL) /* an in-flight entry this old is a leak, not an I/O */
 #define STOP_WAIT_NS (500ULL * 1000000ULL) /* how long in-flight I/Os may finish at the end */
 
 struct rec_opts {
@@ -234,114 +232,6 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
  * STALE_NS are requests the kernel freed without a completion we could see: removed and
  * counted in *stale so they neither hold back the reorder release nor fill the map.
  */
-#define SCAN_BATCH 256
-/* An I/O becomes visible in the table a few instructions after it read its queue time; an IRQ
- * in between can delay that. Releasing only what is older than this margin keeps the trace
- * ordered unless a BPF program is held up longer than that (then out_of_order counts it). */
-#define RELEASE_MARGIN_NS (5ULL * 1000000ULL)
-
-/* The in-flight table as record/ sees it: the mmap()ed slots plus the overflow hash map. */
-struct rec_table {
-	int hash_fd;
-	struct rec_slot *slots;
-	uint64_t *suspect; /* queue time of a slot seen stale at the previous scan */
-};
-
-static int table_open(struct record_bpf *skel, struct rec_table *t)
-{
-	size_t len = sizeof(struct rec_slot) * REC_SLOTS;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(skel->maps.slots), 0);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	t->suspect = calloc(REC_SLOTS, sizeof(*t->suspect));
-	if (!t->suspect) {
-		munmap(p, len);
-		return -ENOMEM;
-	}
-	t->slots = p;
-	t->hash_fd = bpf_map__fd(skel->maps.inflight);
-	return 0;
-}
-
-static void table_close(struct rec_table *t)
-{
-	if (t->slots)
-		munmap(t->slots, sizeof(struct rec_slot) * REC_SLOTS);
-	free(t->suspect);
-}
-
-/*
- * Queue time of the oldest I/O still in flight (UINT64_MAX if none), and how many there are.
- * Entries older than STALE_NS are I/Os the kernel ended without a completion we could see:
- * they are removed and counted in *stale so they neither hold back the release nor fill the
- * table. A slot is removed only if it held the same I/O at two scans in a row, since a slot
- * being claimed shows its previous owner's queue time for a moment.
- */
-static uint64_t oldest_inflight(struct rec_table *t, uint64_t now, uint64_t *stale,
-				uint64_t *count)
-{
-	static uint64_t keys[SCAN_BATCH];
-	static struct rec_event vals[SCAN_BATCH];
-	uint64_t oldest = UINT64_MAX, n = 0;
-	uint32_t in = 0, out = 0;
-	bool first = true;
-
-	for (uint32_t i = 0; i < REC_SLOTS; i++) {
-		struct rec_slot *s = &t->slots[i];
-		uint64_t key = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		uint64_t q = __atomic_load_n(&s->e.queue_ns, __ATOMIC_RELAXED);
-
-		if (!key) {
-			t->suspect[i] = 0;
-			continue;
-		}
-		if (now > q + STALE_NS) {
-			if (t->suspect[i] == q &&
-			    __atomic_compare_exchange_n(&s->key, &key, 0, false, __ATOMIC_SEQ_CST,
-							__ATOMIC_SEQ_CST)) {
-				(*stale)++;
-				t->suspect[i] = 0;
-				continue;
-			}
-			t->suspect[i] = q;
-		}
-		n++;
-		if (q < oldest)
-			oldest = q;
-	}
-	/*
-	 * The hash map is walked by bucket (batch lookup), so entries deleted while we walk cannot
-	 * make it restart the way get_next_key does.
-	 */
-	for (;;) {
-		uint32_t cnt = SCAN_BATCH;
-		int err = bpf_map_lookup_batch(t->hash_fd, first ? NULL : &in, &out, keys, vals,
-					       &cnt, NULL);
-
-		if (err && errno != ENOENT)
-			break;
-		for (uint32_t i = 0; i < cnt; i++) {
-			if (now > vals[i].queue_ns + STALE_NS) {
-				if (bpf_map_delete_elem(t->hash_fd, &keys[i]) == 0)
-					(*stale)++;
-				continue;
-			}
-			n++;
-			if (vals[i].queue_ns < oldest)
-				oldest = vals[i].queue_ns;
-		}
-		if (err)
-			break;
-		in = out;
-		first = false;
-	}
-	if (count)
-		*count = n;
-	return oldest;
-}
-
 static int setup_rings(struct record_bpf *skel, int ncpu, uint64_t size, struct rec_drain *d,
 		       struct ring_buffer **out)
 {
@@ -544,7 +434,7 @@ static void run_loop(struct record_bpf *skel, struct rec_table *tab, struct ring
 			break;
 		}
 		now = ktime_now();
-		oldest = oldest_inflight(tab, now, &r->stale, NULL);
+		oldest = rec_table_oldest(tab, now, &r->stale, NULL);
 		ring_buffer__consume(rb);
 		if (oldest > now - RELEASE_MARGIN_NS)
 			oldest = now - RELEASE_MARGIN_NS;
@@ -601,11 +491,11 @@ static void finish(struct record_bpf *skel, struct rec_table *tab, struct ring_b
 	skel->bss->stopping = 1;
 	do {
 		ring_buffer__poll(rb, 5);
-		oldest_inflight(tab, ktime_now(), &r->stale, &left);
+		rec_table_oldest(tab, ktime_now(), &r->stale, &left);
 	} while (left && ktime_now() < until);
 	record_bpf__detach(skel);
 	ring_buffer__consume(rb);
-	oldest_inflight(tab, ktime_now(), &r->stale, &r->unfinished);
+	rec_table_oldest(tab, ktime_now(), &r->stale, &r->unfinished);
 	if (!r->werr)
 		r->werr = rec_drain__release(d, UINT64_MAX);
 	rec_drain__stats(d, &r->ds);
@@ -739,7 +629,7 @@ int cmd_record(int argc, char **argv)
 	skel = load(&o, t, nt, ncpu, &cgfd);
 	if (!skel)
 		goto out;
-	err = table_open(skel, &tab);
+	err = rec_table_open(bpf_map__fd(skel->maps.slots), bpf_map__fd(skel->maps.inflight), &tab);
 	if (err) {
 		cli_error("mapping the in-flight table: %s", strerror(-err));
 		goto out;
@@ -824,7 +714,7 @@ out:
 		trace_writer__abort(w);
 	ring_buffer__free(rb);
 	rec_drain__free(d);
-	table_close(&tab);
+	rec_table_close(&tab);
 	record_bpf__destroy(skel);
 	if (cgfd >= 0)
 		close(cgfd);

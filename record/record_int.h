@@ -61,6 +61,27 @@ int rec_drain__error(const struct rec_drain *d);
 void rec_drain__stats(const struct rec_drain *d, struct rec_drain_stats *s);
 void rec_drain__free(struct rec_drain *d);
 
+/* An I/O becomes visible in the table a few instructions after it read its queue time; an IRQ
+ * in between can delay that. Releasing only what is older than this margin keeps the trace
+ * ordered unless a BPF program is held up longer than that (then out_of_order counts it). */
+#define RELEASE_MARGIN_NS (5ULL * 1000000ULL)
+
+/* ---- inflight.c: the in-flight table (mmap()ed BPF slots + overflow hash map) ---- */
+struct rec_table {
+	int hash_fd;
+	struct rec_slot *slots;
+	uint64_t *suspect; /* queue time of a slot seen stale at the previous scan */
+};
+
+int rec_table_open(int slots_fd, int hash_fd, struct rec_table *t);
+void rec_table_close(struct rec_table *t);
+/*
+ * Queue time (ktime) of the oldest I/O still in flight (UINT64_MAX if none); *count (if not
+ * NULL) gets how many there are. Entries that never completed for 10 s are removed and counted
+ * in *stale.
+ */
+uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, uint64_t *count);
+
 /* blk_status_t -> -errno, as blk_status_to_errno() does. */
 int rec_status_errno(uint32_t status);
 
