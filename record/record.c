@@ -294,6 +294,10 @@ static int resolve_targets(const struct rec_opts *o, struct rec_target *t, int *
 			cli_error("no block device with a size in /sys/block to record");
 			return -ENODEV;
 		}
+		if (n == TRACE_MAX_DEVS)
+			cli_warn("recording the first %d disks in /sys/block only; name the ones you "
+				 "want with -d",
+				 n);
 		*nt = n;
 		return 0;
 	}
