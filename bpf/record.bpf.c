@@ -397,14 +397,27 @@ int BPF_PROG(rq_start, struct request *rq)
 	return 0;
 }
 
-/* Requests the block layer makes itself (the flush machinery) are first seen here. */
+/*
+ * The flush machinery's own request (REQ_OP_FLUSH: only the block layer makes one) carries out
+ * flushes that submitters asked for with REQ_PREFLUSH/REQ_FUA; those submitters' requests are
+ * recorded already (an empty preflush write as a flush, a data write with its preflush/fua
+ * flags), so recording this one too would count every flush twice and replay it twice. It can
+ * also stand for several coalesced preflushes, or a post-flush emulating FUA: replaying the
+ * submitters' flushes and FUA writes makes the target's block layer do the same again.
+ */
+static __always_inline bool is_flush_machinery(struct request *rq)
+{
+	return (rq->cmd_flags & REQ_OP_MASK) == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH);
+}
+
+/* Requests the block layer makes itself (requeued, or made without block_io_start). */
 SEC("tp_btf/block_rq_insert")
 int BPF_PROG(rq_insert, struct request *rq)
 {
 	__u64 key = ptr_key(rq);
 	struct inflight_ref r;
 
-	if (!find(key, &r))
+	if (!is_flush_machinery(rq) && !find(key, &r))
 		rq_track(rq, false);
 	return 0;
 }
@@ -417,17 +430,25 @@ int BPF_PROG(rq_issue, struct request *rq)
 	__u32 bytes = rq->__data_len;
 	struct rec_event *inf;
 	struct inflight_ref r;
+	__u8 kept;
 
 	if (!find(key, &r)) {
+		if (is_flush_machinery(rq))
+			return 0;
 		rq_track(rq, false);
 		if (!find(key, &r))
 			return 0;
 	}
 	inf = r.e;
+	/* blk_insert_flush() strips PREFLUSH/FUA from a request it sequences: keep what the
+	 * submitter asked for (seen at block_io_start), it is what a replay must ask again. */
+	kept = inf->flags & (REC_F_PREFLUSH | REC_F_FUA);
 	inf->issue_ns = bpf_ktime_get_ns();
 	inf->sector = rq->__sector;
 	inf->bytes = bytes;
 	decode_opf(rq->cmd_flags, bytes, &inf->op, &inf->flags);
+	if (inf->op == REC_OP_WRITE)
+		inf->flags |= kept;
 	return 0;
 }
 
