@@ -39,8 +39,9 @@ static void usage(FILE *f)
 "      --iodepth N          afap: I/Os in flight (default 32)\n"
 "      --max-inflight N     timed: cap on I/Os in flight (default 1024)\n"
 "      --spin TIME          timed: spin this long before each deadline (default 200us)\n"
-"      --no-realtime        timed: do not ask for SCHED_FIFO (default: asked for, so that\n"
-"                           other tasks cannot push deadlines back; skipped if refused)\n"
+"      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
+"                           deadlines back. Off by default: its spinning starves the kernel\n"
+"                           threads that serve the target (loop, io-wq) on small machines\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -124,10 +125,11 @@ int cmd_replay(int argc, char **argv)
 		{ "offsets", required_argument, 0, 10 },
 		{ "spin", required_argument, 0, 11 },
 		{ "no-realtime", no_argument, 0, 12 },
+		{ "realtime", no_argument, 0, 13 },
 		{ 0, 0, 0, 0 }
 	};
 	struct replay_map maps[MAX_MAPS];
-	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb, .realtime = true };
+	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb };
 	struct replay_result res;
 	bool json = false, quiet = false;
 	char err[1024] = "";
@@ -238,6 +240,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case 12:
 			o.realtime = false;
+			break;
+		case 13:
+			o.realtime = true;
 			break;
 		default:
 			usage(stderr);
