@@ -35,7 +35,7 @@ struct replay_opts {
 	const struct replay_map *maps;
 	unsigned int nmaps;
 	const char *output;	    /* result trace, or NULL */
-	const char *engine;	    /* NULL: io_uring */
+	const char *engine;	    /* NULL: io_uring, or libaio where RWF_NOWAIT is refused */
 	int mode;		    /* enum replay_mode */
 	double speed;		    /* timed: 2.0 = twice as fast; 0 = 1.0 */
 	unsigned int iodepth;	    /* afap: in flight; 0 = 32 */

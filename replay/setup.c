@@ -5,6 +5,7 @@
  * the engine are set up. Whatever is wrong is reported here, before any I/O is issued.
  */
 #include <errno.h>
+#include <sys/uio.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,37 @@ static void finish(struct run *r, const struct prescan *p)
 	r->an = NULL;
 }
 
+/*
+ * With no --engine: io_uring, unless a target cannot take I/O without blocking (RWF_NOWAIT
+ * refused, as bio-based zram, md and dm refuse it). io_uring then hands every I/O to io-wq
+ * worker threads, and their wake-ups made p99 lateness ~400 us at 10k IOPS on zram where
+ * libaio, which submits inline as the original kernel path did, stayed under 5 us.
+ */
+static void pick_engine(struct run *r)
+{
+	for (unsigned int i = 0; i < r->ndev; i++) {
+		const struct target *t = &r->tg[i];
+		uint32_t len = t->lbs ? t->lbs : 4096;
+		void *buf = NULL;
+		struct iovec iov;
+		ssize_t n;
+
+		if (!t->is_blk || r->o->buffered || posix_memalign(&buf, 4096, len))
+			continue;
+		iov.iov_base = buf;
+		iov.iov_len = len;
+		n = preadv2(t->fd, &iov, 1, 0, RWF_NOWAIT);
+		free(buf);
+		if (n < 0 && (errno == EOPNOTSUPP || errno == EAGAIN)) {
+			r->eng = engine_find("libaio");
+			run_warn(r, "engine libaio: target %s does not take I/O without blocking "
+				    "(RWF_NOWAIT), so io_uring would queue every I/O to worker threads; "
+				    "give --engine io_uring to use it anyway", t->path);
+			return;
+		}
+	}
+}
+
 int replay_run(const struct replay_opts *o, struct replay_result *res, char *err, size_t errlen)
 {
 	struct run *r = calloc(1, sizeof(*r));
@@ -510,6 +542,9 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	ret = open_targets(r, &p, err, errlen);
 	if (ret)
 		goto out;
+	if (!o->engine)
+		pick_engine(r);
+	res->engine = r->eng->name;
 	warn_skips(r, &p);
 	if (r->mode == REPLAY_CLOSED) {
 		ret = load_streams(r, &p, err, errlen);
