@@ -11,17 +11,7 @@
 #include "analyze/analysis_int.h"
 #include "analyze/report.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fprintf(stderr, "\n");                                             \
-			failures++;                                                        \
-		}                                                                          \
-	} while (0)
+#include "tests/unit/check.h"
 
 static uint64_t rng = 88172645463325252ULL;
 

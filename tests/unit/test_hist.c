@@ -10,16 +10,7 @@
 #include <string.h>
 #include "analyze/hist.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                           \
-			fputc('\n', stderr);                                    \
-			failures++;                                             \
-		}                                                               \
-	} while (0)
+#include "tests/unit/check.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 

@@ -10,16 +10,7 @@
 #include <string.h>
 #include "formats/convert.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                           \
-			fputc('\n', stderr);                                    \
-			failures++;                                             \
-		}                                                               \
-	} while (0)
+#include "tests/unit/check.h"
 
 static struct io_event got[256];
 static size_t ngot;

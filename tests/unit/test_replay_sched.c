@@ -4,17 +4,7 @@
 #include <stdlib.h>
 #include "replay/sched.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                        \
-	do {                                                                                    \
-		if (!(cond)) {                                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                             \
-			printf(__VA_ARGS__);                                                    \
-			printf("\n");                                                           \
-			failures++;                                                             \
-		}                                                                               \
-	} while (0)
+#include "tests/unit/check.h"
 
 static void test_deadline(void)
 {

@@ -7,17 +7,7 @@
 #include <string.h>
 #include "synth/dist.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                         \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                     \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fputc('\n', stderr);                                                     \
-			failures++;                                                              \
-		}                                                                                \
-	} while (0)
+#include "tests/unit/check.h"
 
 static int cmp_desc(const void *a, const void *b)
 {

@@ -9,17 +9,7 @@
 #include <unistd.h>
 #include "synth/synth.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                         \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                     \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fputc('\n', stderr);                                                     \
-			failures++;                                                              \
-		}                                                                                \
-	} while (0)
+#include "tests/unit/check.h"
 
 struct evs {
 	struct io_event *e;

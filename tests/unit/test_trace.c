@@ -16,16 +16,7 @@
 #include <unistd.h>
 #include "formats/trace.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "tests/unit/check.h"
 
 static char dir[] = "/tmp/test_trace.XXXXXX";
 static uint64_t rng = 88172645463325252ull;
