@@ -61,13 +61,25 @@ make_loop() {
 	echo "$dev"
 }
 
+# zram_remove ID: reset and remove zramID. A reset fails with EBUSY while anything holds the
+# device open (udev probing it after a write, a process just exiting), so wait that out.
+zram_remove() {
+	local i
+	udevadm settle 2>/dev/null
+	for i in $(seq 40); do
+		echo 1 >"/sys/block/zram$1/reset" 2>/dev/null && break
+		sleep 0.3
+	done
+	echo "$1" >/sys/class/zram-control/hot_remove
+}
+
 # make_zram SIZE_MIB: a fresh zram device of our own (never zram0, which others may use).
 make_zram() {
 	local size=$1 id
 	[ -e /sys/class/zram-control/hot_add ] || { modprobe zram 2>/dev/null; }
 	[ -e /sys/class/zram-control/hot_add ] || skip_kernel "no zram-control in /sys/class (zram module absent)"
 	id=$(cat /sys/class/zram-control/hot_add) || fail "zram hot_add failed"
-	cleanup_push "echo 1 > /sys/block/zram$id/reset; echo $id > /sys/class/zram-control/hot_remove"
+	cleanup_push "zram_remove $id"
 	echo "${size}M" > "/sys/block/zram$id/disksize" || fail "cannot size zram$id"
 	echo "/dev/zram$id"
 }

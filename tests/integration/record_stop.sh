@@ -66,7 +66,7 @@ lp=$!
 for ((i = 0; i < 100; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
 rc=0
 wait "$REC_PID" || rc=$?
-kill $lp 2>/dev/null
+pkill -P $lp 2>/dev/null; kill $lp 2>/dev/null
 wait $lp 2>/dev/null
 assert_eq "$rc" 1 "exit status when the disk is full"
 grep -q "No space left on device" "$dir/tiny/full.ioreel.err" ||
