@@ -277,24 +277,13 @@ static void heap_replace_top(struct analysis *a, uint64_t v)
 	a->heap[i] = v;
 }
 
+/* Pops the root: the last element takes its place and sifts down. */
 static void heap_pop(struct analysis *a)
 {
 	uint64_t v = a->heap[--a->heap_len];
-	unsigned int i = 0, n = a->heap_len;
 
-	for (;;) {
-		unsigned int c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && a->heap[c + 1] < a->heap[c])
-			c++;
-		if (v <= a->heap[c])
-			break;
-		a->heap[i] = a->heap[c];
-		i = c;
-	}
-	if (n)
-		a->heap[i] = v;
+	if (a->heap_len)
+		heap_replace_top(a, v);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "formats/codec.h"
+#include "util/num.h"
 
 #define DEC_BATCH 256
 
@@ -171,17 +172,6 @@ size_t codec_enc_max_cuts(void)
 	return COL__COUNT * 8 + 2;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Minimum (as signed: deltas may be negative) and largest distance to it. */
 static void col_range(const uint64_t *v, uint32_t n, uint64_t *min, uint64_t *range)
 {
@@ -255,7 +245,7 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 				uint64_t d = v[i] - min;
 
 				if (g == 0 || d % g)
-					g = gcd64(g, d);
+					g = gcd_u64(g, d);
 			}
 		}
 		if (!g)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "synth/dist.h"
+#include "util/num.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -185,17 +186,6 @@ static uint64_t zipf_rank(struct block_dist *b)
 
 /* ---- the bijection that scatters ranks, and the permutation behind the random map ---- */
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 uint64_t block_dist_scatter(const struct block_dist *b, uint64_t rank)
 {
 	/* x -> (a*x + c) mod n with gcd(a, n) = 1 is a bijection of [0, n). */
@@ -252,7 +242,7 @@ int block_dist_init(struct block_dist *b, const struct dist_spec *spec, uint64_t
 		b->keys[i] = rng_next(&b->rng);
 	do
 		b->scatter_mul = rng_next(&b->rng) % n;
-	while (n > 1 && gcd64(b->scatter_mul, n) != 1);
+	while (n > 1 && gcd_u64(b->scatter_mul, n) != 1);
 	if (n == 1)
 		b->scatter_mul = 1;
 	b->scatter_add = rng_below(&b->rng, n);
