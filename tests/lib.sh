@@ -73,14 +73,22 @@ zram_remove() {
 	echo "$1" >/sys/class/zram-control/hot_remove
 }
 
-# make_zram SIZE_MIB: a fresh zram device of our own (never zram0, which others may use).
-make_zram() {
-	local size=$1 id
-	[ -e /sys/class/zram-control/hot_add ] || { modprobe zram 2>/dev/null; }
+# zram_add SIZE ("128M", "1G"): hot-adds a zram device of its own (never zram0, which others
+# may use) and sizes it; prints its number. The caller registers zram_remove for it.
+zram_add() {
+	local id
+	[ -e /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null
 	[ -e /sys/class/zram-control/hot_add ] || skip_kernel "no zram-control in /sys/class (zram module absent)"
 	id=$(cat /sys/class/zram-control/hot_add) || fail "zram hot_add failed"
+	echo "$1" >"/sys/block/zram$id/disksize" || { zram_remove "$id"; fail "cannot size zram$id to $1"; }
+	echo "$id"
+}
+
+# make_zram SIZE_MIB: a fresh zram device, removed at exit; prints /dev/zramN.
+make_zram() {
+	local id
+	id=$(zram_add "${1}M") || exit $?
 	cleanup_push "zram_remove $id"
-	echo "${size}M" > "/sys/block/zram$id/disksize" || fail "cannot size zram$id"
 	echo "/dev/zram$id"
 }
 

@@ -78,9 +78,7 @@ setups_teardown_dir() {
 	# 4. zram devices we hot-added
 	while read -r id; do
 		[[ $id =~ ^[0-9]+$ ]] && [ -e "/sys/block/zram$id" ] || continue
-		echo 1 >"/sys/block/zram$id/reset" 2>/dev/null
-		echo "$id" >/sys/class/zram-control/hot_remove 2>/dev/null ||
-			echo "setups: cannot remove zram$id" >&2
+		zram_remove "$id" 2>/dev/null || echo "setups: cannot remove zram$id" >&2
 	done <"$dir/zram" 2>/dev/null
 	left=$(losetup -n -l -O NAME,BACK-FILE 2>/dev/null | awk -v d="$dir/" 'index($2, d) == 1')
 	[ -z "$left" ] || echo "setups: still attached: $left" >&2
@@ -192,13 +190,8 @@ setup_btrfs_raid() {
 setup_zram() {
 	local id
 	_setups_init
-	[ -e /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null
-	[ -e /sys/class/zram-control/hot_add ] ||
-		skip_kernel "no /sys/class/zram-control (zram module absent)"
-	id=$(cat /sys/class/zram-control/hot_add) || fail "zram hot_add failed"
+	id=$(zram_add "$(_setups_size "$1")") || exit $?
 	echo "$id" >>"$(_setups_dir)/zram"
-	echo "$(_setups_size "$1")" >"/sys/block/zram$id/disksize" ||
-		fail "cannot set zram$id disksize to $1"
 	SETUP_DEV=/dev/zram$id
 	SETUP_MNT=
 	echo "$SETUP_DEV"
