@@ -103,7 +103,6 @@ fuzz: deps
 		$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=fuzzer,address,undefined \
 			-o $(BUILD)/fuzz/$$n $$f $(filter formats/% util/%,$(LIB_SRCS)) $(LDLIBS) || exit 1; \
 		echo "  FUZZ    $$n ($${FUZZ_SECONDS:-30}s)"; \
-		mkdir -p $(BUILD)/fuzz/$$n.corpus; \
 		$(BUILD)/fuzz/$$n -max_total_time=$${FUZZ_SECONDS:-30} -max_len=65536 \
 			$(BUILD)/fuzz/$$n.corpus tests/fuzz/corpus/$$n 2>$(BUILD)/fuzz/$$n.log || \
 			{ tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; \
