@@ -251,15 +251,17 @@ static __always_inline bool find(__u64 key, struct inflight_ref *r)
 	}
 	r->slot = NULL;
 	r->e = bpf_map_lookup_elem(&inflight, &key);
-	return r->e != NULL;
+	return r->e && !r->e->complete_ns; /* a set complete_ns marks an entry already emitted */
 }
 
 static __always_inline void forget(__u64 key, struct inflight_ref *r)
 {
 	if (r->slot)
 		__sync_val_compare_and_swap(&r->slot->key, key, 0);
-	else
-		bpf_map_delete_elem(&inflight, &key);
+	else if (bpf_map_delete_elem(&inflight, &key))
+		/* -EBUSY when another program on this CPU holds the bucket lock: leave a tombstone
+		 * so the entry is neither completed twice nor taken for one that ended unseen. */
+		r->e->complete_ns = 1;
 }
 
 static __always_inline void fill(struct rec_event *e, __u64 now, __u32 dev, __u64 sector,
@@ -284,16 +286,64 @@ static __always_inline void fill(struct rec_event *e, __u64 now, __u32 dev, __u6
 }
 
 /*
+ * Copies an I/O into this CPU's ring. complete_ns 0 says the completion was not seen (user
+ * space writes it as absent). Returns false, counted as a drop, when the ring is full.
+ */
+static __noinline bool ring_out(const struct rec_event *src, __u64 complete_ns, __u32 status)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct rec_event *e;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	e = rb ? bpf_ringbuf_reserve(rb, sizeof(*e), 0) : NULL;
+	if (!e) {
+		count(REC_DROP_RESERVE);
+		return false;
+	}
+	__builtin_memcpy(e, src, sizeof(*e));
+	e->complete_ns = complete_ns;
+	e->status = status;
+	/* Ask for a wakeup only when the ring fills up; otherwise record/'s timed poll drains it. */
+	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	else
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return true;
+}
+
+/* Hands a completed I/O to user space through this CPU's ring and forgets it. Forgotten after
+ * the submit, so record/'s scan of the in-flight table never misses an I/O that is neither in
+ * the table nor in a ring (see the reorder release in record/). */
+static __always_inline void emit(__u64 key, struct inflight_ref *r, __u32 status)
+{
+	ring_out(r->e, bpf_ktime_get_ns(), status);
+	forget(key, r);
+}
+
+/*
+ * A new I/O under the key of one still tracked: the kernel reused the request (or bio) without
+ * a completion event we saw (request-level loop traces showed ~1 read in 30,000 ending so).
+ * Write the old one out with its completion time absent instead of losing it silently.
+ */
+static __always_inline void end_unseen(const struct rec_event *old)
+{
+	count(REC_STAT_UNSEEN_END);
+	ring_out(old, 0, 0);
+}
+
+/*
  * Starts tracking an I/O in the submitter's context. fresh: the I/O is new by definition
- * (block_bio_queue, block_io_start), so an entry already under its pointer is a leftover of an
- * earlier I/O at the same address and is replaced; otherwise the existing entry is kept.
+ * (block_bio_queue, block_io_start), so an entry still live under its pointer belongs to an
+ * earlier I/O at the same address that ended unseen: it is written out (end_unseen) and
+ * replaced. Otherwise (insert, issue) an existing entry is kept.
  */
 static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 bytes, __u32 opf,
 				  bool fresh)
 {
 	__u32 i = rec_slot_index(key);
 	struct rec_slot *s = bpf_map_lookup_elem(&slots, &i);
-	struct rec_event e;
+	struct rec_event e, *prev;
 	__u8 op, flags;
 	__u64 now;
 
@@ -308,45 +358,23 @@ static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 byte
 			return;
 		}
 		if (old == key) {
-			if (fresh)
+			if (fresh) {
+				end_unseen(&s->e);
 				fill(&s->e, now, dev, sector, bytes, op, flags);
+			}
 			return;
 		}
 	}
+	/* The slow path: the slot belongs to another I/O. */
+	prev = bpf_map_lookup_elem(&inflight, &key);
+	if (prev && !prev->complete_ns) {
+		if (!fresh)
+			return; /* already tracked */
+		end_unseen(prev);
+	}
 	fill(&e, now, dev, sector, bytes, op, flags);
-	if (bpf_map_update_elem(&inflight, &key, &e, fresh ? BPF_ANY : BPF_NOEXIST)) {
-		/* -EEXIST: already tracked; anything else: the map is full. */
-		if (bpf_map_lookup_elem(&inflight, &key))
-			return;
-		count(REC_DROP_INFLIGHT);
-	}
-}
-
-/* Hands a completed I/O to user space through this CPU's ring and forgets it. */
-static __noinline void emit(__u64 key, struct inflight_ref *r, __u32 status)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct rec_event *e;
-	void *rb;
-
-	rb = bpf_map_lookup_elem(&rings, &cpu);
-	e = rb ? bpf_ringbuf_reserve(rb, sizeof(*e), 0) : NULL;
-	if (!e) {
-		count(REC_DROP_RESERVE);
-		forget(key, r);
-		return;
-	}
-	__builtin_memcpy(e, r->e, sizeof(*e));
-	e->complete_ns = bpf_ktime_get_ns();
-	e->status = status;
-	/* Ask for a wakeup only when the ring fills up; otherwise record/'s timed poll drains it. */
-	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
-	else
-		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-	/* Forgotten after the submit, so record/'s scan of the in-flight table never misses an
-	 * I/O that is neither in the table nor in a ring (see the reorder release in record/). */
-	forget(key, r);
+	if (bpf_map_update_elem(&inflight, &key, &e, BPF_ANY))
+		count(REC_DROP_INFLIGHT); /* the map is full (or its bucket busy on this CPU) */
 }
 
 /* ---- bio level ---- */

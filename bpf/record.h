@@ -45,6 +45,7 @@ enum rec_stat {
 	REC_DROP_RESERVE = 0,  /* ring buffer full at completion */
 	REC_DROP_INFLIGHT = 1, /* in-flight map full at queue time */
 	REC_STAT_MERGED = 2,   /* requests merged into another before issue (rq level) */
+	REC_STAT_UNSEEN_END = 3, /* ended without a completion we saw (emitted, no complete time) */
 	REC_STAT__COUNT
 };
 

@@ -169,7 +169,8 @@ static int write_one(struct rec_drain *d, const struct rec_event *e)
 	memset(o, 0, sizeof(*o));
 	o->queue_ns = rel(d, e->queue_ns);
 	o->issue_ns = e->issue_ns ? rel(d, e->issue_ns) : IO_TS_NONE;
-	o->complete_ns = rel(d, e->complete_ns);
+	/* 0: the kernel ended the I/O without a completion event we saw (bpf: end_unseen) */
+	o->complete_ns = e->complete_ns ? rel(d, e->complete_ns) : IO_TS_NONE;
 	o->offset = e->bytes ? (e->sector - d->t[ti].start_sector) * 512 : 0;
 	o->length = e->bytes;
 	o->dev = (uint32_t)ti;

@@ -43,7 +43,7 @@ struct rec_opts {
 };
 
 struct rec_totals {
-	uint64_t drop_reserve, drop_inflight, merged;
+	uint64_t drop_reserve, drop_inflight, merged, unseen_end;
 	/* Runs the kernel skipped because the same program was already running on that CPU (an
 	 * interrupt nested in it): an I/O whose queue was skipped is lost (counted as dropped);
 	 * one whose completion was skipped stays in the table and ends as unfinished or stale. */
@@ -211,6 +211,7 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
 	t->drop_reserve = stat_sum(fd, REC_DROP_RESERVE, ncpu);
 	t->drop_inflight = stat_sum(fd, REC_DROP_INFLIGHT, ncpu);
 	t->merged = stat_sum(fd, REC_STAT_MERGED, ncpu);
+	t->unseen_end = stat_sum(fd, REC_STAT_UNSEEN_END, ncpu);
 	t->nested_queue = t->nested_other = 0;
 	for (struct bpf_program *p = bpf_object__next_program(skel->obj, NULL); p;
 	     p = bpf_object__next_program(skel->obj, p)) {
@@ -518,7 +519,7 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	printf("{\"file\":\"%s\",\"ok\":%s,\"duration_s\":%.3f,\"events\":%llu,\"dropped\":%llu,"
 	       "\"dropped_reserve\":%llu,\"dropped_inflight\":%llu,\"dropped_stale\":%llu,"
 	       "\"unfinished\":%llu,\"nested_queue\":%llu,\"nested_other\":%llu,"
-	       "\"merged\":%llu,\"out_of_order\":%llu,"
+	       "\"merged\":%llu,\"ended_unseen\":%llu,\"out_of_order\":%llu,"
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
 	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"devices\":[",
 	       o->out, ok ? "true" : "false", r->elapsed_ns / 1e9,
@@ -526,7 +527,8 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
 	       (unsigned long long)r->stale, (unsigned long long)r->unfinished,
 	       (unsigned long long)r->tt.nested_queue, (unsigned long long)r->tt.nested_other,
-	       (unsigned long long)r->tt.merged, (unsigned long long)r->ds.out_of_order,
+	       (unsigned long long)r->tt.merged, (unsigned long long)r->tt.unseen_end,
+	       (unsigned long long)r->ds.out_of_order,
 	       (unsigned long long)r->ds.unmatched, (unsigned long long)r->ds.bytes_io,
 	       (unsigned long long)r->trace_bytes,
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
