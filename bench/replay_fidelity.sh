@@ -5,7 +5,7 @@
 # at block_bio_queue (bpftrace issue_times.bt + fidelity.py). Alternates ioreel, fio, ioreel,
 # fio ... and prints each run and the medians. Never pass/fail.
 # Env: ROUNDS (default 3), SECONDS_PER_RUN (default 3), RATES (default "10000 100000"),
-# ENGINE (ioreel engine, default io_uring), IOREEL_ARGS (more replay options, e.g. --realtime).
+# ENGINE (ioreel engine; default: ioreel's own choice, libaio on zram), IOREEL_ARGS (more replay options, e.g. --realtime).
 . "$(dirname "$0")/replay_common.inc"
 rounds=${ROUNDS:-3} secs=${SECONDS_PER_RUN:-3}
 d=$(scratch_dir)
@@ -19,7 +19,7 @@ for rate in ${RATES:-10000 100000}; do
 	echo "== $rate IOPS, $n I/Os of 4 KiB random reads on $ZDEV ($secs s)"
 	for r in $(seq "$rounds"); do
 		with_bio_times "$d/i.txt" "$IOREEL" replay "$d/p.ioreel" --target "$ZDEV" -q --json \
-			-e "${ENGINE:-io_uring}" ${IOREEL_ARGS:-}
+			${ENGINE:+-e "$ENGINE"} ${IOREEL_ARGS:-}
 		li=$(python3 "$M/fidelity.py" "$d/p.v3" "$d/i.txt")
 		echo "ioreel  $li"
 		echo "$li" >>"$d/ioreel.$rate"
