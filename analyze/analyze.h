@@ -35,6 +35,10 @@ void analysis__print_text(const struct analysis *a, FILE *out);
  * verbatim as further top-level members (e.g. "\"fidelity\": {...}", no leading comma).
  */
 void analysis__print_json(const struct analysis *a, FILE *out, const char *extra);
+/* The HTML page of `ioreel analyze --html` for n analyses (compared when n > 1). 0 or -errno. */
+int analysis__print_html(const struct analysis *const *as, unsigned int n, FILE *out);
+/* Names the trace in reports (default: the name given to analysis__new). */
+void analysis__set_name(struct analysis *a, const char *name);
 void analysis__free(struct analysis *a);
 
 #endif

@@ -417,3 +417,8 @@ int an_html(const struct analysis *const *as, unsigned int n, FILE *f)
 	fprintf(f, "</body></html>\n");
 	return ferror(f) ? -EIO : 0;
 }
+
+int analysis__print_html(const struct analysis *const *as, unsigned int n, FILE *out)
+{
+	return an_html(as, n, out);
+}

@@ -119,6 +119,11 @@ nomem:
 	return NULL;
 }
 
+void analysis__set_name(struct analysis *a, const char *name)
+{
+	snprintf(a->name, sizeof(a->name), "%s", name);
+}
+
 void analysis__free(struct analysis *a)
 {
 	if (!a)

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "ioreel.h"
+#include "analyze/analyze.h"
 #include "analyze/hist.h"
 #include "replay/replay.h"
 #include "synth/synth.h"
@@ -24,6 +25,7 @@ struct bench_row {
 	uint64_t ios, bytes, errors, span_ns, skipped;
 	double iops, bw, lat_avg, cpu_pct;
 	uint64_t lat_p99;
+	struct analysis *an; /* the replay's analysis, kept for --html */
 };
 
 static void usage(FILE *f)
@@ -31,7 +33,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ioreel bench --preset P [--preset P2 ...] --target A [--target B ...]\n"
 		"                    [--runtime S] [--size SIZE] [--engine E] [--allow-writes]\n"
-		"                    [--force] [--json]\n"
+		"                    [--force] [--json] [--html FILE]\n"
 		"\n"
 		"Replays each preset (ioreel synth --list-presets; cdm counts as its four tests) on\n"
 		"each target and prints IOPS, bandwidth, average and p99 latency (submit to\n"
@@ -39,6 +41,7 @@ static void usage(FILE *f)
 		"in `ioreel replay` unless --allow-writes (and --force for a device with data).\n"
 		"--runtime makes every pattern time-based for that long (default: the preset's);\n"
 		"--size sets the region the patterns use (default: the preset's).\n"
+		"--html writes one page comparing every run (charts as in ioreel analyze --html).\n"
 		"\n"
 		"examples:\n"
 		"  ioreel bench --preset 4k-randread --preset 4m-seqread --target /dev/md1 \\\n"
@@ -155,7 +158,7 @@ static void print_rows(const struct bench_row *rows, size_t n, bool json)
 
 static int run_pattern(struct synth_spec *spec, const char *pattern, const char *const *targets,
 		       int ntargets, const struct replay_opts *base, const char *dir, bool quiet,
-		       struct bench_row *rows, size_t *nrows)
+		       bool keep, struct bench_row *rows, size_t *nrows)
 {
 	char trace[4200], out[4200], why[1024];
 	struct trace_meta *meta = calloc(1, sizeof(*meta));
@@ -202,6 +205,14 @@ static int run_pattern(struct synth_spec *spec, const char *pattern, const char 
 		row->cpu_pct = res.elapsed_ns ? (cpu_s() - cpu0) * 1e11 / res.elapsed_ns : 0;
 		for (int k = 0; k < 5; k++)
 			row->skipped += res.skipped[k];
+		if (keep && res.analysis) {
+			char label[256];
+
+			snprintf(label, sizeof(label), "%s on %s", pattern, targets[t]);
+			row->an = res.analysis;
+			res.analysis = NULL;
+			analysis__set_name(row->an, label);
+		}
 		replay_result_free(&res);
 		err = measure(out, row, why, sizeof(why));
 		unlink(out);
@@ -223,6 +234,8 @@ static void bench_warn(const char *msg)
 int cmd_bench(int argc, char **argv)
 {
 	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
+	const char *html = NULL;
+	FILE *html_f = NULL;
 	int npresets = 0, ntargets = 0, rc = EXIT_USAGE;
 	struct replay_opts base = { .mode = REPLAY_MODE_AUTO, .warn = bench_warn };
 	struct synth_spec *spec = calloc(1, sizeof(*spec));
@@ -283,6 +296,8 @@ int cmd_bench(int argc, char **argv)
 			size = v;
 		} else if (!strcmp(key, "engine")) {
 			base.engine = v;
+		} else if (!strcmp(key, "html")) {
+			html = v;
 		} else {
 			cli_error("unknown option --%s (see --help)", key);
 			goto out;
@@ -297,6 +312,12 @@ int cmd_bench(int argc, char **argv)
 			cli_error("unknown preset '%s' (ioreel synth --list-presets)", presets[p]);
 			goto out;
 		}
+	}
+	/* open the report first: a bad path should not cost a whole benchmark run */
+	if (html && !(html_f = fopen(html, "w"))) {
+		cli_error("cannot write --html %s: %s", html, strerror(errno));
+		rc = EXIT_RUNTIME;
+		goto out;
 	}
 	rows = calloc((size_t)npresets * 4 * ntargets, sizeof(*rows));
 	if (!rows || !mkdtemp(dir)) {
@@ -337,16 +358,41 @@ int cmd_bench(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s-%s", pr->name, pr->variant_names[v]);
 			else
 				snprintf(name, sizeof(name), "%s", pr->name);
-			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, rows, &nrows);
+			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, html_f != NULL,
+					 rows, &nrows);
 			if (rc)
 				goto out_dir;
 		}
 	}
 	print_rows(rows, nrows, json);
 	rc = EXIT_OK;
+	if (html_f) {
+		const struct analysis **as = calloc(nrows ? nrows : 1, sizeof(*as));
+		unsigned int n = 0;
+
+		for (size_t i = 0; as && i < nrows; i++)
+			if (rows[i].an)
+				as[n++] = rows[i].an;
+		if (!as || analysis__print_html(as, n, html_f) || fflush(html_f)) {
+			cli_error("writing --html %s: %s", html, strerror(as ? errno : ENOMEM));
+			rc = EXIT_RUNTIME;
+		} else if (!json) {
+			printf("\nreport: %s\n", html);
+		}
+		free(as);
+	}
 out_dir:
 	rmdir(dir);
 out:
+	if (html_f && fclose(html_f) && rc == EXIT_OK) {
+		cli_error("writing --html %s: %s", html, strerror(errno));
+		rc = EXIT_RUNTIME;
+	}
+	if (html_f && rc != EXIT_OK)
+		unlink(html); /* no half-written report */
+	for (size_t i = 0; rows && i < nrows; i++)
+		if (rows[i].an)
+			analysis__free(rows[i].an);
 	free(rows);
 	free(spec);
 	return rc;

@@ -42,4 +42,15 @@ grep -q 'allow-writes' "$d/w.txt" || fail "skipped writes not reported: $(cat "$
 	>"$d/w.json" 2>"$d/err" || fail "bench --allow-writes: $(cat "$d/err")"
 python3 -c 'import json,sys; x=json.load(open(sys.argv[1]))["results"][0]; assert x["ios"] > 0 and x["skipped"] == 0, x' \
 	"$d/w.json" || fail "writes not replayed with --allow-writes"
+# --html: one page with a run per pattern and target, charts included; a bad path fails first.
+"$IOREEL" bench --preset 4k-randread --size 16m --runtime 1 --target "$a" --target "$b" \
+	--html "$d/bench.html" >"$d/h.txt" 2>&1 || fail "bench --html: $(cat "$d/h.txt")"
+grep -q "report: $d/bench.html" "$d/h.txt" || fail "bench --html did not say where the report is"
+for t in "$a" "$b"; do
+	grep -q "4k-randread on $t" "$d/bench.html" || fail "no run of 4k-randread on $t in the page"
+done
+[ "$(grep -o '<svg' "$d/bench.html" | wc -l)" -ge 4 ] || fail "bench --html: no charts"
+"$IOREEL" bench --preset 4k-randread --runtime 1 --target "$a" --html /nonexistent/r.html \
+	>"$d/h2.txt" 2>&1 && fail "bench --html to a missing folder succeeded"
+grep -q "cannot write --html" "$d/h2.txt" || fail "no clear message: $(cat "$d/h2.txt")"
 echo "synth_bench: ok"
