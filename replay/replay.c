@@ -43,6 +43,9 @@ static void usage(FILE *f)
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
 "                           threads that serve the target (loop, io-wq) on small machines\n"
+"      --write-data KIND    random (default: incompressible, as fio writes) or pattern:\n"
+"                           every 512-byte sector stamped with its offset, to verify where\n"
+"                           writes landed (compresses well: not for compressing targets)\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -127,6 +130,7 @@ int cmd_replay(int argc, char **argv)
 		{ "spin", required_argument, 0, 11 },
 		{ "no-realtime", no_argument, 0, 12 },
 		{ "realtime", no_argument, 0, 13 },
+		{ "write-data", required_argument, 0, 14 },
 		{ 0, 0, 0, 0 }
 	};
 	struct replay_map maps[MAX_MAPS];
@@ -245,6 +249,13 @@ int cmd_replay(int argc, char **argv)
 		case 13:
 			o.realtime = true;
 			break;
+		case 14:
+			if (!strcmp(optarg, "pattern") || !strcmp(optarg, "random")) {
+				o.pattern_data = optarg[0] == 'p';
+				break;
+			}
+			cli_error("--write-data '%s': give random or pattern", optarg);
+			return EXIT_USAGE;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;

@@ -48,6 +48,7 @@ struct replay_opts {
 	int offsets;		    /* enum replay_offsets */
 	bool progress;		    /* a progress line on stderr */
 	bool realtime;		    /* timed: try SCHED_FIFO for the scheduling thread */
+	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
 	uint64_t spin_ns;	    /* spin this long before a deadline; 0 = 200 us */
 	const char *command_line;   /* stored in the result trace's options */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */

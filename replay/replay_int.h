@@ -58,6 +58,11 @@ struct run {
 	size_t slot_bytes;
 	void *arena;
 	size_t arena_len;
+	/* random write data (default): a region after the slots that every write points into,
+	 * at a rotating offset, so writes cost no per-I/O fill and do not compress or dedup */
+	char *wdata;
+	size_t wdata_span; /* offsets used: [0, wdata_span), multiples of 4096 */
+	size_t wdata_next;
 	struct replay_io *slots;
 	uint32_t *free_slots;
 	unsigned int nfree;

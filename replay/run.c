@@ -211,8 +211,15 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline)
 	io->op = s->op;
 	io->flags = s->flags;
 	io->res = 0;
-	if (s->op == IO_OP_WRITE)
-		pattern_fill(io->buf, s->offset, s->len, PATTERN_MAGIC);
+	io->buf = (char *)r->arena + (size_t)slot * r->slot_bytes;
+	if (s->op == IO_OP_WRITE) {
+		if (r->wdata) {
+			io->buf = r->wdata + r->wdata_next;
+			r->wdata_next = (r->wdata_next + 4096) % r->wdata_span;
+		} else {
+			pattern_fill(io->buf, s->offset, s->len, PATTERN_MAGIC);
+		}
+	}
 	ret = r->eng->queue(r->e, io);
 	if (ret) {
 		r->free_slots[r->nfree++] = slot;

@@ -326,6 +326,22 @@ static int load_streams(struct run *r, const struct prescan *p, char *err, size_
 	return 0;
 }
 
+/* 1 MiB of rotation: enough distinct blocks that no target sees the same 4 KiB twice in a row. */
+#define WDATA_SPAN (1u << 20)
+
+/* Incompressible bytes (xorshift64*), filled once: what fio writes by default. */
+static void fill_random(void *buf, size_t len)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL ^ now_mono_ns(), *w = buf;
+
+	for (size_t i = 0; i < len / 8; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		w[i] = x * 0x2545F4914F6CDD1DULL;
+	}
+}
+
 static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	uint32_t lbs = 512;
@@ -347,15 +363,21 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 		if (!r->depth)
 			r->depth = 1;
 	}
-	/* io_uring registers at most 1 GiB per buffer; more would be waste anyway */
-	if ((uint64_t)r->depth * r->slot_bytes > (1ULL << 30)) {
-		unsigned int d = (unsigned int)((1ULL << 30) / r->slot_bytes);
+	/* io_uring registers at most 1 GiB per buffer (slots and random write data together) */
+	uint64_t room = (1ULL << 30) - (r->o->pattern_data ? 0 : WDATA_SPAN + r->slot_bytes);
+
+	if ((uint64_t)r->depth * r->slot_bytes > room) {
+		unsigned int d = (unsigned int)(room / r->slot_bytes);
 
 		run_warn(r, "in-flight cap lowered from %u to %u: %zu-byte I/Os would need more "
 			    "than 1 GiB of buffers", r->depth, d, r->slot_bytes);
 		r->depth = d ? d : 1;
 	}
 	r->arena_len = (size_t)r->depth * r->slot_bytes;
+	if (!r->o->pattern_data) {
+		r->wdata_span = WDATA_SPAN;
+		r->arena_len += r->wdata_span + r->slot_bytes;
+	}
 	r->arena = mmap(NULL, r->arena_len, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	r->slots = calloc(r->depth, sizeof(*r->slots));
@@ -368,6 +390,10 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 		snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", r->depth,
 			 r->slot_bytes);
 		return -ENOMEM;
+	}
+	if (!r->o->pattern_data) {
+		r->wdata = (char *)r->arena + (size_t)r->depth * r->slot_bytes;
+		fill_random(r->wdata, r->wdata_span + r->slot_bytes);
 	}
 	for (unsigned int i = 0; i < r->depth; i++) {
 		r->slots[i].slot = i;

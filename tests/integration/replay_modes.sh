@@ -67,7 +67,7 @@ done
 # 4. closed: a synthesized job keeps numjobs x iodepth in flight, time_based cycles it
 "$IOREEL" synth --rw randrw --bs 4k --iodepth 4 --numjobs 2 --size 64M --number-ios 2000 \
 	-o "$d/c.ioreel" >/dev/null || fail "synth failed"
-"$IOREEL" replay "$d/c.ioreel" --target "$z" -q --json --allow-writes -o "$d/cr.ioreel" \
+"$IOREEL" replay "$d/c.ioreel" --target "$z" -q --json --allow-writes --write-data pattern -o "$d/cr.ioreel" \
 	>"$d/c.json" || fail "closed replay failed"
 assert_eq "$(json_get "$d/c.json" "d['fidelity']['mode']")" closed "synth traces replay closed"
 assert_eq "$(json_get "$d/c.json" "d['fidelity']['ios']")" 4000 "closed: I/Os"

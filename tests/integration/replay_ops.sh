@@ -33,7 +33,7 @@ nios=$(grep -vc '^#\|^queue_ns' "$d/ops.csv")
 
 check_run() { # ENGINE TARGET LABEL [extra replay args]
 	local eng=$1 tgt=$2 label=$3; shift 3
-	"$IOREEL" replay "$d/ops.ioreel" --target "$tgt" --allow-writes -e "$eng" -q \
+	"$IOREEL" replay "$d/ops.ioreel" --target "$tgt" --allow-writes -e "$eng" -q --write-data pattern \
 		-o "$d/r.ioreel" --json "$@" >"$d/r.json" || fail "$label: replay with $eng failed"
 	assert_eq "$(json_get "$d/r.json" "d['fidelity']['ios']")" "$nios" "$label/$eng: I/Os done"
 	assert_eq "$(json_get "$d/r.json" "d['fidelity']['errors']")" 0 "$label/$eng: errors"
@@ -63,6 +63,17 @@ done
 blkdiscard "$z"
 check_run io_uring "$z" zram-buffered --buffered
 
+# default write data is random (as fio writes): zram cannot compress it, and no sector carries
+# the verification pattern
+blkdiscard "$z"
+"$IOREEL" replay "$d/ops.ioreel" --target "$z" --allow-writes -q >/dev/null 2>&1 ||
+	fail "replay with random write data failed"
+read -r orig compr _ <"/sys/block/$(basename "$z")/mm_stat"
+echo "random write data: zram holds $orig bytes compressed to $compr"
+[ "$orig" -gt 0 ] && [ "$compr" -ge $((orig * 9 / 10)) ] ||
+	fail "default write data compressed from $orig to $compr bytes: not random"
+! head -c 8M "$z" | grep -qa IOERELRW || fail "default write data carries the verification pattern"
+
 # the null engine issues nothing: all I/Os accounted, the device untouched
 blkdiscard "$z"
 "$IOREEL" replay "$d/ops.ioreel" --target "$z" --allow-writes -e null -q --json >"$d/n.json" ||
@@ -76,7 +87,7 @@ for fs in ext4 xfs btrfs; do
 	loop=$(make_loop 400)
 	mnt=$(make_fs "$fs" "$loop")
 	f=$mnt/target.img
-	"$IOREEL" replay "$d/ops.ioreel" --target "$f" --size 20M --allow-writes -q -o "$d/r.ioreel" \
+	"$IOREEL" replay "$d/ops.ioreel" --target "$f" --size 20M --allow-writes -q --write-data pattern -o "$d/r.ioreel" \
 		--json >"$d/r.json" || fail "$fs: replay on a new file failed"
 	assert_eq "$(stat -c %s "$f")" $((20 << 20)) "$fs: --size made the file"
 	verify_image "$d/r.ioreel" "$f"

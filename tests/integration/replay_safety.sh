@@ -35,7 +35,7 @@ sum=$(md5sum <"$z")
 assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes -q 2>"$d/err" >/dev/null
 grep -q "signature (ext4)" "$d/err" || fail "no signature message: $(cat "$d/err")"
 assert_eq "$(md5sum <"$z")" "$sum" "device changed although refused"
-"$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --force -q -o "$d/r.ioreel" >/dev/null ||
+"$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --force --write-data pattern -q -o "$d/r.ioreel" >/dev/null ||
 	fail "--force did not override the signature"
 verify_image "$d/r.ioreel" "$z"
 wipefs -qa "$z"
@@ -71,7 +71,7 @@ grep -q "larger than target" "$d/err" || fail "strict message: $(cat "$d/err")"
 assert_eq "$(nonzero "$z")" 0 "strict refusal wrote"
 for how in wrap scale; do
 	blkdiscard "$z"
-	"$IOREEL" replay "$d/big.ioreel" --target "$z" --allow-writes --offsets $how -q \
+	"$IOREEL" replay "$d/big.ioreel" --target "$z" --allow-writes --write-data pattern --offsets $how -q \
 		-o "$d/r.ioreel" 2>"$d/err" >/dev/null || fail "--offsets $how failed"
 	grep -q "larger than target" "$d/err" || fail "$how: no warning"
 	offs=$(result_csv "$d/r.ioreel" | awk -F, '$7 == "write" { print $5 }' | sort -n | tr '\n' ' ')
@@ -96,7 +96,7 @@ mktrace "$d/two.csv" "$d/two.ioreel"
 blkdiscard "$z"
 assert_status 1 "$IOREEL" replay "$d/two.ioreel" --map alpha="$z" --allow-writes -q 2>"$d/err" >/dev/null
 grep -q "trace device beta has no target" "$d/err" || fail "unmapped device message: $(cat "$d/err")"
-"$IOREEL" replay "$d/two.ioreel" --map alpha="$z" --map beta="$d/b.img" --size 1M --allow-writes \
+"$IOREEL" replay "$d/two.ioreel" --map alpha="$z" --map beta="$d/b.img" --size 1M --allow-writes --write-data pattern \
 	-q -o "$d/r.ioreel" >/dev/null || fail "two-device replay failed"
 verify_image "$d/r.ioreel" "$z" "$(basename "$z")"
 verify_image "$d/r.ioreel" "$d/b.img" b.img
