@@ -36,7 +36,8 @@ struct io_event {
 	/*
 	 * Nanoseconds since the trace's genesis, or IO_TS_NONE.
 	 * Recorded: queued by the submitter, issued to the driver, completed.
-	 * Replayed: scheduled deadline, submitted to the engine, completed.
+	 * Replayed: scheduled deadline, handed to the kernel (the submit call returned, as fio's
+	 * issue time; for the psync engine, when the call began), completed.
 	 */
 	uint64_t queue_ns;
 	uint64_t issue_ns;

@@ -14,7 +14,10 @@
 /* One I/O in flight. Times are CLOCK_MONOTONIC ns since the replay's start. */
 struct replay_io {
 	uint64_t deadline_ns;
-	uint64_t submit_ns;
+	uint64_t submit_ns;   /* when the submit call began: lateness is measured here */
+	uint64_t issued_ns;   /* when it returned, the I/O in the kernel's hands: fio's issue
+			       * time, where clat starts (submit_ns again for an I/O the engine
+			       * did synchronously, as fio times its sync engines) */
 	uint64_t complete_ns; /* 0, or absolute CLOCK_MONOTONIC if the engine knows it (psync) */
 	uint64_t offset;      /* on the target, as issued */
 	uint32_t len;
@@ -45,6 +48,9 @@ struct engine;
 
 struct engine_ops {
 	const char *name;
+	/* The I/O runs synchronously on the engine's own threads (psync): clat covers the whole
+	 * call, as fio times its sync engines, so the issue time is when the submit began. */
+	bool sync_io;
 	/* NULL + errno; *why gets a reason worth printing when the kernel lacks something. */
 	struct engine *(*init)(const struct engine_params *p, char *why, size_t why_len);
 	/* Prepares one I/O for the next submit (psync: hands it to a worker). 0 or -errno. */

@@ -179,6 +179,7 @@ static int psync_reap(struct engine *e, struct replay_io **done, unsigned int ma
 
 const struct engine_ops engine_psync_ops = {
 	.name = "psync",
+	.sync_io = true,
 	.init = psync_init,
 	.queue = psync_queue,
 	.submit = psync_submit,

@@ -14,6 +14,13 @@
 #include "replay/target.h"
 
 /* A scheduled I/O, already mapped onto its target by the decoder. */
+/* A completed I/O on its way to the helper thread: the result event, and when its submit call
+ * began (the event's issue time is when the call returned; lateness is counted from the start). */
+struct done_ev {
+	struct io_event ev;
+	uint64_t submit_ns;
+};
+
 struct sev {
 	uint64_t t;	 /* timed: deadline in ns since the replay's start */
 	uint64_t offset; /* on the target */

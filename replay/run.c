@@ -31,8 +31,10 @@ volatile sig_atomic_t replay_stop;
 
 /* ---- helper thread: decode ahead, write and analyze behind ---- */
 
-static void out_event(struct run *r, const struct io_event *ev)
+static void out_event(struct run *r, const struct done_ev *d)
 {
+	const struct io_event *ev = &d->ev;
+
 	if (r->w && !r->werr && trace_writer__add(r->w, ev, 1) < 0) {
 		r->werr = -EIO;
 		snprintf(r->herr, sizeof(r->herr), "writing the result trace %s: %s",
@@ -41,7 +43,7 @@ static void out_event(struct run *r, const struct io_event *ev)
 	if (r->an)
 		analysis__add(r->an, ev, 1);
 	if (r->mode == REPLAY_TIMED) {
-		uint64_t late = ev->issue_ns > ev->queue_ns ? ev->issue_ns - ev->queue_ns : 0;
+		uint64_t late = d->submit_ns > ev->queue_ns ? d->submit_ns - ev->queue_ns : 0;
 
 		hist_add(&r->res->lateness, late);
 		if (late > 100000)
@@ -122,12 +124,12 @@ static void *helper_main(void *arg)
 	for (;;) {
 		bool done = __atomic_load_n(&r->sched_done, __ATOMIC_ACQUIRE);
 		long n = 0;
-		struct io_event *ev;
+		struct done_ev *d;
 
 		if (r->mode != REPLAY_CLOSED && !r->input_done)
 			n += feed(r);
-		while ((ev = spsc_peek(&r->out))) {
-			out_event(r, ev);
+		while ((d = spsc_peek(&r->out))) {
+			out_event(r, d);
 			spsc_pop(&r->out);
 			n++;
 		}
@@ -160,13 +162,16 @@ static void complete(struct run *r, struct replay_io **done, int n)
 
 	for (int i = 0; i < n; i++) {
 		struct replay_io *io = done[i];
+		struct done_ev *d;
 		struct io_event *ev;
 
-		while (!(ev = spsc_slot(&r->out)))
+		while (!(d = spsc_slot(&r->out)))
 			r->out_full++; /* the writer fell behind: wait, never drop */
+		ev = &d->ev;
 		memset(ev, 0, sizeof(*ev));
+		d->submit_ns = io->submit_ns;
 		ev->queue_ns = io->deadline_ns;
-		ev->issue_ns = io->submit_ns;
+		ev->issue_ns = io->issued_ns;
 		ev->complete_ns = io->complete_ns ? io->complete_ns - r->start_mono : now;
 		ev->offset = io->offset;
 		ev->length = io->len;
@@ -234,12 +239,13 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline)
 
 static int submit(struct run *r)
 {
-	uint64_t t = now_mono_ns() - r->start_mono;
+	uint64_t t = now_mono_ns() - r->start_mono, back;
+	unsigned int n = r->nbatch;
 	int ret;
 
-	if (!r->nbatch)
+	if (!n)
 		return 0;
-	for (unsigned int i = 0; i < r->nbatch; i++)
+	for (unsigned int i = 0; i < n; i++)
 		r->batch[i]->submit_ns = t;
 	if (!r->first_submit_set) {
 		r->first_submit = t;
@@ -248,6 +254,12 @@ static int submit(struct run *r)
 	r->last_submit = t;
 	r->nbatch = 0;
 	ret = r->eng->submit(r->e);
+	/* fio's clat starts when the submit call returns (its slat covers the call): a device
+	 * that does the I/O inside the call, like zram, shows it in slat, not clat. The engines
+	 * do not touch a submitted I/O until reaped, so batch[] still holds these. */
+	back = r->eng->sync_io ? t : now_mono_ns() - r->start_mono;
+	for (unsigned int i = 0; i < n; i++)
+		r->batch[i]->issued_ns = back;
 	return ret < 0 ? ret : 0;
 }
 

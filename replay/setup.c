@@ -583,7 +583,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (!ret)
 		ret = spsc_init(&r->in, sizeof(struct sev), RUN_RING);
 	if (!ret)
-		ret = spsc_init(&r->out, sizeof(struct io_event), RUN_RING);
+		ret = spsc_init(&r->out, sizeof(struct done_ev), RUN_RING);
 	if (ret) {
 		if (!*err)
 			snprintf(err, errlen, "setting up: %s", strerror(-ret));
