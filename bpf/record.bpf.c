@@ -8,6 +8,11 @@
  *   rq:  block_io_start (or block_rq_insert for requests the block layer makes itself, such as
  *        the flush state machine's flush request) -> block_rq_issue -> block_rq_complete, keyed
  *        by the struct request pointer. What the device saw after merges, with issue time.
+ *        Kernels before v6.5 have no block_io_start: block_rq_insert or block_rq_issue starts
+ *        the request there (the *_nostart programs, see rq_renew).
+ *
+ * Every program exists twice, as tp_btf and as raw_tp (see the end of this file and
+ * bpf/record_progs.h); record/ loads one set.
  *
  * The submitter (pid, tid, comm, cpu) is taken when the I/O is queued, in the submitting
  * task's context, and kept in the in-flight table (a slot array, a hash map on collision)
@@ -137,20 +142,6 @@ static __always_inline void count(__u32 slot)
 		*v += 1;
 }
 
-static __always_inline __u32 disk_dev(const struct gendisk *disk)
-{
-	if (!disk)
-		return 0;
-	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-}
-
-static __always_inline struct gendisk *rq_disk(struct request *rq)
-{
-	if (bpf_core_field_exists(((struct request___old *)0)->rq_disk))
-		return BPF_CORE_READ((struct request___old *)rq, rq_disk);
-	return rq->q->disk;
-}
-
 /* Turns bi_opf/cmd_flags into ioreel's op and flags; -1 for ops that are not data I/O
  * (zone management, driver passthrough). Enum values come from the running kernel's BTF. */
 static __always_inline int decode_opf(__u32 opf, __u32 bytes, __u8 *op, __u8 *flags)
@@ -264,27 +255,6 @@ static __always_inline void forget(__u64 key, struct inflight_ref *r)
 		r->e->complete_ns = 1;
 }
 
-static __always_inline void fill(struct rec_event *e, __u64 now, __u32 dev, __u64 sector,
-				 __u32 bytes, __u8 op, __u8 flags)
-{
-	/* Read from the task directly: cheaper than the comm helper's padded string copy. */
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	e->queue_ns = now;
-	e->issue_ns = 0;
-	e->complete_ns = 0;
-	e->sector = sector;
-	e->bytes = bytes;
-	e->dev = dev;
-	e->pid = task->tgid;
-	e->tid = task->pid;
-	e->status = 0;
-	e->cpu = bpf_get_smp_processor_id();
-	e->op = op;
-	e->flags = flags;
-	__builtin_memcpy(e->comm, task->comm, sizeof(e->comm));
-}
-
 /*
  * Copies an I/O into this CPU's ring. complete_ns 0 says the completion was not seen (user
  * space writes it as absent). Returns false, counted as a drop, when the ring is full.
@@ -333,197 +303,43 @@ static __always_inline void end_unseen(const struct rec_event *old)
 }
 
 /*
- * Starts tracking an I/O in the submitter's context. fresh: the I/O is new by definition
- * (block_bio_queue, block_io_start), so an entry still live under its pointer belongs to an
- * earlier I/O at the same address that ended unseen: it is written out (end_unseen) and
- * replaced. Otherwise (insert, issue) an existing entry is kept.
+ * The programs, twice (bpf/record_progs.h), with the same per-I/O logic; record/ loads one set.
+ *
+ *   tp_btf: BPF_PROG_TYPE_TRACING. The arguments are typed kernel pointers, read directly
+ *           (the verifier checks each load against BTF): the cheapest, the default.
+ *   raw_tp: BPF_PROG_TYPE_RAW_TRACEPOINT. The arguments are plain numbers, so kernel memory is
+ *           read with bpf_probe_read_kernel() (BPF_CORE_READ) and the task with the classic
+ *           helpers. Slower per I/O, but it needs neither the tracepoints' BTF prototypes
+ *           (btf_trace_*) nor the verifier's BTF-typed loads: record/ falls back to it when
+ *           tp_btf fails to load or attach.
+ *
+ * What the header expects:
+ *   TP(tp)    the section of the program attached to tracepoint tp
+ *   P(name)   the name of a program or helper of this set (raw_tp ones get a raw_ prefix,
+ *             which survives the kernel's 15-character truncation of program names)
+ *   RD(p, f)  the field f of the kernel object at p
+ *   KEY(p)    the in-flight key of a bio/request pointer (a raw_tp argument is a number already)
+ *   RAW       1 in the raw_tp set, where kernel memory cannot be dereferenced
  */
-static __always_inline void track(__u64 key, __u32 dev, __u64 sector, __u32 bytes, __u32 opf,
-				  bool fresh)
-{
-	__u32 i = rec_slot_index(key);
-	struct rec_slot *s = bpf_map_lookup_elem(&slots, &i);
-	struct rec_event e, *prev;
-	__u8 op, flags;
-	__u64 now;
+#define PROG(name, ...) BPF_PROG(name, __VA_ARGS__) /* expands P() before BPF_PROG pastes it */
 
-	if (stopping || !key || decode_opf(opf, bytes, &op, &flags))
-		return;
-	now = bpf_ktime_get_ns();
-	if (s) {
-		__u64 old = __sync_val_compare_and_swap(&s->key, 0, key);
+#define MAX_RQ_BIOS 256 /* longest bio chain bio_rq_complete walks */
 
-		if (old == 0) {
-			fill(&s->e, now, dev, sector, bytes, op, flags);
-			return;
-		}
-		if (old == key) {
-			if (fresh) {
-				end_unseen(&s->e);
-				fill(&s->e, now, dev, sector, bytes, op, flags);
-			}
-			return;
-		}
-	}
-	/* The slow path: the slot belongs to another I/O. */
-	prev = bpf_map_lookup_elem(&inflight, &key);
-	if (prev && !prev->complete_ns) {
-		if (!fresh)
-			return; /* already tracked */
-		end_unseen(prev);
-	}
-	fill(&e, now, dev, sector, bytes, op, flags);
-	if (bpf_map_update_elem(&inflight, &key, &e, BPF_ANY))
-		count(REC_DROP_INFLIGHT); /* the map is full (or its bucket busy on this CPU) */
-}
+#define TP(tp) "tp_btf/" tp
+#define P(name) name
+#define RD(p, f) ((p)->f)
+#define KEY(p) ptr_key(p)
+#define RAW 0
+#include "record_progs.h"
+#undef TP
+#undef P
+#undef RD
+#undef KEY
+#undef RAW
 
-/* ---- bio level ---- */
-
-SEC("tp_btf/block_bio_queue")
-int BPF_PROG(bio_queue, struct bio *bio)
-{
-	__u32 dev = disk_dev(bio->bi_bdev->bd_disk);
-	__u64 sector = bio->bi_iter.bi_sector;
-	__u32 bytes = bio->bi_iter.bi_size;
-
-	if (!wanted(dev, REC_LEVEL_BIO, sector, bytes))
-		return 0;
-	track(ptr_key(bio), dev, sector, bytes, bio->bi_opf, true);
-	return 0;
-}
-
-SEC("tp_btf/block_bio_complete")
-int BPF_PROG(bio_complete, struct request_queue *q, struct bio *bio)
-{
-	__u64 key = ptr_key(bio);
-	struct inflight_ref r;
-
-	if (find(key, &r))
-		emit(key, &r, bio->bi_status);
-	return 0;
-}
-
-/*
- * Bios of blk-mq disks (loop, virtio, nvme) never reach block_bio_complete: blk-mq ends them
- * without BIO_TRACE_COMPLETION. Their request's completion is where they end, so at bio level
- * on such a disk the request's bio chain is walked here (block_rq_complete runs before
- * blk_update_request ends the bios, so the chain is intact).
- */
-#define MAX_RQ_BIOS 256
-
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(bio_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
-{
-	struct bio *bio = rq->bio;
-
-	for (int i = 0; i < MAX_RQ_BIOS && bio; i++) {
-		__u64 key = ptr_key(bio);
-		struct inflight_ref r;
-
-		if (find(key, &r))
-			emit(key, &r, error);
-		bio = bio->bi_next;
-	}
-	return 0;
-}
-
-/* ---- request level ---- */
-
-static __always_inline void rq_track(struct request *rq, bool fresh)
-{
-	__u32 dev = disk_dev(rq_disk(rq));
-	__u64 sector = rq->__sector;
-	__u32 bytes = rq->__data_len;
-
-	if (!wanted(dev, REC_LEVEL_RQ, sector, bytes))
-		return;
-	track(ptr_key(rq), dev, sector, bytes, rq->cmd_flags, fresh);
-}
-
-/* A request made from a submitter's bio (its first bio: later bios merge into it). */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(rq_start, struct request *rq)
-{
-	rq_track(rq, true);
-	return 0;
-}
-
-/*
- * The flush machinery's own request (REQ_OP_FLUSH: only the block layer makes one) carries out
- * flushes that submitters asked for with REQ_PREFLUSH/REQ_FUA; those submitters' requests are
- * recorded already (an empty preflush write as a flush, a data write with its preflush/fua
- * flags), so recording this one too would count every flush twice and replay it twice. It can
- * also stand for several coalesced preflushes, or a post-flush emulating FUA: replaying the
- * submitters' flushes and FUA writes makes the target's block layer do the same again.
- */
-static __always_inline bool is_flush_machinery(struct request *rq)
-{
-	return (rq->cmd_flags & REQ_OP_MASK) == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH);
-}
-
-/* Requests the block layer makes itself (requeued, or made without block_io_start). */
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(rq_insert, struct request *rq)
-{
-	__u64 key = ptr_key(rq);
-	struct inflight_ref r;
-
-	if (!is_flush_machinery(rq) && !find(key, &r))
-		rq_track(rq, false);
-	return 0;
-}
-
-/* Merges are over when the driver gets the request: take its final extent here. */
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(rq_issue, struct request *rq)
-{
-	__u64 key = ptr_key(rq);
-	__u32 bytes = rq->__data_len;
-	struct rec_event *inf;
-	struct inflight_ref r;
-	__u8 kept;
-
-	if (!find(key, &r)) {
-		if (is_flush_machinery(rq))
-			return 0;
-		rq_track(rq, false);
-		if (!find(key, &r))
-			return 0;
-	}
-	inf = r.e;
-	/* blk_insert_flush() strips PREFLUSH/FUA from a request it sequences: keep what the
-	 * submitter asked for (seen at block_io_start), it is what a replay must ask again. */
-	kept = inf->flags & (REC_F_PREFLUSH | REC_F_FUA);
-	inf->issue_ns = bpf_ktime_get_ns();
-	inf->sector = rq->__sector;
-	inf->bytes = bytes;
-	decode_opf(rq->cmd_flags, bytes, &inf->op, &inf->flags);
-	if (inf->op == REC_OP_WRITE)
-		inf->flags |= kept;
-	return 0;
-}
-
-/* A request merged into another one never completes: forget it (its bytes are in the other). */
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(rq_merge, struct request *rq)
-{
-	__u64 key = ptr_key(rq);
-	struct inflight_ref r;
-
-	if (find(key, &r)) {
-		forget(key, &r);
-		count(REC_STAT_MERGED);
-	}
-	return 0;
-}
-
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
-{
-	__u64 key = ptr_key(rq);
-	struct inflight_ref r;
-
-	if (find(key, &r))
-		emit(key, &r, error);
-	return 0;
-}
+#define TP(tp) "raw_tp/" tp
+#define P(name) raw_##name
+#define RD(p, f) BPF_CORE_READ(p, f)
+#define KEY(p) ((__u64)(p))
+#define RAW 1
+#include "record_progs.h"

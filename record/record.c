@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ioreel.h"
 #include "util/cli.h"
@@ -26,6 +27,9 @@
 
 #define POLL_MS 20
 #define STOP_WAIT_NS (500ULL * 1000000ULL) /* how long in-flight I/Os may finish at the end */
+
+/* --attach: which program type carries the programs (bpf/record.bpf.c). */
+enum rec_attach { REC_ATTACH_AUTO, REC_ATTACH_TP_BTF, REC_ATTACH_RAW_TP };
 
 struct rec_opts {
 	const char *out;
@@ -37,6 +41,7 @@ struct rec_opts {
 	const char *comm;
 	const char *cgroup;
 	enum rec_level_req level;
+	enum rec_attach attach;
 	uint32_t inflight;
 	uint64_t ring_size;
 	bool quiet, json;
@@ -72,6 +77,8 @@ static void usage(FILE *f)
 		"      --comm NAME      only I/O submitted by tasks named NAME\n"
 		"      --cgroup PATH    only I/O submitted from cgroup v2 PATH (or below)\n"
 		"      --level L        bio, rq or auto (default: rq for blk-mq disks, else bio)\n"
+		"      --attach MODE    tp_btf, raw_tp or auto (default: tp_btf, and raw_tp if\n"
+		"                       tp_btf fails to load or attach on this kernel)\n"
 		"      --inflight N     I/Os tracked in flight at once (default 16384)\n"
 		"      --ring-size SIZE ring buffer per CPU (default 4m, a power of two)\n"
 		"  -q, --quiet          no status line\n"
@@ -79,17 +86,21 @@ static void usage(FILE *f)
 		"\n"
 		"Levels: bio is what the filesystem or program asked (before merges), rq is what the\n"
 		"device got (after merges, with issue time). See record/LEVELS.md.\n"
+		"Attach modes: tp_btf programs read kernel memory directly (the cheapest); raw_tp\n"
+		"programs read it with bpf_probe_read_kernel, slower per I/O but loadable where\n"
+		"tp_btf is not. --json says which one ran (\"attach\").\n"
 		"\n"
 		"examples:\n"
 		"  ioreel record -d /dev/nvme0n1 -o prod.ioreel --duration 60\n"
 		"  ioreel record -d /dev/md0 -d 8:16 -o db.ioreel --comm postgres --json\n"
-		"  ioreel record -d /dev/sda2 -o part.ioreel --level bio --max-size 1g\n");
+		"  ioreel record -d /dev/sda2 -o part.ioreel --level bio --max-size 1g\n"
+		"  ioreel record -d /dev/vda -o vm.ioreel --attach raw_tp\n");
 }
 
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_DURATION = 256, O_MAXSIZE, O_PID, O_COMM, O_CGROUP, O_LEVEL, O_INFLIGHT,
-	       O_RING, O_JSON };
+	       O_RING, O_JSON, O_ATTACH };
 	static const struct option lo[] = {
 		{ "device", required_argument, 0, 'd' }, { "output", required_argument, 0, 'o' },
 		{ "duration", required_argument, 0, O_DURATION },
@@ -99,10 +110,11 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "level", required_argument, 0, O_LEVEL },
 		{ "inflight", required_argument, 0, O_INFLIGHT },
 		{ "ring-size", required_argument, 0, O_RING }, { "quiet", no_argument, 0, 'q' },
-		{ "json", no_argument, 0, O_JSON }, { "help", no_argument, 0, 'h' }, { 0 }
+		{ "json", no_argument, 0, O_JSON }, { "attach", required_argument, 0, O_ATTACH },
+		{ "help", no_argument, 0, 'h' }, { 0 }
 	};
 	uint64_t v;
-	int c;
+	int c, i;
 
 	o->inflight = 16384;
 	o->ring_size = 4 << 20;
@@ -152,6 +164,16 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			else
 				goto bad;
 			break;
+		case O_ATTACH:
+			if (!strcmp(optarg, "auto"))
+				o->attach = REC_ATTACH_AUTO;
+			else if (!strcmp(optarg, "tp_btf"))
+				o->attach = REC_ATTACH_TP_BTF;
+			else if (!strcmp(optarg, "raw_tp"))
+				o->attach = REC_ATTACH_RAW_TP;
+			else
+				goto bad;
+			break;
 		case O_INFLIGHT:
 			if (parse_u64(optarg, &v) || v < 64 || v > (1 << 22))
 				goto bad;
@@ -177,8 +199,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		}
 		continue;
 bad:
+		for (i = 0; lo[i].name && lo[i].val != c; i++)
+			;
 		cli_error("invalid value '%s' for --%s (see ioreel record --help)", optarg,
-			  lo[0].name && c >= 256 ? lo[c - 256 + 2].name : "?");
+			  lo[i].name ? lo[i].name : "?");
 		return -EINVAL;
 	}
 	if (optind < argc) {
@@ -221,7 +245,8 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
 
 		if (pfd < 0 || bpf_obj_get_info_by_fd(pfd, &info, &len))
 			continue;
-		if (p == skel->progs.bio_queue || p == skel->progs.rq_start)
+		if (p == skel->progs.bio_queue || p == skel->progs.rq_start ||
+		    p == skel->progs.raw_bio_queue || p == skel->progs.raw_rq_start)
 			t->nested_queue += info.recursion_misses;
 		else
 			t->nested_other += info.recursion_misses;
@@ -275,6 +300,15 @@ static void join_args(int argc, char **argv, char *buf, size_t len)
 
 	for (int i = 0; i < argc && n < len; i++)
 		n += snprintf(buf + n, len - n, " %s", argv[i]);
+}
+
+/* The trace's options say which programs recorded it: the format has no field for it. */
+static void note_attach(char *buf, size_t len, bool raw, bool io_start)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, " (attach: %s%s)", raw ? "raw_tp" : "tp_btf",
+		 io_start ? "" : ", no block_io_start");
 }
 
 static uint64_t ktime_now(void)
@@ -359,45 +393,94 @@ static int fill_devs(struct record_bpf *skel, const struct rec_target *t, int nt
 	return 0;
 }
 
-static int set_filters(struct record_bpf *skel, const struct rec_opts *o, int *cgfd)
+static int open_cgroup(const struct rec_opts *o, int *cgfd)
+{
+	if (!o->cgroup)
+		return 0;
+	*cgfd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
+	if (*cgfd < 0) {
+		cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
+			  "/sys/fs/cgroup/system.slice)",
+			  o->cgroup, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void set_filters(struct record_bpf *skel, const struct rec_opts *o, int cgfd)
 {
 	skel->rodata->filter_tgid = o->pid;
 	if (o->comm) {
 		skel->rodata->filter_by_comm = true;
 		strncpy((char *)skel->rodata->filter_comm, o->comm, 15);
 	}
-	if (o->cgroup) {
-		*cgfd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
-		if (*cgfd < 0) {
-			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
-				  "/sys/fs/cgroup/system.slice)",
-				  o->cgroup, strerror(errno));
-			return -errno;
-		}
-		skel->rodata->filter_by_cgroup = true;
-	}
+	skel->rodata->filter_by_cgroup = cgfd >= 0;
 	skel->rodata->wakeup_bytes = o->ring_size / 4;
-	return 0;
 }
 
-static void set_autoload(struct record_bpf *skel, const struct rec_target *t, int nt)
+static bool has_level(const struct rec_target *t, int nt, uint32_t level)
 {
-	bool bio = false, rq = false, bio_mq = false;
+	for (int i = 0; i < nt; i++)
+		if (t[i].level == level)
+			return true;
+	return false;
+}
 
-	for (int i = 0; i < nt; i++) {
-		bio |= t[i].level == REC_LEVEL_BIO;
-		bio_mq |= t[i].level == REC_LEVEL_BIO && t[i].has_mq;
-		rq |= t[i].level == REC_LEVEL_RQ;
-	}
+/* Is a blk-mq disk recorded at bio level (its bios end with their request)? */
+static bool has_bio_mq(const struct rec_target *t, int nt)
+{
+	for (int i = 0; i < nt; i++)
+		if (t[i].level == REC_LEVEL_BIO && t[i].has_mq)
+			return true;
+	return false;
+}
+
+/*
+ * block_io_start (v6.5, commit 5a80bd075f3b) is where a request-level I/O starts; without it
+ * block_rq_insert or block_rq_issue start it (record/LEVELS.md). Asked of the kernel's BTF,
+ * which has a btf_trace_<name> typedef for every tracepoint.
+ */
+static bool kernel_has_io_start(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has;
+
+	if (!btf)
+		return true; /* let the load say what is wrong */
+	has = btf__find_by_name_kind(btf, "btf_trace_block_io_start", BTF_KIND_TYPEDEF) >= 0;
+	btf__free(btf);
+	return has;
+}
+
+/* Loads one set of programs (tp_btf or raw_tp), and of it only the hooks the levels need. */
+static void set_autoload(struct record_bpf *skel, const struct rec_target *t, int nt, bool raw,
+			 bool io_start)
+{
+	bool bio = has_level(t, nt, REC_LEVEL_BIO), rq = has_level(t, nt, REC_LEVEL_RQ);
+	bool bio_mq = has_bio_mq(t, nt), rq_old = rq && !io_start;
 	/* Hooks nobody needs would cost every I/O on the machine a map lookup. */
-	bpf_program__set_autoload(skel->progs.bio_queue, bio);
-	bpf_program__set_autoload(skel->progs.bio_complete, bio);
-	bpf_program__set_autoload(skel->progs.bio_rq_complete, bio_mq);
-	bpf_program__set_autoload(skel->progs.rq_start, rq);
-	bpf_program__set_autoload(skel->progs.rq_insert, rq);
-	bpf_program__set_autoload(skel->progs.rq_issue, rq);
-	bpf_program__set_autoload(skel->progs.rq_merge, rq);
-	bpf_program__set_autoload(skel->progs.rq_complete, rq);
+	const struct {
+		struct bpf_program *tp_btf, *raw_tp;
+		bool need;
+	} set[] = {
+		{ skel->progs.bio_queue, skel->progs.raw_bio_queue, bio },
+		{ skel->progs.bio_complete, skel->progs.raw_bio_complete, bio },
+		{ skel->progs.bio_rq_complete, skel->progs.raw_bio_rq_complete, bio_mq },
+		{ skel->progs.rq_start, skel->progs.raw_rq_start, rq && !rq_old },
+		{ skel->progs.rq_insert, skel->progs.raw_rq_insert, rq && !rq_old },
+		{ skel->progs.rq_issue, skel->progs.raw_rq_issue, rq && !rq_old },
+		{ skel->progs.rq_merge, skel->progs.raw_rq_merge, rq },
+		{ skel->progs.rq_complete, skel->progs.raw_rq_complete, rq },
+		/* without block_io_start (bpf/record_progs.h, rq_renew) */
+		{ skel->progs.rq_insert_nostart, skel->progs.raw_rq_insert_nostart, rq_old },
+		{ skel->progs.rq_issue_nostart, skel->progs.raw_rq_issue_nostart, rq_old },
+		{ skel->progs.rq_requeue, skel->progs.raw_rq_requeue, rq_old },
+	};
+
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		bpf_program__set_autoload(set[i].tp_btf, set[i].need && !raw);
+		bpf_program__set_autoload(set[i].raw_tp, set[i].need && raw);
+	}
 }
 
 
@@ -514,15 +597,16 @@ static uint64_t dropped_total(const struct rec_result *r)
 }
 
 static void print_json(const struct rec_opts *o, const struct rec_target *t, int nt,
-		       const struct rec_result *r, bool ok)
+		       const struct rec_result *r, bool ok, bool raw)
 {
-	printf("{\"file\":\"%s\",\"ok\":%s,\"duration_s\":%.3f,\"events\":%llu,\"dropped\":%llu,"
+	printf("{\"file\":\"%s\",\"ok\":%s,\"attach\":\"%s\",\"duration_s\":%.3f,"
+	       "\"events\":%llu,\"dropped\":%llu,"
 	       "\"dropped_reserve\":%llu,\"dropped_inflight\":%llu,\"dropped_stale\":%llu,"
 	       "\"unfinished\":%llu,\"nested_queue\":%llu,\"nested_other\":%llu,"
 	       "\"merged\":%llu,\"ended_unseen\":%llu,\"out_of_order\":%llu,"
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
 	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"devices\":[",
-	       o->out, ok ? "true" : "false", r->elapsed_ns / 1e9,
+	       o->out, ok ? "true" : "false", raw ? "raw_tp" : "tp_btf", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
 	       (unsigned long long)r->stale, (unsigned long long)r->unfinished,
@@ -540,9 +624,26 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	printf("]}\n");
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+/* The program libbpf last warned about: it names the one whose load or attach failed. */
+static char libbpf_failed_prog[64];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || !getenv("IOREEL_DEBUG"))
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	if (level == LIBBPF_WARN && strstr(fmt, "prog '%s': ")) {
+		char msg[256];
+		const char *p;
+		va_list aq;
+
+		va_copy(aq, ap);
+		vsnprintf(msg, sizeof(msg), fmt, aq);
+		va_end(aq);
+		p = strstr(msg, "prog '");
+		if (!p || sscanf(p, "prog '%63[^']'", libbpf_failed_prog) != 1)
+			libbpf_failed_prog[0] = '\0';
+	}
+	if (!getenv("IOREEL_DEBUG"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -562,48 +663,94 @@ static int check_env(void)
 	return 0;
 }
 
-/* Loads the programs with the options; on failure says what to do. */
-static struct record_bpf *load(const struct rec_opts *o, const struct rec_target *t, int nt,
-			       int ncpu, int *cgfd)
+/*
+ * Opens, loads and attaches one set of programs (raw: the raw_tp set), with tracking held off
+ * (stopping) until cmd_record is ready for events. Returns 0; -ECANCELED after printing an
+ * error no other set would avoid; or the load's or attach's -errno, with *what naming the
+ * step and the tracepoint of the program that failed.
+ */
+static int load_set(struct record_bpf **out, const struct rec_opts *o, const struct rec_target *t,
+		    int nt, int ncpu, int cgfd, bool raw, bool io_start, char *what, size_t len)
 {
 	struct record_bpf *skel = record_bpf__open();
+	const char *step = "loading";
+	struct bpf_program *p;
 	int err;
 
 	if (!skel) {
 		cli_error("opening the BPF object: %s", strerror(errno));
-		return NULL;
+		return -ECANCELED;
 	}
-	err = set_filters(skel, o, cgfd);
-	if (err)
-		goto fail;
+	set_filters(skel, o, cgfd);
+	skel->bss->stopping = 1;
 	bpf_map__set_max_entries(skel->maps.rings, ncpu);
 	/* Rings of any size fit the outer map: the kernel compares inner ring buffers by type,
 	 * key/value size and flags only (bpf_map_meta_equal), so the template's size stays. */
 	bpf_map__set_max_entries(skel->maps.inflight, o->inflight);
-	set_autoload(skel, t, nt);
-	err = fill_devs(skel, t, nt);
-	if (err)
-		goto fail;
-	err = record_bpf__load(skel);
-	if (err) {
-		cli_error("loading the BPF programs failed: %s (set IOREEL_DEBUG=1 for the "
-			  "verifier log; the kernel needs BPF, BTF and tp_btf tracepoints)",
-			  strerror(-err));
+	set_autoload(skel, t, nt, raw, io_start);
+	if (fill_devs(skel, t, nt)) {
+		err = -ECANCELED;
 		goto fail;
 	}
-	if (*cgfd >= 0) {
+	libbpf_failed_prog[0] = '\0';
+	err = record_bpf__load(skel);
+	if (!err && cgfd >= 0) {
 		uint32_t k = 0;
 
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &k, cgfd, 0)) {
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &k, &cgfd, 0)) {
 			cli_error("--cgroup %s: not a cgroup v2 directory (%s)", o->cgroup,
 				  strerror(errno));
+			err = -ECANCELED;
 			goto fail;
 		}
 	}
-	return skel;
+	if (!err) {
+		step = "attaching";
+		err = record_bpf__attach(skel);
+	}
+	if (!err) {
+		*out = skel;
+		return 0;
+	}
+	p = libbpf_failed_prog[0] ? bpf_object__find_program_by_name(skel->obj, libbpf_failed_prog)
+				  : NULL;
+	snprintf(what, len, "%s %s", step,
+		 p ? bpf_program__section_name(p)
+		   : raw ? "the raw_tp programs" : "the tp_btf programs");
 fail:
 	record_bpf__destroy(skel);
-	return NULL;
+	return err;
+}
+
+/* libbpf fails a load with -ESRCH when the kernel's BTF has no such attach target. */
+static const char *load_strerror(int err)
+{
+	return err == -ESRCH ? "the kernel's BTF has no such tracepoint" : strerror(-err);
+}
+
+/* Loads and attaches the programs --attach asks for (auto: tp_btf, else raw_tp); on failure
+ * says what failed and what to do. *raw says which set runs. */
+static struct record_bpf *load(const struct rec_opts *o, const struct rec_target *t, int nt,
+			       int ncpu, int cgfd, bool io_start, bool *raw)
+{
+	struct record_bpf *skel = NULL;
+	char what[96];
+	int err;
+
+	*raw = o->attach == REC_ATTACH_RAW_TP;
+	err = load_set(&skel, o, t, nt, ncpu, cgfd, *raw, io_start, what, sizeof(what));
+	if (err && err != -ECANCELED && o->attach == REC_ATTACH_AUTO) {
+		cli_warn("%s failed: %s; retrying with raw_tp programs", what, load_strerror(err));
+		*raw = true;
+		err = load_set(&skel, o, t, nt, ncpu, cgfd, true, io_start, what, sizeof(what));
+	}
+	if (err && err != -ECANCELED)
+		cli_error("%s failed: %s (set IOREEL_DEBUG=1 for libbpf's log and the verifier's; "
+			  "%s)",
+			  what, load_strerror(err),
+			  *raw ? "the kernel needs BPF, BTF, ring buffers and raw tracepoints"
+			       : "try --attach raw_tp");
+	return err ? NULL : skel;
 }
 
 int cmd_record(int argc, char **argv)
@@ -619,6 +766,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_table tab = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int nt = 0, ncpu, cgfd = -1, err, rc = EXIT_RUNTIME;
+	bool raw, io_start = true;
 	uint64_t genesis;
 
 	err = parse_args(argc, argv, &o);
@@ -631,8 +779,17 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot count the CPUs: %s", strerror(-ncpu));
 		return EXIT_RUNTIME;
 	}
-	libbpf_set_print(libbpf_quiet);
-	skel = load(&o, t, nt, ncpu, &cgfd);
+	libbpf_set_print(libbpf_print);
+	if (open_cgroup(&o, &cgfd))
+		goto out;
+	if (has_level(t, nt, REC_LEVEL_RQ) && !kernel_has_io_start()) {
+		io_start = false;
+		if (!o.quiet)
+			fprintf(stderr, "ioreel record: no block_io_start tracepoint (kernel "
+				"before 6.5): requests are queued at block_rq_insert, or at "
+				"block_rq_issue if never inserted\n");
+	}
+	skel = load(&o, t, nt, ncpu, cgfd, io_start, &raw);
 	if (!skel)
 		goto out;
 	err = rec_table_open(bpf_map__fd(skel->maps.slots), bpf_map__fd(skel->maps.inflight), &tab);
@@ -643,6 +800,7 @@ int cmd_record(int argc, char **argv)
 
 	trace_meta_init(&meta, "record");
 	join_args(argc, argv, meta.options, sizeof(meta.options));
+	note_attach(meta.options, sizeof(meta.options), raw, io_start);
 	for (int i = 0; i < nt; i++)
 		trace_meta_add_device(&meta, &t[i].td);
 	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
@@ -662,11 +820,8 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	err = record_bpf__attach(skel);
-	if (err) {
-		cli_error("attaching to the block tracepoints: %s", strerror(-err));
-		goto out;
-	}
+	/* Attached since load(): from now on I/Os are tracked, all queued after genesis. */
+	skel->bss->stopping = 0;
 	if (!o.quiet)
 		for (int i = 0; i < nt; i++)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
@@ -714,7 +869,7 @@ int cmd_record(int argc, char **argv)
 			o.out, r.max_size ? " (stopped at --max-size)" : "",
 			stop_signal ? " (stopped by signal)" : "");
 	if (o.json)
-		print_json(&o, t, nt, &r, rc == EXIT_OK);
+		print_json(&o, t, nt, &r, rc == EXIT_OK, raw);
 out:
 	if (w)
 		trace_writer__abort(w);
