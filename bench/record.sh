@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Recorder overhead: fio 4 KiB random reads, iodepth 32, on a zram device of our own, without
-# (A) and with (B) `ioreel record`, alternating A B A B. Prints IOPS of each run, medians, the
-# IOPS ratio B/A, CPU (fio's, and the recorder's own user+sys), events, drops and trace bytes
-# per event; then one more recorded run with kernel BPF stats on, for the time spent in the
-# BPF programs per I/O (that run is not in the ratio: the stats themselves cost time).
+# (A) and with (B) `ioreel record`, alternating A F B A F B. F is the floor: the recorder with
+# IOREEL_RECORD_ATTACH_ONLY=1, its programs attached but returning at once, which is what the
+# kernel charges every I/O for calling two BPF programs before they do anything. Prints IOPS of
+# each run, medians, the IOPS ratios F/A and B/A, CPU (fio's, and the recorder's own
+# user+sys), events, drops and trace bytes per event; then one more recorded run with kernel
+# BPF stats on, for the time spent in the BPF programs per I/O (that run is not in the ratio:
+# the stats themselves cost time, about 60 ns per program run here).
 # Env: SECONDS_PER_RUN (10), ROUNDS (2), JOBS (fio numjobs, 1). Figures only: never fails on time.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,8 +34,8 @@ print("%.0f %.1f %.1f" % (j["read"]["iops"], j["usr_cpu"], j["sys_cpu"]))' "$1"
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-start_rec() { # NAME
-	"$IOREEL" record -d "$dev" -o "$dir/$1.ioreel" -q --json >"$dir/$1.json" 2>"$dir/$1.err" &
+start_rec() { # NAME [ENV=VALUE]
+	env ${2:-} "$IOREEL" record -d "$dev" -o "$dir/$1.ioreel" -q --json >"$dir/$1.json" 2>"$dir/$1.err" &
 	rec=$!
 	cleanup_push "kill -9 $rec"
 	sleep 1 # load and attach
@@ -49,28 +52,36 @@ print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"], "%.1f" % (a[0] *
 }
 
 echo "zram $dev, fio randread 4k iodepth 32 numjobs $jobs, ${secs}s per run, $(nproc) CPUs"
-printf '%-4s %-9s %10s %6s %6s %10s %7s %8s %8s\n' run mode IOPS usr% sys% events drops B/event rec-cpu%
-a=() b=()
+printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' run mode IOPS usr% sys% events drops B/event rec-cpu%
+a=() b=() f=()
 for ((r = 1; r <= rounds; r++)); do
 	run_fio "$dir/a$r.fio"
 	read -r iops usr sys < <(fio_fig "$dir/a$r.fio")
 	a+=("$iops")
-	printf '%-4s %-9s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
+	printf '%-4s %-10s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
+	start_rec "f$r" IOREEL_RECORD_ATTACH_ONLY=1
+	run_fio "$dir/f$r.fio"
+	stop_rec "f$r"
+	read -r iops usr sys < <(fio_fig "$dir/f$r.fio")
+	f+=("$iops")
+	printf '%-4s %-10s %10s %6s %6s\n' "$r" hooks-only "$iops" "$usr" "$sys"
 	start_rec "b$r"
 	run_fio "$dir/b$r.fio"
 	stop_rec "b$r"
 	read -r ev dr bpe cpu <"$dir/b$r.fig"
 	read -r iops usr sys < <(fio_fig "$dir/b$r.fio")
 	b+=("$iops")
-	printf '%-4s %-9s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
+	printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
 		"$ev" "$dr" "$bpe" "$cpu"
 done
-python3 - "${a[*]}" "${b[*]}" <<'PY'
+python3 - "${a[*]}" "${b[*]}" "${f[*]}" <<'PY'
 import statistics, sys
-a = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-ma, mb = statistics.median(a), statistics.median(b)
-print(f"median IOPS plain {ma:.0f}, recorded {mb:.0f}: ratio {mb / ma:.3f}")
+a, b, f = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
+ma, mb, mf = statistics.median(a), statistics.median(b), statistics.median(f)
+print(f"median IOPS plain {ma:.0f}, hooks only {mf:.0f} (ratio {mf / ma:.3f}), "
+      f"recorded {mb:.0f}: ratio {mb / ma:.3f}")
+print(f"per I/O: {1e9 / ma:.0f} ns of fio's core plain; the hooks add {1e9 / mf - 1e9 / ma:.0f} ns, "
+      f"the recording {1e9 / mb - 1e9 / mf:.0f} ns more")
 PY
 
 # BPF time per I/O, from the kernel's own accounting (kernel.bpf_stats_enabled).

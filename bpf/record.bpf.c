@@ -16,10 +16,10 @@
  *
  * The submitter (pid, tid, comm, cpu) is taken when the I/O is queued, in the submitting
  * task's context, and kept in the in-flight table (a slot array, a hash map on collision)
- * until completion, which usually runs in an interrupt or a kworker. Completed I/Os go to a per-CPU ring buffer (no contention between
- * CPUs on the reserve spinlock) without a wakeup; record/ polls on a short timer, and a wakeup
- * is forced only when a ring is a quarter full. Every I/O we meant to record but could not (ring
- * full, in-flight table full) is counted in the per-CPU stats map, so recorded + dropped is exact.
+ * until completion, which usually runs in an interrupt or a kworker. Completed I/Os go to a
+ * per-CPU ring of our own (record.h: no lock, no wakeup; record/ drains it on a short timer).
+ * Every I/O we meant to record but could not (ring full, in-flight table full) is counted in
+ * the per-CPU stats map, so recorded + dropped is exact.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -37,7 +37,10 @@ const volatile __u32 filter_tgid = 0;
 const volatile bool filter_by_comm = false;
 const volatile char filter_comm[16] = {};
 const volatile bool filter_by_cgroup = false;
-const volatile __u64 wakeup_bytes = 1 << 20;
+/* Measurement only (IOREEL_RECORD_ATTACH_ONLY=1, for bench/record.sh): every program returns
+ * at once, so a run shows what the attached hooks cost before any work. The verifier drops
+ * the check when it is false (read-only data), so it costs a normal recording nothing. */
+const volatile bool attach_only = false;
 /* Set by record/ at the end: track no new I/O, let the ones in flight complete. */
 volatile __u32 stopping = 0;
 
@@ -61,18 +64,25 @@ struct {
 	__type(value, struct rec_slot);
 } slots SEC(".maps");
 
-struct ring {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20); /* resized by record/ together with the rings it creates */
-};
-
-/* One ring buffer per CPU, filled in by record/ after load. */
+/* The per-CPU rings (see struct rec_ring_ctl in record.h): sized by record/ before load. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1); /* set to the number of possible CPUs by record/ */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* the number of possible CPUs */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__array(values, struct ring);
-} rings SEC(".maps");
+	__type(value, struct rec_ring_ctl);
+} ring_ctl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* possible CPUs << ring_shift */
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct rec_rec);
+} ring_buf SEC(".maps");
+
+/* log2 of the records per CPU ring. */
+const volatile __u32 ring_shift = 15;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -256,29 +266,31 @@ static __always_inline void forget(__u64 key, struct inflight_ref *r)
 }
 
 /*
- * Copies an I/O into this CPU's ring. complete_ns 0 says the completion was not seen (user
- * space writes it as absent). Returns false, counted as a drop, when the ring is full.
+ * Copies an I/O into this CPU's ring (the protocol is in record.h). complete_ns 0 says the
+ * completion was not seen (user space writes it as absent). Returns false, counted as a drop,
+ * when the ring is full. No wakeup: record/ drains the rings on a short timer.
  */
-static __noinline bool ring_out(const struct rec_event *src, __u64 complete_ns, __u32 status)
+static __always_inline bool ring_out(const struct rec_event *src, __u64 complete_ns, __u32 status)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct rec_event *e;
-	void *rb;
+	__u32 cpu = bpf_get_smp_processor_id(), idx;
+	__u64 n = 1ull << ring_shift, pos;
+	struct rec_ring_ctl *c = bpf_map_lookup_elem(&ring_ctl, &cpu);
+	struct rec_rec *rec;
 
-	rb = bpf_map_lookup_elem(&rings, &cpu);
-	e = rb ? bpf_ringbuf_reserve(rb, sizeof(*e), 0) : NULL;
-	if (!e) {
+	if (!c || c->head - *(volatile __u64 *)&c->tail > n - REC_RING_SLACK) {
 		count(REC_DROP_RESERVE);
 		return false;
 	}
-	__builtin_memcpy(e, src, sizeof(*e));
-	e->complete_ns = complete_ns;
-	e->status = status;
-	/* Ask for a wakeup only when the ring fills up; otherwise record/'s timed poll drains it. */
-	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
-	else
-		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	pos = __sync_fetch_and_add(&c->head, 1);
+	idx = (cpu << ring_shift) | (__u32)(pos & (n - 1));
+	rec = bpf_map_lookup_elem(&ring_buf, &idx);
+	if (!rec) /* cannot happen (record/ sized the array); the claimed record stays a hole,
+		   * which record/ skips after a while and counts as a drop */
+		return false;
+	__builtin_memcpy(&rec->e, src, sizeof(rec->e));
+	rec->e.complete_ns = complete_ns;
+	rec->e.status = status;
+	__sync_lock_test_and_set(&rec->seq, pos + 1);
 	return true;
 }
 

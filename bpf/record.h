@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What bpf/record.bpf.c hands to record/ through the ring buffers: one completed block I/O in
+ * What bpf/record.bpf.c hands to record/ through the per-CPU rings: one completed block I/O in
  * kernel units (ktime, whole-disk sectors, kernel dev_t, blk_status_t). record/ translates it
  * into struct io_event (ns since genesis, device index, partition-relative bytes, -errno).
  * Shared by the BPF and the user side, so only fixed-width fields and explicit padding.
@@ -42,7 +42,7 @@ struct rec_dev {
 
 /* Slots of the per-CPU "stats" map: I/Os we meant to record but lost, and what went through. */
 enum rec_stat {
-	REC_DROP_RESERVE = 0,  /* ring buffer full at completion */
+	REC_DROP_RESERVE = 0,  /* ring full at completion */
 	REC_DROP_INFLIGHT = 1, /* in-flight map full at queue time */
 	REC_STAT_MERGED = 2,   /* requests merged into another before issue (rq level) */
 	REC_STAT_UNSEEN_END = 3, /* ended without a completion we saw (emitted, no complete time) */
@@ -82,6 +82,34 @@ struct rec_slot {
 _Static_assert(sizeof(struct rec_slot) == 80, "rec_slot layout changed: update record/");
 
 #define REC_SLOTS 8192 /* a power of two */
+
+/*
+ * The per-CPU rings of completed I/Os: two mmap()ed arrays shared with record/ (no BPF ring
+ * buffer: its reserve lock, busy-bit commit and helper calls cost ~65 ns per I/O here, the
+ * largest share of the recorder's cost). Each CPU owns one rec_ring_ctl and ring_n records:
+ *   producer (BPF): claims position pos = head++ with an atomic add (programs on one CPU can
+ *     nest through interrupts), fills record pos % ring_n, then publishes it by storing
+ *     seq = pos + 1 with an atomic exchange (ordered after the fill on every architecture);
+ *   consumer (record/): reads records while seq == tail + 1, then stores tail.
+ * The producer refuses (and counts a drop) when head - tail would leave fewer than
+ * REC_RING_SLACK free records, which covers claims made by nested programs after the check.
+ */
+struct rec_ring_ctl {
+	__u64 head;	  /* next position to claim (BPF) */
+	__u64 _pad0[7];	  /* head and tail on their own cache lines */
+	__u64 tail;	  /* next position to read (record/) */
+	__u64 _pad1[7];
+};
+
+struct rec_rec {
+	__u64 seq; /* position + 1 once published */
+	struct rec_event e;
+};
+
+_Static_assert(sizeof(struct rec_ring_ctl) == 128, "rec_ring_ctl layout changed");
+_Static_assert(sizeof(struct rec_rec) == 80, "rec_rec layout changed: update record/");
+
+#define REC_RING_SLACK 16
 
 static inline __u32 rec_slot_index(__u64 key)
 {

@@ -50,7 +50,8 @@ struct rec_drain_stats {
 
 struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target *t, int nt,
 				 uint64_t genesis_ktime);
-/* The ring buffer callback: queues one rec_event for release in queue-time order. */
+/* Queues one rec_event (copied) for release in queue-time order; 0. The signature is libbpf's
+ * ring buffer callback's. */
 int rec_drain__push(void *ctx, void *data, size_t size);
 /* Writes every queued event whose queue time is before ktime `before` (UINT64_MAX: all).
  * Returns 0 or the writer's -errno. */
@@ -65,6 +66,23 @@ void rec_drain__free(struct rec_drain *d);
  * in between can delay that. Releasing only what is older than this margin keeps the trace
  * ordered unless a BPF program is held up longer than that (then out_of_order counts it). */
 #define RELEASE_MARGIN_NS (5ULL * 1000000ULL)
+
+/* ---- rings.c: the per-CPU rings of completed I/Os (bpf/record.h), mmap()ed ---- */
+struct rec_rings {
+	struct rec_ring_ctl *ctl; /* one per CPU */
+	struct rec_rec *buf;	  /* CPU i's records at i << shift */
+	size_t ctl_len, buf_len;
+	int ncpu;
+	uint32_t shift;		  /* log2 of records per CPU */
+	uint64_t *stuck_since;	  /* per CPU: when its oldest record was first seen unpublished */
+	uint64_t holes;		  /* records skipped as never published (counted as drops) */
+};
+
+int rec_rings_open(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, struct rec_rings *r);
+void rec_rings_close(struct rec_rings *r);
+/* Hands every published record to rec_drain__push(); returns how many. *fullest (if not
+ * NULL) gets the largest share of a ring that was waiting, 0..1: time to drain sooner. */
+uint64_t rec_rings_drain(struct rec_rings *r, struct rec_drain *d, double *fullest);
 
 /* ---- inflight.c: the in-flight table (mmap()ed BPF slots + overflow hash map) ---- */
 struct rec_table {
