@@ -353,7 +353,14 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 			lbs = r->tg[i].lbs;
 	r->slot_bytes = (sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) & ~4095UL;
 	if (r->mode == REPLAY_TIMED) {
-		r->depth = r->o->max_inflight ? r->o->max_inflight : 1024;
+		/* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight,
+		 * as fio does: when the target falls behind, fio's rate lags rather than queueing
+		 * without bound. A recorded trace has no such limit: 1024. */
+		uint32_t jobs_depth = 0;
+
+		for (uint32_t i = 0; i < r->meta->nstreams && i < TRACE_MAX_STREAMS; i++)
+			jobs_depth += r->meta->streams[i].depth;
+		r->depth = r->o->max_inflight ? r->o->max_inflight : jobs_depth ? jobs_depth : 1024;
 	} else if (r->mode == REPLAY_AFAP) {
 		r->depth = r->o->iodepth ? r->o->iodepth : 32;
 	} else {
