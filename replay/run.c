@@ -384,6 +384,14 @@ static int loop_closed(struct run *r)
 				if (ret)
 					return ret;
 				c->inflight++;
+				/* Each I/O goes out as soon as it is ready, as fio submits by default
+				 * (iodepth_batch_submit=1). One submit for the whole refill held the
+				 * first I/Os back while the kernel prepared the rest under one plug:
+				 * random writes to a file on ext4 over a loop device ran at 0.88-0.94
+				 * of fio's IOPS that way, and at 1.01-1.02 one by one. */
+				ret = submit(r);
+				if (ret)
+					return ret;
 			}
 			if (c->pos < c->n || end)
 				more = true;
