@@ -34,8 +34,10 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 		fprintf(out, "  duration: replay %s (%.0f I/Os per second)\n",
 			fmt_ns(r->replay_span_ns, a, sizeof(a)),
 			r->replay_span_ns ? (double)r->ios * 1e9 / (double)r->replay_span_ns : 0.0);
-	fprintf(out, "  in flight: max %llu, cap hit %llu times; decoder behind %llu times\n",
-		(unsigned long long)r->max_inflight_seen, (unsigned long long)r->cap_hits,
+	fprintf(out, "  in flight: max %llu of %llu allowed, cap hit %llu times; decoder behind "
+		     "%llu times\n",
+		(unsigned long long)r->max_inflight_seen, (unsigned long long)r->inflight_cap,
+		(unsigned long long)r->cap_hits,
 		(unsigned long long)r->starved);
 	if (r->remapped || r->realigned || r->converted)
 		fprintf(out, "  changed: %llu offsets wrapped/scaled, %llu realigned to the block "
@@ -67,7 +69,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
 		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %s, "
 		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
-		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, "
+		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, \"inflight_cap\": %llu, "
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
 		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}}",
@@ -80,7 +82,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		(unsigned long long)r->trace_span_ns, (unsigned long long)r->replay_span_ns,
 		(unsigned long long)r->ios, (unsigned long long)r->errors,
 		(unsigned long long)r->cap_hits, (unsigned long long)r->max_inflight_seen,
-		(unsigned long long)r->starved, (unsigned long long)r->remapped,
+		(unsigned long long)r->inflight_cap, (unsigned long long)r->starved, (unsigned long long)r->remapped,
 		(unsigned long long)r->realigned, (unsigned long long)r->converted,
 		(unsigned long long)r->skipped[0], (unsigned long long)r->skipped[1],
 		(unsigned long long)r->skipped[2], (unsigned long long)r->skipped[3],

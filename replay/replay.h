@@ -73,6 +73,7 @@ struct replay_result {
 	uint64_t starved;	    /* times the schedule reader had not decoded the next I/O yet */
 	uint64_t late_100us;	    /* timed: I/Os submitted > 100 us after their deadline */
 	uint64_t max_inflight_seen;
+	uint64_t inflight_cap;	    /* I/Os allowed in flight (--max-inflight, --iodepth, jobs) */
 	uint64_t bytes;
 	uint64_t elapsed_ns;	    /* whole run */
 	struct hist lateness;	    /* timed: submit - deadline */

@@ -408,6 +408,7 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 		r->free_slots[i] = r->depth - 1 - i;
 	}
 	r->nfree = r->depth;
+	r->res->inflight_cap = r->depth;
 	ep = (struct engine_params){ .targets = r->etg, .ntargets = r->ndev, .depth = r->depth,
 				     .arena = r->arena, .arena_len = r->arena_len };
 	r->e = r->eng->init(&ep, why, sizeof(why));
