@@ -36,9 +36,10 @@ static void usage(FILE *f)
 		"                    [--force] [--json] [--html FILE]\n"
 		"\n"
 		"Replays each preset (ioreel synth --list-presets; cdm counts as its four tests) on\n"
-		"each target and prints IOPS, bandwidth, average and p99 latency (submit to\n"
-		"completion) and the replayer's CPU%% side by side. Writes are refused exactly as\n"
-		"in `ioreel replay` unless --allow-writes (and --force for a device with data).\n"
+		"each target and prints IOPS, bandwidth, average and p99 latency (fio's lat: from\n"
+		"the I/O's start, submit call included, to its completion) and the replayer's CPU%%\n"
+		"side by side. Writes are refused exactly as in `ioreel replay` unless\n"
+		"--allow-writes (and --force for a device with data).\n"
 		"--runtime makes every pattern time-based for that long (default: the preset's);\n"
 		"--size sets the region the patterns use (default: the preset's).\n"
 		"--html writes one page comparing every run (charts as in ioreel analyze --html).\n"
@@ -71,8 +72,9 @@ static int measure(const char *path, struct bench_row *row, char *why, size_t le
 		for (long i = 0; i < n; i++) {
 			const struct io_event *e = &buf[i];
 
-			if (e->issue_ns == IO_TS_NONE || e->complete_ns == IO_TS_NONE ||
-			    e->complete_ns < e->issue_ns)
+			if (e->queue_ns == IO_TS_NONE || e->issue_ns == IO_TS_NONE ||
+			    e->complete_ns == IO_TS_NONE || e->complete_ns < e->issue_ns ||
+			    e->complete_ns < e->queue_ns)
 				continue;
 			first = e->issue_ns < first ? e->issue_ns : first;
 			last = e->complete_ns > last ? e->complete_ns : last;
@@ -82,7 +84,9 @@ static int measure(const char *path, struct bench_row *row, char *why, size_t le
 				row->errors++;
 				continue;
 			}
-			hist_add(h, e->complete_ns - e->issue_ns);
+			/* fio's lat: from the I/O's start to its completion, the submit call
+			 * included (on zram the work happens inside it). */
+			hist_add(h, e->complete_ns - e->queue_ns);
 			row->ios++;
 			row->bytes += e->length;
 		}
