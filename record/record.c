@@ -424,10 +424,30 @@ static bool has_bio_mq(const struct rec_target *t, int nt)
  * block_rq_insert or block_rq_issue start it (record/LEVELS.md). Asked of the kernel's BTF,
  * which has a btf_trace_<name> typedef for every tracepoint.
  */
+/*
+ * Fault injection for tests/integration/record_fallback.sh, so the paths this kernel never
+ * takes run in CI: IOREEL_RECORD_FAULT holds "tp_btf" (the tp_btf set fails to load, as on a
+ * kernel without it) and/or "no_io_start" (as on a kernel before 6.5). Announced on stderr.
+ */
+static bool fault(const char *what)
+{
+	const char *f = getenv("IOREEL_RECORD_FAULT");
+
+	if (!f || !strstr(f, what))
+		return false;
+	cli_warn("IOREEL_RECORD_FAULT: acting as if %s", !strcmp(what, "tp_btf")
+		 ? "the tp_btf programs failed to load" : "the kernel had no block_io_start");
+	return true;
+}
+
 static bool kernel_has_io_start(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf;
 	bool has;
+
+	if (fault("no_io_start"))
+		return false;
+	btf = btf__load_vmlinux_btf();
 
 	if (!btf)
 		return true; /* let the load say what is wrong */
@@ -683,6 +703,12 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 		goto fail;
 	}
 	libbpf_failed_prog[0] = '\0';
+	if (!raw && fault("tp_btf")) {
+		snprintf(libbpf_failed_prog, sizeof(libbpf_failed_prog), "%s",
+			 bpf_program__name(skel->progs.bio_queue));
+		err = -ESRCH;
+		goto failed;
+	}
 	err = record_bpf__load(skel);
 	if (!err && cgfd >= 0) {
 		uint32_t k = 0;
@@ -702,6 +728,7 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 		*out = skel;
 		return 0;
 	}
+failed:
 	p = libbpf_failed_prog[0] ? bpf_object__find_program_by_name(skel->obj, libbpf_failed_prog)
 				  : NULL;
 	snprintf(what, len, "%s %s", step,

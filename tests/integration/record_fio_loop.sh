@@ -36,21 +36,7 @@ events=$(json_get "$dir/randrw4k.ioreel.json" events)
 
 # Request level: same bytes per op; merges may only lower the count.
 rq_compare() { # JOBNAME
-	python3 - "$dir/$1.iolog" "$dir/$1.csv" "$name" <<'PY' || fail "rq level differs ($1)"
-import csv, sys
-iolog, tcsv, dev = sys.argv[1:4]
-want, n = {"read": 0, "write": 0}, 0
-for f in (l.split() for l in open(iolog)):
-    if len(f) == 5 and f[2] in want:
-        want[f[2]] += int(f[4]); n += 1
-got, m, issued = {"read": 0, "write": 0}, 0, 0
-for r in csv.DictReader(open(tcsv)):
-    if r["dev"] == dev and r["op"] in got and r["comm"] == "fio":
-        got[r["op"]] += int(r["length"]); m += 1
-        issued += r["issue_ns"] != ""
-print(f"fio: {n} I/Os {want}; trace: {m} requests {got}, {issued} with an issue time")
-sys.exit(0 if want == got and 0 < m <= n and issued == m else 1)
-PY
+	compare_rq "$dir/$1.iolog" "$dir/$1.csv" "$name" || fail "rq level differs ($1)"
 }
 run_job rq rq_randrw4k --rw=randrw --bs=4k --iodepth=8 --io_size=16M
 rq_compare rq_randrw4k

@@ -72,3 +72,34 @@ if missing or extra:
     sys.exit(1)
 PY
 }
+
+# compare_rq IOLOG TRACE_CSV DEVNAME: at request level (after merges) the trace's requests by
+# fio on DEVNAME carry exactly the bytes per op fio issued, there are no more of them than
+# fio's I/Os (merges only lower the count), and every one has an issue time.
+compare_rq() {
+	python3 - "$@" <<'PY'
+import csv, sys
+iolog, tcsv, dev = sys.argv[1:4]
+want, n = {"read": 0, "write": 0}, 0
+for f in (l.split() for l in open(iolog)):
+    if len(f) == 5 and f[2] in want:
+        want[f[2]] += int(f[4]); n += 1
+got, m, issued = {"read": 0, "write": 0}, 0, 0
+for r in csv.DictReader(open(tcsv)):
+    if r["dev"] == dev and r["op"] in got and r["comm"] == "fio":
+        got[r["op"]] += int(r["length"]); m += 1
+        issued += r["issue_ns"] != ""
+print(f"fio: {n} I/Os {want}; trace: {m} requests {got}, {issued} with an issue time")
+sys.exit(0 if want == got and 0 < m <= n and issued == m else 1)
+PY
+}
+
+# rec_finish OUT.ioreel [ATTACH]: stops the recorder started by rec_start, exports the trace to
+# OUT.ioreel.csv, and checks nothing was dropped (and, given ATTACH, that --json names it).
+rec_finish() {
+	rec_stop || fail "ioreel record exited $? ($(cat "$1.err"))"
+	trace_csv "$1" >"$1.csv" || fail "cannot export $1"
+	cat "$1.json"
+	assert_eq "$(json_get "$1.json" dropped)" 0 "dropped I/Os ($1)"
+	[ -z "${2:-}" ] || assert_eq "$(json_get "$1.json" attach)" "$2" "attach mode ($1)"
+}

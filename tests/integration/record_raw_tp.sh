@@ -15,15 +15,6 @@ zram=$(make_zram 256)
 lname=$(basename "$loop")
 zname=$(basename "$zram")
 
-# rec_done JOB: stops the recorder, exports its trace to JOB.csv, checks drops and the mode.
-rec_done() {
-	rec_stop || fail "ioreel record exited $? ($(cat "$dir/$1.ioreel.err"))"
-	trace_csv "$dir/$1.ioreel" >"$dir/$1.csv" || fail "cannot export $1.ioreel"
-	cat "$dir/$1.ioreel.json"
-	assert_eq "$(json_get "$dir/$1.ioreel.json" dropped)" 0 "dropped I/Os ($1)"
-	assert_eq "$(json_get "$dir/$1.ioreel.json" attach)" raw_tp "attach mode in --json ($1)"
-}
-
 fio_loop() { # JOB fio-args...
 	local job=$1
 	shift
@@ -35,23 +26,9 @@ fio_loop() { # JOB fio-args...
 rec_start "$dir/rq.ioreel" -d "$loop" --level rq --attach raw_tp
 fio_loop rq --rw=randrw --bs=4k --iodepth=8 --io_size=16M
 fio_loop rqseq --rw=write --bs=128k --iodepth=4 --io_size=16M
-rec_done rq
+rec_finish "$dir/rq.ioreel" raw_tp
 cat "$dir/rq.iolog" "$dir/rqseq.iolog" >"$dir/rq_all.iolog"
-python3 - "$dir/rq_all.iolog" "$dir/rq.csv" "$lname" <<'PY' || fail "rq level differs from fio"
-import csv, sys
-iolog, tcsv, dev = sys.argv[1:4]
-want, n = {"read": 0, "write": 0}, 0
-for f in (l.split() for l in open(iolog)):
-    if len(f) == 5 and f[2] in want:
-        want[f[2]] += int(f[4]); n += 1
-got, m, issued = {"read": 0, "write": 0}, 0, 0
-for r in csv.DictReader(open(tcsv)):
-    if r["dev"] == dev and r["op"] in got and r["comm"] == "fio":
-        got[r["op"]] += int(r["length"]); m += 1
-        issued += r["issue_ns"] != ""
-print(f"fio: {n} I/Os {want}; trace: {m} requests {got}, {issued} with an issue time")
-sys.exit(0 if want == got and 0 < m <= n and issued == m else 1)
-PY
+compare_rq "$dir/rq_all.iolog" "$dir/rq.ioreel.csv" "$lname" || fail "rq level differs from fio"
 grep -q '"level":"rq"' "$dir/rq.ioreel.json" || fail "loop device not recorded at rq level"
 "$IOREEL" info "$dir/rq.ioreel" | grep -q "(attach: raw_tp" ||
 	fail "the trace's options do not say raw_tp: $("$IOREEL" info "$dir/rq.ioreel" | grep options)"
@@ -59,8 +36,8 @@ grep -q '"level":"rq"' "$dir/rq.ioreel.json" || fail "loop device not recorded a
 # Bio level on the loop device: exact.
 rec_start "$dir/bio.ioreel" -d "$loop" --level bio --attach raw_tp
 fio_loop bio --rw=randrw --bs=16k --iodepth=16 --io_size=16M
-rec_done bio
-compare_iolog "$dir/bio.iolog" "$dir/bio.csv" "$lname" || fail "loop bio level differs from fio"
+rec_finish "$dir/bio.ioreel" raw_tp
+compare_iolog "$dir/bio.iolog" "$dir/bio.ioreel.csv" "$lname" || fail "loop bio level differs from fio"
 
 # zram (bio-based, bios complete at block_bio_complete): exact, discards included.
 rec_start "$dir/z.ioreel" -d "$zram" --attach raw_tp
@@ -71,12 +48,12 @@ fio --name=zmix --filename="$zram" --direct=1 --ioengine=libaio --size=128M --rw
 fio --name=ztrim --filename="$zram" --direct=1 --ioengine=libaio --size=64M --rw=randtrim \
 	--bs=64k --iodepth=4 --io_size=8M --write_iolog="$dir/ztrim.iolog" >/dev/null ||
 	fail "fio randtrim on zram failed"
-rec_done z
+rec_finish "$dir/z.ioreel" raw_tp
 cat "$dir/zmix.iolog" "$dir/ztrim.iolog" >"$dir/z_all.iolog"
-compare_iolog "$dir/z_all.iolog" "$dir/z.csv" "$zname" || fail "zram trace differs from fio"
-n=$(grep -c ',discard,' "$dir/z.csv")
+compare_iolog "$dir/z_all.iolog" "$dir/z.ioreel.csv" "$zname" || fail "zram trace differs from fio"
+n=$(grep -c ',discard,' "$dir/z.ioreel.csv")
 [ "$n" -eq 128 ] || fail "expected 128 discards, found $n"
-python3 - "$dir/z.csv" <<'PY' || fail "raw_tp lost the submitter (pid/comm)"
+python3 - "$dir/z.ioreel.csv" <<'PY' || fail "raw_tp lost the submitter (pid/comm)"
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))]
 sys.exit(0 if rows and all(r["comm"] and int(r["pid"]) > 0 and r["tid"] for r in rows) else 1)
