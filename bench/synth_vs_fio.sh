@@ -5,9 +5,9 @@
 # fio, ioreel. Issue 6 asks for IOPS within 5 % and mean latency within 10 %. Never pass/fail.
 #
 # Like for like: both use libaio (the job's ioengine) and O_DIRECT, and both write incompressible
-# random data. fio runs with --scramble_buffers=0 because its default scrambling leaves each
-# sector partly compressible, which costs zram twice the CPU per write (125k against 207k IOPS
-# here); ioreel writes plain random data.
+# random data. fio runs with --scramble_buffers=0 because with its default scrambling zram
+# writes cost nearly twice the CPU (125k against 207k IOPS here, although zram still stores
+# every page uncompressed: mm_stat); ioreel writes plain random data.
 #
 # Both time clat from the return of io_submit and lat from before it (on zram the read happens
 # inside the call, so clat is near 0 for both and lat is the figure to compare).
