@@ -41,6 +41,12 @@ const volatile bool filter_by_cgroup = false;
  * at once, so a run shows what the attached hooks cost before any work. The verifier drops
  * the check when it is false (read-only data), so it costs a normal recording nothing. */
 const volatile bool attach_only = false;
+/* First statement of every program. */
+#define HOOK_ONLY_RETURN()		\
+	do {				\
+		if (attach_only)	\
+			return 0;	\
+	} while (0)
 /* Set by record/ at the end: track no new I/O, let the ones in flight complete. */
 volatile __u32 stopping = 0;
 

@@ -106,8 +106,7 @@ static __always_inline void P(track)(__u64 key, __u32 dev, __u64 sector, __u32 b
 SEC(TP("block_bio_queue"))
 int PROG(P(bio_queue), struct bio *bio)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	struct block_device *bdev = RD(bio, bi_bdev);
 	__u32 dev = P(disk_dev)(RD(bdev, bd_disk));
 	__u64 sector = RD(bio, bi_iter.bi_sector);
@@ -122,8 +121,7 @@ int PROG(P(bio_queue), struct bio *bio)
 SEC(TP("block_bio_complete"))
 int PROG(P(bio_complete), struct request_queue *q, struct bio *bio)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	__u64 key = KEY(bio);
 	struct inflight_ref r;
 
@@ -141,8 +139,7 @@ int PROG(P(bio_complete), struct request_queue *q, struct bio *bio)
 SEC(TP("block_rq_complete"))
 int PROG(P(bio_rq_complete), struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	struct bio *bio = RD(rq, bio);
 
 	for (int i = 0; i < MAX_RQ_BIOS && bio; i++) {
@@ -174,8 +171,7 @@ static __always_inline void P(rq_track)(struct request *rq, bool fresh)
 SEC(TP("block_io_start"))
 int PROG(P(rq_start), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	P(rq_track)(rq, true);
 	return 0;
 }
@@ -260,16 +256,14 @@ static __always_inline int P(on_issue)(struct request *rq, bool renew)
 SEC(TP("block_rq_insert"))
 int PROG(P(rq_insert), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	return P(on_insert)(rq, false);
 }
 
 SEC(TP("block_rq_issue"))
 int PROG(P(rq_issue), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	return P(on_issue)(rq, false);
 }
 
@@ -278,16 +272,14 @@ int PROG(P(rq_issue), struct request *rq)
 SEC(TP("block_rq_insert"))
 int PROG(P(rq_insert_nostart), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	return P(on_insert)(rq, true);
 }
 
 SEC(TP("block_rq_issue"))
 int PROG(P(rq_issue_nostart), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	return P(on_issue)(rq, true);
 }
 
@@ -295,8 +287,7 @@ int PROG(P(rq_issue_nostart), struct request *rq)
 SEC(TP("block_rq_requeue"))
 int PROG(P(rq_requeue), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	__u64 key = KEY(rq);
 	struct inflight_ref r;
 
@@ -309,8 +300,7 @@ int PROG(P(rq_requeue), struct request *rq)
 SEC(TP("block_rq_merge"))
 int PROG(P(rq_merge), struct request *rq)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	__u64 key = KEY(rq);
 	struct inflight_ref r;
 
@@ -324,8 +314,7 @@ int PROG(P(rq_merge), struct request *rq)
 SEC(TP("block_rq_complete"))
 int PROG(P(rq_complete), struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	if (attach_only) /* bench/record.sh's floor: the hook alone */
-		return 0;
+	HOOK_ONLY_RETURN();
 	__u64 key = KEY(rq);
 	struct inflight_ref r;
 
