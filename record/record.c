@@ -45,6 +45,7 @@ struct rec_opts {
 	uint32_t inflight;
 	uint64_t ring_size;
 	bool ring_size_given;
+	uint32_t ring_shift; /* log2 of the records per ring: size_rings() */
 	bool quiet, json;
 };
 
@@ -257,18 +258,26 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
 }
 
 /*
- * Queue time of the oldest I/O still in flight (UINT64_MAX if none); entries older than
- * STALE_NS are requests the kernel freed without a completion we could see: removed and
- * counted in *stale so they neither hold back the reorder release nor fill the map.
+ * Sizes the per-CPU rings: o->ring_shift is log2 of the records that fit in --ring-size bytes
+ * (at least 64). The rings are locked kernel memory, one per possible CPU: past 64 CPUs the
+ * default shares 256 MiB among them (a 1 MiB ring still holds 20 ms of 650k IOPS per CPU).
+ * -EINVAL, said, when the records would not fit one BPF array.
  */
-/* log2 of the records per CPU ring that fit in --ring-size bytes (at least 64 records). */
-static uint32_t ring_shift(uint64_t ring_size)
+static int size_rings(struct rec_opts *o, int ncpu)
 {
-	uint32_t shift = 6;
-
-	while ((sizeof(struct rec_rec) << (shift + 1)) <= ring_size)
-		shift++;
-	return shift;
+	while (!o->ring_size_given && (uint64_t)ncpu * o->ring_size > (256ULL << 20) &&
+	       o->ring_size > (256 << 10))
+		o->ring_size /= 2;
+	o->ring_shift = 6;
+	while ((sizeof(struct rec_rec) << (o->ring_shift + 1)) <= o->ring_size)
+		o->ring_shift++;
+	if (((uint64_t)ncpu << o->ring_shift) > UINT32_MAX) {
+		cli_error("--ring-size %llu: %d rings of that size hold more records than a BPF "
+			  "array can; give a smaller --ring-size",
+			  (unsigned long long)o->ring_size, ncpu);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void join_args(int argc, char **argv, char *buf, size_t len)
@@ -693,9 +702,9 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 	}
 	set_filters(skel, o, cgfd);
 	skel->bss->stopping = 1;
-	skel->rodata->ring_shift = ring_shift(o->ring_size);
+	skel->rodata->ring_shift = o->ring_shift;
 	bpf_map__set_max_entries(skel->maps.ring_ctl, ncpu);
-	bpf_map__set_max_entries(skel->maps.ring_buf, (uint32_t)ncpu << ring_shift(o->ring_size));
+	bpf_map__set_max_entries(skel->maps.ring_buf, (uint32_t)ncpu << o->ring_shift);
 	bpf_map__set_max_entries(skel->maps.inflight, o->inflight);
 	set_autoload(skel, t, nt, raw, io_start);
 	if (fill_devs(skel, t, nt)) {
@@ -796,17 +805,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot count the CPUs: %s", strerror(-ncpu));
 		return EXIT_RUNTIME;
 	}
-	/* The rings are locked kernel memory, one per possible CPU: past 64 CPUs the default
-	 * shares 256 MiB among them (a 1 MiB ring still holds 20 ms of 650k IOPS per CPU). */
-	while (!o.ring_size_given && (uint64_t)ncpu * o.ring_size > (256ULL << 20) &&
-	       o.ring_size > (256 << 10))
-		o.ring_size /= 2;
-	if (((uint64_t)ncpu << ring_shift(o.ring_size)) > UINT32_MAX) {
-		cli_error("--ring-size %llu: %d rings of that size hold more records than a BPF "
-			  "array can; give a smaller --ring-size",
-			  (unsigned long long)o.ring_size, ncpu);
+	if (size_rings(&o, ncpu))
 		return EXIT_USAGE;
-	}
 	libbpf_set_print(libbpf_print);
 	if (open_cgroup(&o, &cgfd))
 		goto out;
@@ -845,7 +845,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	err = rec_rings_open(bpf_map__fd(skel->maps.ring_ctl), bpf_map__fd(skel->maps.ring_buf),
-			     ncpu, skel->rodata->ring_shift, &rg);
+			     ncpu, o.ring_shift, &rg);
 	if (err) {
 		cli_error("mapping %d rings of %llu bytes: %s (lower --ring-size?)", ncpu,
 			  (unsigned long long)o.ring_size, strerror(-err));
