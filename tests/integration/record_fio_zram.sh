@@ -12,15 +12,9 @@ name=$(basename "$dev")
 
 rec_start "$dir/z.ioreel" -d "$dev"
 grep -q "$name .* at bio level" "$dir/z.ioreel.err" || fail "zram not at bio level: $(cat "$dir/z.ioreel.err")"
-fio --name=zmix --filename="$dev" --direct=1 --ioengine=libaio --size=128M --rw=randrw \
-	--bs=4k --iodepth=32 --io_size=64M --write_iolog="$dir/zmix.iolog" >/dev/null ||
-	fail "fio randrw failed"
-fio --name=ztrim --filename="$dev" --direct=1 --ioengine=libaio --size=64M --rw=randtrim \
-	--bs=64k --iodepth=4 --io_size=8M --write_iolog="$dir/ztrim.iolog" >/dev/null ||
-	fail "fio randtrim failed"
+fio_zram_mix "$dev" "$dir/all.iolog" 64M
 rec_stop || fail "ioreel record exited $?"
 trace_csv "$dir/z.ioreel" >"$dir/z.csv" || fail "cannot export the trace"
-cat "$dir/zmix.iolog" "$dir/ztrim.iolog" >"$dir/all.iolog"
 compare_iolog "$dir/all.iolog" "$dir/z.csv" "$name" || fail "trace differs from fio's I/O"
 assert_eq "$(json_get "$dir/z.ioreel.json" dropped)" 0 "dropped I/Os"
 n=$(grep -c ',discard,' "$dir/z.csv")

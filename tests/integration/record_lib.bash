@@ -103,3 +103,15 @@ rec_finish() {
 	assert_eq "$(json_get "$1.json" dropped)" 0 "dropped I/Os ($1)"
 	[ -z "${2:-}" ] || assert_eq "$(json_get "$1.json" attach)" "$2" "attach mode ($1)"
 }
+
+# fio_zram_mix DEV OUT.iolog IO_SIZE: on DEV, fio's 4 KiB random read/write mix at QD32 for
+# IO_SIZE, then 128 random 64 KiB trims; their write_iologs together in OUT.iolog.
+fio_zram_mix() {
+	fio --name=zmix --filename="$1" --direct=1 --ioengine=libaio --size=128M --rw=randrw \
+		--bs=4k --iodepth=32 --io_size="$3" --write_iolog="$2.mix" >/dev/null ||
+		fail "fio randrw on $1 failed"
+	fio --name=ztrim --filename="$1" --direct=1 --ioengine=libaio --size=64M --rw=randtrim \
+		--bs=64k --iodepth=4 --io_size=8M --write_iolog="$2.trim" >/dev/null ||
+		fail "fio randtrim on $1 failed"
+	cat "$2.mix" "$2.trim" >"$2"
+}

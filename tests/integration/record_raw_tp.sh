@@ -42,14 +42,8 @@ compare_iolog "$dir/bio.iolog" "$dir/bio.ioreel.csv" "$lname" || fail "loop bio 
 # zram (bio-based, bios complete at block_bio_complete): exact, discards included.
 rec_start "$dir/z.ioreel" -d "$zram" --attach raw_tp
 grep -q "$zname .* at bio level" "$dir/z.ioreel.err" || fail "zram not at bio level"
-fio --name=zmix --filename="$zram" --direct=1 --ioengine=libaio --size=128M --rw=randrw \
-	--bs=4k --iodepth=32 --io_size=32M --write_iolog="$dir/zmix.iolog" >/dev/null ||
-	fail "fio randrw on zram failed"
-fio --name=ztrim --filename="$zram" --direct=1 --ioengine=libaio --size=64M --rw=randtrim \
-	--bs=64k --iodepth=4 --io_size=8M --write_iolog="$dir/ztrim.iolog" >/dev/null ||
-	fail "fio randtrim on zram failed"
+fio_zram_mix "$zram" "$dir/z_all.iolog" 32M
 rec_finish "$dir/z.ioreel" raw_tp
-cat "$dir/zmix.iolog" "$dir/ztrim.iolog" >"$dir/z_all.iolog"
 compare_iolog "$dir/z_all.iolog" "$dir/z.ioreel.csv" "$zname" || fail "zram trace differs from fio"
 n=$(grep -c ',discard,' "$dir/z.ioreel.csv")
 [ "$n" -eq 128 ] || fail "expected 128 discards, found $n"
