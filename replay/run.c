@@ -396,9 +396,6 @@ static int loop_closed(struct run *r)
 			if (c->pos < c->n || end)
 				more = true;
 		}
-		ret = submit(r);
-		if (ret)
-			return ret;
 		if (!more)
 			break;
 		reap(r, 1000000);
