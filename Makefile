@@ -35,6 +35,9 @@ DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev 
 	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql chromium
 
 .PHONY: all deps check test demo bench fuzz vmlinux clean
+# Keep the BPF objects and skeletons: as intermediates make would delete them after each build
+# and rebuild the skeleton (and every object that includes it) the next time.
+.SECONDARY:
 all: $(BUILD)/ioreel
 
 deps:

@@ -20,11 +20,17 @@ run_job() { # name, fio options...
 	local name=$1; shift
 	local rpid=
 	if [ $have_record = 1 ]; then
-		"$IOREEL" record -d "$dev" --comm fio -q -o "$d/$name.rec.ioreel" 2>"$d/$name.rec.err" &
+		"$IOREEL" record -d "$dev" --comm fio -o "$d/$name.rec.ioreel" 2>"$d/$name.rec.err" &
 		rpid=$!
 		cleanup_push "kill -INT $rpid"
-		sleep 2 # programs loaded and attached before fio starts
-		kill -0 $rpid 2>/dev/null || fail "ioreel record exited early: $(cat "$d/$name.rec.err")"
+		# fio starts once the programs are attached: the recorder says so on stderr (a fixed
+		# sleep lost the first I/Os when the machine was busy)
+		for ((i = 0; i < 600; i++)); do
+			grep -q ' level$' "$d/$name.rec.err" 2>/dev/null && break
+			kill -0 $rpid 2>/dev/null || fail "ioreel record exited early: $(cat "$d/$name.rec.err")"
+			sleep 0.05
+		done
+		grep -q ' level$' "$d/$name.rec.err" || fail "ioreel record did not attach in 30 s"
 	fi
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --time_based --runtime=3 \
 		--write_iolog="$d/$name.iolog" --output-format=json --output="$d/$name.fio.json" "$@" \

