@@ -158,8 +158,10 @@ uint64_t an_iv_percentile(const struct an_interval *iv, double p);
 uint64_t an_iv_total(const struct an_interval *iv);
 /* Aggregate over all groups into out (for compare and HTML, which work per trace). */
 void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out);
-/* Merge of the clat (or lat when clat is empty) of all ops and groups. */
+/* Merge of the lat (or clat when lat is empty: what --compare uses) of all ops and groups. */
 void an_total_lat(const struct analysis *a, struct hist *out);
+/* The same for one op. */
+void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out);
 
 /* Sets the grid's column width from the trace's last time (before any event is added). */
 void an_span_hint(struct analysis *a, uint64_t last_ns);

@@ -184,8 +184,8 @@ static void show_group(FILE *f, const struct analysis *a, const struct an_group 
 		fprintf(f, "    (clat = lat, queue to completion: the trace has no issue times, as "
 			   "at bio level)\n");
 	else if (a->clat_from_queue)
-		fprintf(f, "    (clat: issue to completion; queue to completion for I/Os without an "
-			   "issue time, such as flushes at request level)\n");
+		fprintf(f, "    (clat: issue to completion; queue to completion for I/Os "
+			   "without an issue time, such as flushes at request level)\n");
 	if (nlat) {
 		show_pct_row(f, "  lat (nsec)   : ", lat, 10, nlat, lat_ns_label);
 		show_pct_row(f, "  lat (usec)   : ", lat + 10, 10, nlat, lat_us_label);

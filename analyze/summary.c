@@ -673,16 +673,30 @@ void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out)
 	}
 }
 
+/* What the application waited: lat (queue or deadline to completion), else clat (compare.c). */
+static const struct hist *waited(const struct an_op *o)
+{
+	return o->lat.count ? &o->lat : &o->clat;
+}
+
+void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out)
+{
+	hist_init(out);
+	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
+		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
+			continue;
+		hist_merge(out, waited(&a->groups[k].op[op]));
+	}
+}
+
 void an_total_lat(const struct analysis *a, struct hist *out)
 {
 	hist_init(out);
 	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
 		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
 			continue;
-		for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
-			const struct an_op *o = &a->groups[k].op[op];
-			hist_merge(out, o->clat.count ? &o->clat : &o->lat);
-		}
+		for (unsigned int op = 0; op < IO_OP__COUNT; op++)
+			hist_merge(out, waited(&a->groups[k].op[op]));
 	}
 }
 

@@ -439,14 +439,15 @@ int cmd_convert(int argc, char **argv)
 		cv->to = strcmp(cv->out_path, "-") ? conv_fmt_from_name(cv->out_path) : CONV_NONE;
 		conv_fmt_suffixes(writable, known, sizeof(known));
 		if (!cv->to) {
-			cli_error("%s: cannot tell the output format from the name; known suffixes: "
-				  "%s; or give --to (ioreel, fio3, csv, json)", cv->out_path, known);
+			cli_error("%s: cannot tell the output format from the name; known "
+				  "suffixes: %s; or give --to (ioreel, fio3, csv, json)",
+				  cv->out_path, known);
 			goto usage;
 		}
 		if (!writable(cv->to)) {
-			cli_error("%s: the name says %s, which convert reads but cannot write; "
-				  "use a suffix it writes (%s) or give --to (ioreel, fio3, csv, json)",
-				  cv->out_path, conv_fmt_name(cv->to), known);
+			cli_error("%s: the name says %s, which convert reads but cannot "
+				  "write; use a suffix it writes (%s) or give --to (ioreel, "
+				  "fio3, csv, json)", cv->out_path, conv_fmt_name(cv->to), known);
 			goto usage;
 		}
 	}
@@ -474,13 +475,15 @@ int cmd_convert(int argc, char **argv)
 
 			conv_fmt_suffixes(readable, known, sizeof(known));
 			if (n)
-				snprintf(cv->err, sizeof(cv->err), "%s: cannot tell the input format "
-					 "from its first bytes or its name (known suffixes: %s); give "
-					 "--from (fio, blktrace, msr, alibaba, csv, ioreel)",
+				snprintf(cv->err, sizeof(cv->err),
+					 "%s: cannot tell the input format from its first bytes "
+					 "or its name (known suffixes: %s); give --from (fio, "
+					 "blktrace, msr, alibaba, csv, ioreel)",
 					 cv->in_path, known);
 			else
-				snprintf(cv->err, sizeof(cv->err), "%s: empty file; give --from (fio, "
-					 "blktrace, msr, alibaba, csv, ioreel)", cv->in_path);
+				snprintf(cv->err, sizeof(cv->err),
+					 "%s: empty file; give --from (fio, blktrace, msr, "
+					 "alibaba, csv, ioreel)", cv->in_path);
 			goto fail;
 		}
 		rewind(in);

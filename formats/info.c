@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		   "op, time span, mean IOPS and bandwidth, chunks, bytes on disk per event, whether\n"
 		   "the index was present (absent: the writer was killed) and dropped I/Os.\n"
 		   "A closed-loop trace (ioreel synth without a rate) has no schedule: for it, info\n"
-		   "gives the streams, their depths, the I/Os of one pass and how long a replay runs.\n\n"
+		   "gives the streams, their depths, the I/Os of a pass and how long a replay runs.\n\n"
 		   "  --json      one JSON object on stdout\n"
 		   "  --salvage   skip damaged chunks (counted) instead of failing\n\n"
 		   "examples:\n"
@@ -180,7 +180,7 @@ static void print_closed(const struct trace_meta *m, const struct info *in, uint
 		printf("\n  replay     runs the pass once, for %s at most (runtime, not time "
 		       "based)\n", b1);
 	else
-		printf("\n  replay     runs the pass once: how long it takes is up to the target\n");
+		printf("\n  replay     runs the pass once: how long is up to the target\n");
 }
 
 static void print_json_closed(const struct trace_meta *m, const struct info *in, uint64_t bytes)
@@ -251,14 +251,14 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 	printf("}, \"errors\": %llu,\n \"times\": \"%s\", ", (unsigned long long)in->errors,
 	       is_scheduled(m) ? "schedule" : "order");
 	if (is_scheduled(m))
-		printf("\"first_ns\": %llu, \"last_ns\": %llu, \"duration_ns\": %llu, \"iops\": %.3f, "
-		       "\"bandwidth_bytes_per_s\": %.3f, ",
+		printf("\"first_ns\": %llu, \"last_ns\": %llu, \"duration_ns\": %llu, "
+		       "\"iops\": %.3f, \"bandwidth_bytes_per_s\": %.3f, ",
 		       (unsigned long long)in->first, (unsigned long long)in->last,
 		       (unsigned long long)dur, dur ? in->events * 1e9 / dur : 0.0,
 		       dur ? bytes * 1e9 / dur : 0.0);
 	else /* positions in the file, not times: no span, no rate (see the top of this file) */
-		printf("\"first_ns\": null, \"last_ns\": null, \"duration_ns\": null, \"iops\": null, "
-		       "\"bandwidth_bytes_per_s\": null, ");
+		printf("\"first_ns\": null, \"last_ns\": null, \"duration_ns\": null, "
+		       "\"iops\": null, \"bandwidth_bytes_per_s\": null, ");
 	print_json_closed(m, in, bytes);
 	printf(" \"file_bytes\": %llu, \"bytes_per_event\": %.4f, \"chunks\": %zu, \"index\": %s, "
 	       "\"sorted\": %s, \"damaged_chunks\": %llu, ",

@@ -258,8 +258,8 @@ static void test_clat_without_issue(void)
 	size_t len = 0;
 
 	for (unsigned int k = 0; k < 1000; k++) {
-		struct io_event e = ev(k * 100000ULL, IO_TS_NONE, k * 100000ULL + 20000 + k, 0, 4096,
-				       IO_OP_READ);
+		uint64_t q = k * 100000ULL;
+		struct io_event e = ev(q, IO_TS_NONE, q + 20000 + k, 0, 4096, IO_OP_READ);
 		analysis__add(a, &e, 1);
 	}
 	an_finish(a);
@@ -267,7 +267,8 @@ static void test_clat_without_issue(void)
 	CHECK(o->clat.count == 1000 && o->lat.count == 1000 && o->slat.count == 0,
 	      "bio level: clat %llu lat %llu slat %llu", (unsigned long long)o->clat.count,
 	      (unsigned long long)o->lat.count, (unsigned long long)o->slat.count);
-	CHECK(o->clat.min == 20000 && o->clat.max == 20999 && hist_mean(&o->clat) == hist_mean(&o->lat),
+	CHECK(o->clat.min == 20000 && o->clat.max == 20999 &&
+		      hist_mean(&o->clat) == hist_mean(&o->lat),
 	      "bio level: clat is queue to completion");
 	CHECK(hist_percentile(&o->clat, 99) == hist_percentile(&o->lat, 99), "same percentiles");
 	FILE *f = open_memstream(&buf, &len);
