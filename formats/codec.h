@@ -13,7 +13,7 @@
 #include "formats/trace.h"
 
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1 /* 1.1: flags bit 5, kthread (FORMAT.md) */
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u

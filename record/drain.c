@@ -17,7 +17,7 @@ _Static_assert((int)REC_OP_READ == IO_OP_READ && (int)REC_OP_WRITE == IO_OP_WRIT
 	       "bpf/record.h ops must match formats/event.h");
 _Static_assert((int)REC_F_SYNC == IO_F_SYNC && (int)REC_F_FUA == IO_F_FUA &&
 		       (int)REC_F_PREFLUSH == IO_F_PREFLUSH && (int)REC_F_META == IO_F_META &&
-		       (int)REC_F_READAHEAD == IO_F_READAHEAD,
+		       (int)REC_F_READAHEAD == IO_F_READAHEAD && (int)REC_F_KTHREAD == IO_F_KTHREAD,
 	       "bpf/record.h flags must match formats/event.h");
 
 #define OUT_BATCH 4096
