@@ -10,12 +10,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analyze/hist.h"
+#include "replay/dep.h"
 
 enum replay_mode {
 	REPLAY_MODE_AUTO = -1, /* timed for recorded traces, closed for synthesized ones */
 	REPLAY_TIMED = 0,      /* each I/O at start + (t - genesis) / speed */
 	REPLAY_AFAP = 1,       /* trace order, iodepth in flight, no waiting */
 	REPLAY_CLOSED = 2,     /* each stream keeps its recorded depth in flight */
+	REPLAY_DEP = 3,	       /* each I/O once those it waited for completed, plus think time */
 };
 
 enum replay_offsets {
@@ -51,6 +53,12 @@ struct replay_opts {
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
 	uint64_t spin_ns;	    /* spin this long before a deadline; 0 = 200 us */
 	const char *command_line;   /* stored in the result trace's options */
+	/* dep mode */
+	struct dep_opts dep;	    /* inference thresholds (dep_opts_default when dep_set is 0) */
+	bool dep_set;
+	double think_scale;	    /* recorded think times x this; 0 = 1.0 */
+	bool dep_fallback_set;	    /* a trace inference cannot use is replayed in dep_fallback */
+	int dep_fallback;	    /* (with a warning) instead of being refused */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */
 	void (*warn)(const char *msg);
 };
@@ -76,7 +84,14 @@ struct replay_result {
 	uint64_t inflight_cap;	    /* I/Os allowed in flight (--max-inflight, --iodepth, jobs) */
 	uint64_t bytes;
 	uint64_t elapsed_ns;	    /* whole run */
-	struct hist lateness;	    /* timed: submit - deadline */
+	struct hist lateness;	    /* timed: submit - deadline; dep: submit - release */
+	/* dep mode */
+	struct dep_stats dep;	    /* what inference found */
+	uint64_t dep_released[DEP__KINDS]; /* I/Os released per kind */
+	struct hist stall;	    /* release - trace time, for I/Os released after it */
+	uint64_t ahead;		    /* I/Os released before their trace time (faster target) */
+	uint64_t held_depth;	    /* times an I/O waited for its thread's recorded depth */
+	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
 	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
 	char warnings[2048];	    /* what the caller should print before the summary */
 };

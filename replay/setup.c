@@ -27,6 +27,7 @@ struct prescan {
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;
 	bool sorted;
+	struct dep_fitness fit; /* what dependency inference would lack */
 };
 
 const char *replay_mode_name(int mode)
@@ -38,6 +39,8 @@ const char *replay_mode_name(int mode)
 		return "afap";
 	case REPLAY_CLOSED:
 		return "closed";
+	case REPLAY_DEP:
+		return "dep";
 	}
 	return "auto";
 }
@@ -91,8 +94,9 @@ bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
 	s->stream = ev->stream;
 	if (r->mode == REPLAY_CLOSED && s->stream >= r->ncs)
 		s->stream = r->ncs - 1;
-	s->t = r->mode == REPLAY_TIMED ? sched_deadline(io_event_time(ev), r->genesis,
-							  r->o->speed) : 0;
+	s->t = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
+		       ? sched_deadline(io_event_time(ev), r->genesis, r->o->speed)
+		       : 0;
 	if (op == IO_OP_FLUSH) {
 		s->offset = 0;
 		s->len = 0;
@@ -141,6 +145,11 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 			}
 			p->events++;
 			p->count[ev->op]++;
+			p->fit.events++;
+			if (ev->complete_ns == IO_TS_NONE)
+				p->fit.no_completion++;
+			if (!ev->tid)
+				p->fit.no_tid++;
 			if (t < prev)
 				p->sorted = false;
 			prev = t;
@@ -352,7 +361,10 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 		if (r->tg[i].lbs > lbs)
 			lbs = r->tg[i].lbs;
 	r->slot_bytes = (sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) & ~4095UL;
-	if (r->mode == REPLAY_TIMED) {
+	if (r->mode == REPLAY_DEP) {
+		/* a safety valve: the threads' own recorded depths hold dep mode back first */
+		r->depth = r->o->max_inflight ? r->o->max_inflight : 1024;
+	} else if (r->mode == REPLAY_TIMED) {
 		/* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight,
 		 * as fio does: when the target falls behind, fio's rate lags rather than queueing
 		 * without bound. A recorded trace has no such limit: 1024. */
@@ -477,6 +489,8 @@ static void run_free(struct run *r)
 	free(r->cs);
 	spsc_free(&r->in);
 	spsc_free(&r->out);
+	dep_infer__free(r->infer);
+	dep_sched_free(r);
 	if (r->rd)
 		trace_reader__close(r->rd);
 	free(r);
@@ -486,9 +500,11 @@ static void finish(struct run *r, const struct prescan *p)
 {
 	struct replay_result *res = r->res;
 
-	res->trace_span_ns = r->mode == REPLAY_TIMED ? sched_deadline(p->last, p->first,
-								       r->o->speed)
-						     : p->last - p->first;
+	res->trace_span_ns = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
+				     ? sched_deadline(p->last, p->first, r->o->speed)
+				     : p->last - p->first;
+	if (r->infer)
+		res->dep = *dep_infer__stats(r->infer);
 	res->replay_span_ns = r->first_submit_set ? r->last_submit - r->first_submit : 0;
 	res->stretch = res->trace_span_ns ? (double)res->replay_span_ns /
 						    (double)res->trace_span_ns - 1.0
@@ -496,6 +512,42 @@ static void finish(struct run *r, const struct prescan *p)
 	res->elapsed_ns = r->end_mono > r->start_mono ? r->end_mono - r->start_mono : 0;
 	res->analysis = r->an;
 	r->an = NULL;
+}
+
+/*
+ * Dep mode needs completion times and thread ids. A trace without them is refused with what
+ * it lacks, or replayed in the mode the user chose for that case (--dep-fallback), never
+ * silently in another mode.
+ */
+static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	char why[512];
+	struct dep_opts o;
+
+	if (!dep_fitness_ok(&p->fit, why, sizeof(why))) {
+		if (!r->o->dep_fallback_set) {
+			snprintf(err, errlen,
+				 "%s cannot be replayed in dep mode: %s. Replay it with --mode "
+				 "timed or afap, or give --dep-fallback timed|afap to do that "
+				 "whenever dep mode cannot be used",
+				 r->o->trace, why);
+			return -EINVAL;
+		}
+		run_warn(r, "dep mode: %s; replaying in %s mode (--dep-fallback)", why,
+			 replay_mode_name(r->o->dep_fallback));
+		r->mode = r->o->dep_fallback;
+		return 0;
+	}
+	if (r->o->dep_set)
+		o = r->o->dep;
+	else
+		dep_opts_default(&o);
+	r->infer = dep_infer__new(&o);
+	if (!r->infer || dep_sched_new(r, &o)) {
+		snprintf(err, errlen, "out of memory for dep mode's window of %u I/Os", DEP_WINDOW);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -567,7 +619,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (ret)
 		goto out;
 	r->genesis = p.first;
-	if (!p.sorted && r->mode == REPLAY_TIMED)
+	if (r->mode == REPLAY_DEP) {
+		ret = dep_setup(r, &p, err, errlen);
+		if (ret)
+			goto out;
+		res->mode = r->mode;
+	}
+	if (!p.sorted && (r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP))
 		run_warn(r, "%s is not in time order: I/Os that come after later ones in the file "
 			    "will be issued late", o->trace);
 	if (p.bad_op)
@@ -589,7 +647,8 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	}
 	ret = setup_slots(r, &p, err, errlen);
 	if (!ret)
-		ret = spsc_init(&r->in, sizeof(struct sev), RUN_RING);
+		ret = spsc_init(&r->in, r->infer ? sizeof(struct dsev) : sizeof(struct sev),
+				RUN_RING);
 	if (!ret)
 		ret = spsc_init(&r->out, sizeof(struct done_ev), RUN_RING);
 	if (ret) {
