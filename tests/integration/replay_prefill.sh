@@ -4,7 +4,7 @@
 # of what the trace reads that was never written; --prefill needs --allow-writes, writes those
 # regions (only the holes of a file, only the regions read) with incompressible data before
 # the clock starts and out of the results; a loop device over a sparse file is seen through
-# its backing file.
+# its backing file; bench prefills a reset zram for a read preset and says so.
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -48,10 +48,12 @@ assert_eq "$(seek "$f" SEEK_HOLE 0)" $((8 * MiB)) "replay without --prefill wrot
 "$IOREEL" replay "$d/rr.ioreel" --target "$f" -q --no-prefill >/dev/null 2>"$d/err" || fail "--no-prefill"
 grep -q "never written" "$d/err" && fail "--no-prefill still warned: $(cat "$d/err")"
 
-# 2. --prefill without --allow-writes is refused before anything
+# 2. --prefill without --allow-writes is refused before anything, in replay and in bench
 assert_status 2 "$IOREEL" replay "$d/rr.ioreel" --target "$f" --prefill -q 2>"$d/err" >/dev/null
 grep -q -- "--prefill writes the regions the trace reads: give --allow-writes" "$d/err" ||
 	fail "no clear refusal: $(cat "$d/err")"
+assert_status 2 "$IOREEL" bench --preset 4k-randread --target "$f" --prefill 2>"$d/err" >/dev/null
+grep -q -- "give --allow-writes" "$d/err" || fail "bench: no clear refusal: $(cat "$d/err")"
 assert_eq "$(seek "$f" SEEK_HOLE 0)" $((8 * MiB)) "refused --prefill wrote"
 
 # 3. --prefill: the holes of the read region written, nothing else, then the replay as usual
@@ -96,4 +98,27 @@ loop=$(make_loop 64)
 grep -q "target $loop: 100.0% of the 32.0 MiB .*(SEEK_HOLE on the loop device's backing file)" \
 	"$d/err" || fail "loop device: no warning: $(cat "$d/err")"
 
+# 6. bench on a reset zram: warns without --allow-writes (and writes nothing), prefills with it
+z=$(make_zram 64)
+zstored() { awk '{print $1}' "/sys/block/$(basename "$z")/mm_stat"; }
+"$IOREEL" bench --preset 4k-randread --size 32m --runtime 1 --target "$z" >"$d/b0.txt" 2>"$d/err" ||
+	fail "bench: $(cat "$d/err")"
+grep -q "target $z: 100.0% of the 32.0 MiB .*(zram mm_stat).*give --allow-writes to prefill" "$d/err" ||
+	fail "bench did not warn: $(cat "$d/err")"
+grep -q "100% never written" "$d/b0.txt" || fail "row not marked: $(cat "$d/b0.txt")"
+assert_eq "$(zstored)" 0 "bench wrote without --allow-writes"
+"$IOREEL" bench --preset 4k-randread --size 32m --runtime 1 --target "$z" --allow-writes --json \
+	>"$d/b.json" 2>"$d/err" || fail "bench --allow-writes: $(cat "$d/err")"
+grep -q "prefilling $z: 100.0% of the 32.0 MiB" "$d/err" || fail "bench did not say: $(cat "$d/err")"
+python3 - "$d/b.json" <<'PY' || fail "bench JSON: $(cat "$d/b.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["prefilled_bytes"] == 32 << 20, r
+assert r["unwritten_share_found"] == 1.0 and r["unwritten_share"] == 0.0, r
+assert r["ios"] > 0 and r["errors"] == 0, r
+PY
+[ "$(zstored)" -ge $((32 * MiB)) ] || fail "zram holds $(zstored) bytes after the prefill"
+"$IOREEL" bench --preset 4k-randread --size 32m --runtime 1 --target "$z" --allow-writes --json \
+	>"$d/b2.json" 2>/dev/null || fail "second bench"
+assert_eq "$(json_get "$d/b2.json" 'd["results"][0]["prefilled_bytes"]')" 0 "prefilled twice"
 echo "replay_prefill: ok"
