@@ -30,10 +30,11 @@ static void unwritten_print(const struct replay_result *r, FILE *out)
 		else
 			fprintf(out, "unknown on %s", u->path);
 		if (u->prefilled_bytes)
-			fprintf(out, ", after a prefill of %s in %s (%.1f%% before)",
+			fprintf(out, ", after a prefill of %s in %s",
 				fmt_bytes(u->prefilled_bytes, b, sizeof(b)),
-				fmt_ns(u->prefill_ns, c, sizeof(c)),
-				100 * share(u->found_bytes, u->region_bytes));
+				fmt_ns(u->prefill_ns, c, sizeof(c)));
+		if (u->prefilled_bytes && u->method)
+			fprintf(out, " (%.1f%% before)", 100 * share(u->found_bytes, u->region_bytes));
 		fprintf(out, "\n");
 	}
 }

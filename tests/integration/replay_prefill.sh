@@ -98,6 +98,21 @@ loop=$(make_loop 64)
 grep -q "target $loop: 100.0% of the 32.0 MiB .*(SEEK_HOLE on the loop device's backing file)" \
 	"$d/err" || fail "loop device: no warning: $(cat "$d/err")"
 
+# a device it cannot ask (a loop device over a zram): no warning, --prefill writes all it reads
+z2=$(make_zram 64)
+lz=$(losetup -f --show "$z2") || fail "losetup over $z2"
+cleanup_push "losetup -d '$lz'"
+"$IOREEL" replay "$d/rr.ioreel" --target "$lz" -q --json >"$d/u.json" 2>"$d/err" || fail "loop over zram"
+grep -q "never written" "$d/err" && fail "warned without knowing: $(cat "$d/err")"
+assert_eq "$(json_get "$d/u.json" 'd["fidelity"]["targets"][0]["unwritten_share"]')" None "unknown share"
+"$IOREEL" replay "$d/rr.ioreel" --target "$lz" -q --allow-writes --prefill --json >"$d/u.json" \
+	2>"$d/err" || fail "--prefill of a loop over zram: $(cat "$d/err")"
+grep -q "whether it was written before cannot be told here" "$d/err" || fail "not said: $(cat "$d/err")"
+assert_eq "$(json_get "$d/u.json" 'd["fidelity"]["targets"][0]["prefilled_bytes"]')" $((32 * MiB)) \
+	"prefill of a device that cannot tell"
+[ "$(awk '{print $1}' "/sys/block/$(basename "$z2")/mm_stat")" -ge $((32 * MiB)) ] ||
+	fail "the prefill did not reach $z2"
+
 # 6. bench on a reset zram: warns without --allow-writes (and writes nothing), prefills with it
 z=$(make_zram 64)
 zstored() { awk '{print $1}' "/sys/block/$(basename "$z")/mm_stat"; }
