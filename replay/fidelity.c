@@ -82,6 +82,99 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 (unsigned long long)r->held_depth, (unsigned long long)r->window_full);
 }
 
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+/* Never-written space the trace read (prefill.c), where it could be told or was prefilled. */
+static void unwritten_print(const struct replay_result *r, FILE *out)
+{
+	char a[32], b[32], c[32];
+
+	for (int i = 0; i < REPLAY_MAX_TARGETS; i++) {
+		const struct replay_unwritten *u = &r->unwritten[i];
+
+		if (!u->path || (!u->method && !u->prefilled_bytes))
+			continue;
+		fprintf(out, "  never written: ");
+		if (u->method)
+			fprintf(out, "%s%.1f%% of the %s read on %s (%s)",
+				u->lower_bound ? "at least " : "",
+				100 * share(u->start_bytes, u->region_bytes),
+				fmt_bytes(u->region_bytes, a, sizeof(a)), u->path, u->method);
+		else
+			fprintf(out, "unknown on %s", u->path);
+		if (u->prefilled_bytes)
+			fprintf(out, ", after a prefill of %s in %s",
+				fmt_bytes(u->prefilled_bytes, b, sizeof(b)),
+				fmt_ns(u->prefill_ns, c, sizeof(c)));
+		if (u->prefilled_bytes && u->method)
+			fprintf(out, " (%.1f%% before)", 100 * share(u->found_bytes, u->region_bytes));
+		fprintf(out, "\n");
+	}
+}
+
+/* s as a JSON string into out (len >= 16), escaped; a path too long to fit is cut short. */
+static void json_str(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	out[n++] = '"';
+	for (; *s && n + 8 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)ch;
+		} else if (ch < 0x20) {
+			n += (size_t)snprintf(out + n, len - n, "\\u%04x", ch);
+		} else {
+			out[n++] = (char)ch;
+		}
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+}
+
+/* ", \"targets\": [...]": what each target read that was never written, and the prefill. */
+static size_t unwritten_json(const struct replay_result *r, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, ", \"targets\": [");
+	bool first = true;
+
+	for (int i = 0; i < REPLAY_MAX_TARGETS && n < len; i++) {
+		const struct replay_unwritten *u = &r->unwritten[i];
+		char one[8704], path[8192], now[32] = "null", found[32] = "null";
+		int k;
+
+		if (!u->path)
+			continue;
+		if (u->method) {
+			snprintf(now, sizeof(now), "%.6f", share(u->start_bytes, u->region_bytes));
+			snprintf(found, sizeof(found), "%.6f", share(u->found_bytes, u->region_bytes));
+		}
+		json_str(path, sizeof(path), u->path);
+		k = snprintf(one, sizeof(one),
+			     "%s{\"path\": %s, \"read_region_bytes\": %llu, \"unwritten_method\": "
+			     "\"%s\", \"unwritten_lower_bound\": %s, \"unwritten_share\": %s, "
+			     "\"unwritten_share_found\": %s, \"prefilled_bytes\": %llu, "
+			     "\"prefill_ns\": %llu}",
+			     first ? "" : ", ", path, (unsigned long long)u->region_bytes,
+			     u->method ? u->method : "none", u->lower_bound ? "true" : "false", now,
+			     found, (unsigned long long)u->prefilled_bytes,
+			     (unsigned long long)u->prefill_ns);
+		if (k < 0 || n + (size_t)k + 2 >= len)
+			break; /* no room for more: the list ends shorter, still valid */
+		memcpy(buf + n, one, (size_t)k + 1);
+		n += (size_t)k;
+		first = false;
+	}
+	if (n + 2 <= len)
+		n += (size_t)snprintf(buf + n, len - n, "]");
+	return n;
+}
+
 void replay_fidelity_print(const struct replay_result *r, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -133,6 +226,7 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 		fprintf(out, "  errors: %llu I/Os failed, first: %s at offset %llu\n",
 			(unsigned long long)r->errors, strerror(-r->first_error),
 			(unsigned long long)r->first_error_offset);
+	unwritten_print(r, out);
 }
 
 int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
@@ -147,7 +241,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);
 	dep_json(r, dep, sizeof(dep));
 
-	return snprintf(
+	int n = snprintf(
 		buf, len,
 		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", "
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
@@ -156,7 +250,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, \"inflight_cap\": %llu, "
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
-		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}%s}",
+		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}%s",
 		replay_mode_name(r->mode), r->engine,
 		(unsigned long long)(timed ? hist_percentile(h, 50) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99) : 0),
@@ -171,4 +265,9 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		(unsigned long long)r->skipped[0], (unsigned long long)r->skipped[1],
 		(unsigned long long)r->skipped[2], (unsigned long long)r->skipped[3],
 		(unsigned long long)r->skipped[4], dep);
+
+	if (n < 0 || (size_t)n + 2 >= len)
+		return n;
+	n += (int)unwritten_json(r, buf + n, len - (size_t)n - 1);
+	return n + snprintf(buf + n, len - (size_t)n, "}");
 }

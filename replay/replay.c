@@ -32,6 +32,12 @@ static void usage(FILE *f)
 "      --allow-writes       replay writes, discards and write-zeroes (destroys target data)\n"
 "      --writes-as-reads    replay writes as reads of the same range\n"
 "      --force              write even to a mounted device or one with a signature\n"
+"      --prefill            before the clock starts, write once (random data) the regions\n"
+"                           the trace reads, so reads hit written blocks (needs\n"
+"                           --allow-writes; not timed). Without it, replay warns when\n"
+"                           they were never written: file holes, fresh zram, loop devices\n"
+"                           over sparse files read as zeroes from memory\n"
+"      --no-prefill         no warning either: measure never-written space as it is\n"
 "timing:\n"
 "  -e, --engine NAME        io_uring, libaio, psync, null (no I/O). Default: io_uring, or\n"
 "                           libaio for a device that refuses RWF_NOWAIT (zram, md, dm)\n"
@@ -74,6 +80,7 @@ static void usage(FILE *f)
 "examples:\n"
 "  ioreel replay prod.ioreel --target /dev/md1 -o run-md1.ioreel\n"
 "  ioreel replay prod.ioreel --target /mnt/xfs/big.img --size 20G --allow-writes\n"
+"  ioreel replay prod.ioreel --target /dev/md1 --allow-writes --prefill\n"
 "  ioreel replay two.ioreel --map nvme0n1=/dev/loop3 --map nvme1n1=/dev/loop4 --json\n"
 "  ioreel replay synth.ioreel --target /dev/zram1 --mode afap --iodepth 64 --engine libaio\n"
 "  ioreel replay db.ioreel --target /dev/md1 --allow-writes --force --mode dep -o run.ioreel\n");
@@ -111,7 +118,7 @@ static char *join_args(int argc, char **argv)
 static void print_report(const struct replay_result *res, bool json)
 {
 	if (json) {
-		char extra[4096];
+		char extra[16384];
 
 		replay_fidelity_json(res, extra, sizeof(extra));
 		if (res->analysis)
@@ -156,6 +163,8 @@ int cmd_replay(int argc, char **argv)
 		{ "no-dep-barrier", no_argument, 0, 19 },
 		{ "no-dep-overlap", no_argument, 0, 20 },
 		{ "dep-fallback", required_argument, 0, 21 },
+		{ "prefill", no_argument, 0, 22 },
+		{ "no-prefill", no_argument, 0, 23 },
 		{ 0, 0, 0, 0 }
 	};
 	struct replay_map maps[MAX_MAPS];
@@ -323,6 +332,10 @@ int cmd_replay(int argc, char **argv)
 			}
 			cli_error("--dep-fallback '%s': give timed or afap", optarg);
 			return EXIT_USAGE;
+		case 22:
+		case 23:
+			o.prefill = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -337,6 +350,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!o.target && !o.nmaps) {
 		cli_error("no target: give --target PATH (or --map DEV=PATH per device)");
+		return EXIT_USAGE;
+	}
+	if (o.prefill == REPLAY_PREFILL_ON && !o.allow_writes) {
+		cli_error("--prefill writes the regions the trace reads: give --allow-writes too "
+			  "(it destroys the data there)");
 		return EXIT_USAGE;
 	}
 	if (o.allow_writes && o.writes_as_reads) {

@@ -59,6 +59,7 @@ struct run {
 	struct engine_target etg[TRACE_MAX_DEVICES];
 	uint64_t src_size[TRACE_MAX_DEVICES]; /* recorded size, or the highest offset reached */
 	uint64_t genesis;		      /* time of the first event */
+	struct readmap *rmap;		      /* the regions the trace reads (prefill.h) */
 
 	/* decoder state (helper thread) */
 	struct io_event buf[RUN_DECODE];

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "formats/trace.h"
+#include "replay/prefill.h"
 #include "replay/replay_int.h"
 #include "util/cli.h"
 
@@ -127,6 +128,11 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 	memset(p, 0, sizeof(*p));
 	p->first = UINT64_MAX;
 	p->sorted = true;
+	r->rmap = readmap_new(r->ndev, r->o->writes_as_reads && !r->o->allow_writes);
+	if (!r->rmap) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	while ((n = trace_reader__next(r->rd, r->buf, RUN_DECODE)) > 0) {
 		for (long i = 0; i < n; i++) {
 			const struct io_event *ev = &r->buf[i];
@@ -161,6 +167,7 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 				p->max_stream = ev->stream;
 			if (ev->op == IO_OP_FLUSH)
 				continue;
+			readmap_note(r->rmap, ev); /* the regions it reads: prefill.c */
 			if (ev->offset + ev->length > p->max_end[ev->dev])
 				p->max_end[ev->dev] = ev->offset + ev->length;
 			if (ev->length > p->max_dev_len[ev->dev])
@@ -338,19 +345,6 @@ static int load_streams(struct run *r, const struct prescan *p, char *err, size_
 /* 1 MiB of rotation: enough distinct blocks that no target sees the same 4 KiB twice in a row. */
 #define WDATA_SPAN (1u << 20)
 
-/* Incompressible bytes (xorshift64*), filled once: what fio writes by default. */
-static void fill_random(void *buf, size_t len)
-{
-	uint64_t x = 0x9E3779B97F4A7C15ULL ^ now_mono_ns(), *w = buf;
-
-	for (size_t i = 0; i < len / 8; i++) {
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		w[i] = x * 0x2545F4914F6CDD1DULL;
-	}
-}
-
 static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	uint32_t lbs = 512;
@@ -412,7 +406,7 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 	}
 	if (!r->o->pattern_data) {
 		r->wdata = (char *)r->arena + (size_t)r->depth * r->slot_bytes;
-		fill_random(r->wdata, r->wdata_span + r->slot_bytes);
+		pattern_random(r->wdata, r->wdata_span + r->slot_bytes);
 	}
 	for (unsigned int i = 0; i < r->depth; i++) {
 		r->slots[i].slot = i;
@@ -493,6 +487,7 @@ static void run_free(struct run *r)
 	dep_sched_free(r);
 	if (r->rd)
 		trace_reader__close(r->rd);
+	readmap_free(r->rmap);
 	free(r);
 }
 
@@ -638,6 +633,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		pick_engine(r);
 	res->engine = r->eng->name;
 	warn_skips(r, &p);
+	/* reads of never-written space: found, warned about, --prefill'ed (prefill.c) */
+	ret = prefill_targets(r, err, errlen);
+	if (ret)
+		goto out;
 	if (r->mode == REPLAY_CLOSED) {
 		ret = load_streams(r, &p, err, errlen);
 		if (ret)

@@ -25,6 +25,7 @@ struct bench_row {
 	uint64_t ios, bytes, errors, span_ns, skipped;
 	double iops, bw, lat_avg, cpu_pct;
 	uint64_t lat_p99;
+	struct replay_unwritten uw; /* never-written space it read, and the prefill */
 	struct analysis *an; /* the replay's analysis, kept for --html */
 };
 
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ioreel bench --preset P [--preset P2 ...] --target A [--target B ...]\n"
 		"                    [--runtime S] [--size SIZE] [--engine E] [--allow-writes]\n"
-		"                    [--force] [--json] [--html FILE]\n"
+		"                    [--force] [--prefill | --no-prefill] [--json] [--html FILE]\n"
 		"\n"
 		"Replays each preset (ioreel synth --list-presets; cdm counts as its four tests) on\n"
 		"each target and prints IOPS, bandwidth, average and p99 latency (fio's lat: from\n"
@@ -44,11 +45,21 @@ static void usage(FILE *f)
 		"--size sets the region the patterns use (default: the preset's).\n"
 		"--html writes one page comparing every run (charts as in ioreel analyze --html).\n"
 		"\n"
+		"Reads of never-written space (file holes, a fresh zram, a loop device over a sparse\n"
+		"file) return zeroes from memory and make a target look many times faster than it\n"
+		"is. Before a pattern that reads, bench asks each target (SEEK_HOLE, zram's mm_stat)\n"
+		"how much of what it will read was never written; where some was, it writes it\n"
+		"once with random data first (not timed) and says so, if --allow-writes is given,\n"
+		"and otherwise warns and marks the row. --prefill writes the read region of every\n"
+		"target once, even of those it cannot ask (an SSD after a trim, a thin volume);\n"
+		"--no-prefill measures what is there as it is.\n"
+		"\n"
 		"examples:\n"
 		"  ioreel bench --preset 4k-randread --preset 4m-seqread --target /dev/md1 \\\n"
 		"               --target /dev/md2 --runtime 30\n"
 		"  ioreel bench --preset cdm --target /mnt/xfs/f.img --target /mnt/ext4/f.img \\\n"
-		"               --size 1G --allow-writes --json\n");
+		"               --size 1G --allow-writes --json\n"
+		"  ioreel bench --preset 4k-randread --target /dev/nvme0n1 --allow-writes --prefill\n");
 }
 
 /* Latency and span from the replay's result trace (issue -> complete of data I/Os). */
@@ -120,6 +131,16 @@ static double cpu_s(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* The share as JSON: a number, or null where the target could not tell. */
+static const char *unwritten_share(const struct replay_unwritten *u, uint64_t part, char *buf,
+				   size_t len)
+{
+	if (!u->method || !u->region_bytes)
+		return "null";
+	snprintf(buf, len, "%.6f", (double)part / (double)u->region_bytes);
+	return buf;
+}
+
 static void print_rows(const struct bench_row *rows, size_t n, bool json)
 {
 	char b1[32], b2[32], b3[32];
@@ -132,11 +153,15 @@ static void print_rows(const struct bench_row *rows, size_t n, bool json)
 			printf("%s{\"pattern\": \"%s\", \"target\": \"%s\", \"ios\": %llu, "
 			       "\"errors\": %llu, \"iops\": %.1f, \"bw_bytes\": %.0f, "
 			       "\"lat_avg_ns\": %.0f, \"lat_p99_ns\": %llu, \"cpu_pct\": %.1f, "
-			       "\"span_ns\": %llu, \"skipped\": %llu}",
+			       "\"span_ns\": %llu, \"skipped\": %llu, \"unwritten_share\": %s, "
+			       "\"unwritten_share_found\": %s, \"prefilled_bytes\": %llu}",
 			       i ? ", " : "", r->pattern, r->target, (unsigned long long)r->ios,
 			       (unsigned long long)r->errors, r->iops, r->bw, r->lat_avg,
 			       (unsigned long long)r->lat_p99, r->cpu_pct,
-			       (unsigned long long)r->span_ns, (unsigned long long)r->skipped);
+			       (unsigned long long)r->span_ns, (unsigned long long)r->skipped,
+			       unwritten_share(&r->uw, r->uw.start_bytes, b1, sizeof(b1)),
+			       unwritten_share(&r->uw, r->uw.found_bytes, b2, sizeof(b2)),
+			       (unsigned long long)r->uw.prefilled_bytes);
 		}
 		printf("]}\n");
 		return;
@@ -156,13 +181,18 @@ static void print_rows(const struct bench_row *rows, size_t n, bool json)
 		if (r->skipped)
 			printf("  (%llu I/Os not replayed: writes need --allow-writes)",
 			       (unsigned long long)r->skipped);
+		if (r->uw.prefilled_bytes)
+			printf("  (prefilled %s first)", fmt_bytes(r->uw.prefilled_bytes, b1, sizeof(b1)));
+		if (r->uw.method && r->uw.start_bytes)
+			printf("  (%.0f%% never written: reads of it never reached the storage)",
+			       100.0 * (double)r->uw.start_bytes / (double)r->uw.region_bytes);
 		printf("\n");
 	}
 }
 
 static int run_pattern(struct synth_spec *spec, const char *pattern, const char *const *targets,
 		       int ntargets, const struct replay_opts *base, const char *dir, bool quiet,
-		       bool keep, struct bench_row *rows, size_t *nrows)
+		       bool keep, bool *filled, struct bench_row *rows, size_t *nrows)
 {
 	char trace[4200], out[4200], why[1024];
 	struct trace_meta *meta = calloc(1, sizeof(*meta));
@@ -192,6 +222,9 @@ static int run_pattern(struct synth_spec *spec, const char *pattern, const char 
 		o.trace = trace;
 		o.target = targets[t];
 		o.output = out;
+		/* --prefill writes a target once; later patterns only what is still unwritten */
+		if (o.prefill == REPLAY_PREFILL_ON && filled[t])
+			o.prefill = REPLAY_PREFILL_AUTO;
 		if (!quiet)
 			fprintf(stderr, "ioreel bench: %s on %s ...\n", pattern, targets[t]);
 		cpu0 = cpu_s();
@@ -209,6 +242,8 @@ static int run_pattern(struct synth_spec *spec, const char *pattern, const char 
 		row->cpu_pct = res.elapsed_ns ? (cpu_s() - cpu0) * 1e11 / res.elapsed_ns : 0;
 		for (int k = 0; k < 5; k++)
 			row->skipped += res.skipped[k];
+		row->uw = res.unwritten[0]; /* bench's synthesized traces have one device */
+		filled[t] |= row->uw.prefilled_bytes > 0;
 		if (keep && res.analysis) {
 			char label[256];
 
@@ -241,11 +276,12 @@ int cmd_bench(int argc, char **argv)
 	const char *html = NULL;
 	FILE *html_f = NULL;
 	int npresets = 0, ntargets = 0, rc = EXIT_USAGE;
-	struct replay_opts base = { .mode = REPLAY_MODE_AUTO, .warn = bench_warn };
+	struct replay_opts base = { .mode = REPLAY_MODE_AUTO, .warn = bench_warn,
+				    .prefill = REPLAY_PREFILL_AUTO };
 	struct synth_spec *spec = calloc(1, sizeof(*spec));
 	struct bench_row *rows = NULL;
 	size_t nrows = 0;
-	bool json = false;
+	bool json = false, filled[BENCH_MAX] = { false };
 	char dir[] = "/tmp/ioreel-bench.XXXXXX", why[512];
 
 	if (!spec) {
@@ -275,6 +311,10 @@ int cmd_bench(int argc, char **argv)
 				base.allow_writes = true;
 			else
 				base.force = true;
+			continue;
+		}
+		if (!strcmp(key, "prefill") || !strcmp(key, "no-prefill")) {
+			base.prefill = key[0] == 'p' ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
 			continue;
 		}
 		if (eq)
@@ -311,6 +351,13 @@ int cmd_bench(int argc, char **argv)
 		cli_error("give at least one --preset and one --target (ioreel bench --help)");
 		goto out;
 	}
+	if (base.prefill == REPLAY_PREFILL_ON && !base.allow_writes) {
+		cli_error("--prefill writes the regions the presets read: give --allow-writes too "
+			  "(it destroys the data there)");
+		goto out;
+	}
+	/* a prefill of a large target takes a while: show how far it is */
+	base.progress = !json && isatty(STDERR_FILENO);
 	for (int p = 0; p < npresets; p++) {
 		if (!synth_preset_find(presets[p])) {
 			cli_error("unknown preset '%s' (ioreel synth --list-presets)", presets[p]);
@@ -363,7 +410,7 @@ int cmd_bench(int argc, char **argv)
 			else
 				snprintf(name, sizeof(name), "%s", pr->name);
 			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, html_f != NULL,
-					 rows, &nrows);
+					 filled, rows, &nrows);
 			if (rc)
 				goto out_dir;
 		}
