@@ -434,7 +434,9 @@ static int open_output(struct run *r)
 
 	if (!m)
 		return -ENOMEM;
+	/* "replay:dep": analyze says which question the result answers (timed or dep) */
 	trace_meta_init(m, "replay");
+	snprintf(m->source, sizeof(m->source), "replay:%s", replay_mode_name(r->mode));
 	snprintf(m->options, sizeof(m->options), "%s",
 		 r->o->command_line ? r->o->command_line : "");
 	m->mode = TRACE_MODE_TIMED;
