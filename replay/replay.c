@@ -219,8 +219,10 @@ int cmd_replay(int argc, char **argv)
 				o.mode = REPLAY_CLOSED;
 			else if (!strcmp(optarg, "dep"))
 				o.mode = REPLAY_DEP;
+			else if (!strcmp(optarg, "auto"))
+				o.mode = REPLAY_MODE_AUTO;
 			else {
-				cli_error("--mode: timed, dep, afap or closed, not '%s'", optarg);
+				cli_error("--mode: timed, dep, afap, closed or auto, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
