@@ -5,16 +5,16 @@
  * the rings last. Ordering, encoding, compression and writing (drain.c, the trace writer) stay
  * on the main thread at the priority the user gave, fed through a bounded queue of batches.
  *
- * Why: fio 4 KiB randread, io_uring, QD32, on a fresh 1 GiB zram of this 2-core VM, not pinned
- * (~430-480k IOPS), dropped 2-28 % of its I/Os with one thread that did everything every
- * 20 ms. Measured with the rings cut to 1 MiB (8,192 records per CPU) so that stalls show up
- * under any load: that one thread went 25-64 ms between drains at nice 0 (the 20 ms sleep
- * overshot by up to 37 ms; a flush took up to 63 ms), and still 25-47 ms at nice -20, or
- * with an EEVDF slice of 100 us; drops in every configuration (1.6k-229k per 4 s run).
- * SCHED_FIFO woke it on time (sleep overshoot under 3 ms) but releasing and writing a chunk
- * took up to 8 ms inside the pass, and a write() can block on the file system for longer.
- * Split, the real-time part only copies 72 bytes per I/O (~0.3 ms per pass) and the slow
- * part may stall for seconds (up to BUFFER_MAX of events) without losing any.
+ * Why (issue 12, measurements in record/README.md): fio 4 KiB randread, io_uring, QD32, on a
+ * fresh 1 GiB zram of this 2-core VM, not pinned (~430-480k IOPS), lost 2-28 % of its I/Os when
+ * one thread drained, ordered, compressed and wrote every 20 ms. With the rings cut to 1 MiB
+ * (8,192 records per CPU) so that stalls show as drops on a loaded machine, that one thread
+ * dropped in most 4 s runs at nice 0, at nice -20, with a 100 us EEVDF slice, with an interval
+ * adapting to the fill, and at SCHED_FIFO with that interval (11.9k-26.3k per run): at normal
+ * priorities its 20 ms sleep overshot by up to 32-44 ms; real-time, it woke on time but its
+ * passes held up to 9 ms of releasing and compressing (and a write() can block for longer).
+ * Split, the real-time part only copies 72 bytes per I/O (a pass: 0.3-0.6 ms) and dropped
+ * nothing in 9 such runs; the slow part may fall behind by up to BUFFER_MAX of events.
  *
  * Priority: SCHED_FIFO 1, the lowest real-time priority (above every normal task, below the
  * kernel's own real-time threads); where real-time is refused (no CAP_SYS_NICE, a cgroup
@@ -33,12 +33,12 @@
 #include "util/cli.h"
 #include "record/record_int.h"
 
-#define BATCH_EVENTS 2048		   /* 144 KiB of events per batch */
-#define BUFFER_MAX (64ULL << 20)	   /* events waiting for the writer: ~2 s at 450k IOPS */
-#define QUEUE_SLOTS 512			   /* a power of two >= the batches BUFFER_MAX allows */
-#define PASS_MAX_NS (20ULL * 1000000ULL)   /* longest sleep between passes */
-#define PASS_MIN_NS (1ULL * 1000000ULL)	   /* shortest */
-#define PASS_FILL 4			   /* wake when the fullest ring may be 1/4 full */
+#define BATCH_EVENTS 2048		 /* 144 KiB of events per batch */
+#define BUFFER_MAX (64ULL << 20)	 /* events waiting for the writer: ~2 s at 450k IOPS */
+#define QUEUE_SLOTS 512			 /* a power of two >= the batches BUFFER_MAX allows */
+#define PASS_MAX_NS (20ULL * 1000000ULL) /* longest sleep between passes */
+#define PASS_MIN_NS (1ULL * 1000000ULL)	 /* shortest */
+#define PASS_FILL 4			 /* wake when the fullest ring may be 1/4 full */
 
 struct rec_batch {
 	uint32_t n;
@@ -66,13 +66,13 @@ struct rec_collect {
 	bool keep_priority, started;
 	enum rec_prio prio;
 	int prio_err;
-	int stop;	/* atomic: main -> thread */
-	uint64_t stale; /* atomic: stale table entries removed by the thread */
-	struct spsc full;	/* thread -> writer */
-	struct spsc spare;	/* writer -> thread */
-	struct rec_batch *cur;	/* the batch the thread fills */
-	uint32_t nalloc;	/* batches allocated (thread only) */
-	double ring_peak;	/* fullest ring seen at a pass (thread only) */
+	int stop;	       /* atomic: main -> thread */
+	uint64_t stale;	       /* atomic: stale table entries removed by the thread */
+	struct spsc full;      /* thread -> writer */
+	struct spsc spare;     /* writer -> thread */
+	struct rec_batch *cur; /* the batch the thread fills */
+	uint32_t nalloc;       /* batches allocated (thread only) */
+	double ring_peak;      /* fullest ring seen at a pass (thread only) */
 };
 
 static bool spsc_put(struct spsc *q, struct rec_batch *b)
@@ -153,9 +153,11 @@ static uint64_t collect_pass(struct rec_collect *c, uint64_t *last)
 	oldest = rec_table_oldest(c->tab, now, &stale, NULL);
 	if (stale)
 		__atomic_add_fetch(&c->stale, stale, __ATOMIC_RELAXED);
-	if (rec_rings_drain(c->rg, batch_add, c, &fullest) == 0 && (c->cur || (c->cur = batch_get(c)))) {
+	if (rec_rings_drain(c->rg, batch_add, c, &fullest) == 0 &&
+	    (c->cur || (c->cur = batch_get(c)))) {
 		c->cur->release = true;
-		c->cur->before = oldest < now - RELEASE_MARGIN_NS ? oldest : now - RELEASE_MARGIN_NS;
+		c->cur->before =
+		    oldest < now - RELEASE_MARGIN_NS ? oldest : now - RELEASE_MARGIN_NS;
 	}
 	/* Hand the partial batch over only when the writer has taken the others: a writer that
 	 * is behind gets full batches, so a stall costs memory only for the events themselves. */

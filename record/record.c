@@ -878,9 +878,10 @@ int cmd_record(int argc, char **argv)
 		cli_warn("the drain thread runs at nice -20: real-time priority was refused (%s)",
 			 strerror(err));
 	else if (!o.keep_priority && r.prio != REC_PRIO_FIFO)
-		cli_warn("the drain thread runs at normal priority: neither real-time nor nice -20 "
-			 "was allowed (%s), so busy CPUs may overflow the rings (drops are counted); "
-			 "give ioreel CAP_SYS_NICE, or --keep-priority to say this is meant",
+		cli_warn("the drain thread runs at normal priority: neither real-time nor "
+			 "nice -20 was allowed (%s), so busy CPUs may overflow the rings (drops "
+			 "are counted); give ioreel CAP_SYS_NICE, or --keep-priority to say this "
+			 "is meant",
 			 strerror(err));
 	/* Attached since load(): from now on I/Os are tracked, all queued after genesis. */
 	skel->bss->stopping = 0;
