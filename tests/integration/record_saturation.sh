@@ -4,15 +4,17 @@
 # The recorder keeps up when the application keeps every CPU busy (issue 12): fio 4 KiB random
 # reads through io_uring at iodepth 32 on a fresh 1 GiB zram, not pinned (on a 2-core VM its
 # submitter and io_uring workers fill both cores, ~450k IOPS when the machine is quiet),
-# recorded with default options, three times. Each time nothing is dropped and every read is
-# accounted for, counted two ways:
+# recorded with default options, three times. Each time nothing is dropped and the trace holds
+# every read fio made, counted two ways:
+#  - fio's total_ios (--output-format=json) counts only fio's reads, the ones still in flight at
+#    the end of its runtime included (fio waits for them): the trace must hold that many reads
+#    submitted by fio (its task "fio", or its io_uring workers "iou-wrk-<fio's pid>"), and
+#    recorded + dropped must be that (the reference: exact whatever else happens on the host);
 #  - the device's own read count (/sys/block/zramN/stat, field 1), read after the recorder is
-#    attached and after fio has exited: zram counts each read bio as it ends, which is exactly
-#    what the recorder sees at bio level, whoever issued it (a udev or blkid probe included),
-#    so recorded + dropped must equal it;
-#  - fio's total_ios (--output-format=json), which counts only fio's reads, the ones still in
-#    flight at the end of its runtime included (fio waits for them): the trace must hold that
-#    many reads submitted by fio (its task "fio", or its io_uring workers "iou-wrk-<fio's pid>").
+#    attached and after fio has exited, so inside the recording: zram counts each read bio as
+#    it ends, whoever issued it, which is what the recorder sees at bio level. With no other
+#    reader in the trace it must equal recorded + dropped; a stray reader (a blkid probe) would
+#    be in the trace, and then the count lies between fio's reads and the trace's.
 # A function test: no IOPS or time bounds (the figures are bench/record.sh's).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -46,9 +48,18 @@ print(sum(1 for r in csv.DictReader(sys.stdin) if r["op"] == "read" and
 		"recorded $events ($by_fio by fio), dropped $dropped; drain thread" \
 		"$(json_get "$out.json" drain_priority), fullest ring $(json_get "$out.json" ring_peak)," \
 		"buffer $(json_get "$out.json" buffer_peak_bytes) B"
-	assert_eq "$((events + dropped))" "$((after - before))" \
-		"run $run: recorded + dropped against the reads $name completed"
 	assert_eq "$dropped" 0 "run $run: dropped I/Os ($(cat "$out.json"))"
-	assert_eq "$by_fio" "$fio_ios" "run $run: reads by fio in the trace against fio's total_ios"
+	assert_eq "$((by_fio + dropped))" "$fio_ios" \
+		"run $run: fio's reads in the trace + dropped against fio's total_ios"
+	if [ "$by_fio" = "$events" ]; then
+		assert_eq "$((events + dropped))" "$((after - before))" \
+			"run $run: recorded + dropped against the reads $name completed"
+	else
+		echo "run $run: $((events - by_fio)) reads by other tasks in the trace"
+		[ "$((after - before))" -ge "$by_fio" ] &&
+			[ "$((after - before))" -le "$((events + dropped))" ] ||
+			fail "run $run: $name completed $((after - before)) reads, not between" \
+				"fio's $by_fio and the trace's $events + $dropped dropped"
+	fi
 done
 echo PASS
