@@ -133,6 +133,11 @@ int export_begin(struct export_ctx *x, FILE *out, enum conv_fmt fmt,
 int export_events(struct export_ctx *x, const struct io_event *ev, size_t n);
 int export_end(struct export_ctx *x);
 
+/* A file-level trace (export_file.c) to csv, json or ioreel at out; *events gets the count.
+ * 0 or -errno with err set. */
+int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to,
+		       uint64_t *events, char *err, size_t len);
+
 /* fio v3 file events are stored in meta.options as "fio-files: NAME add@US open@US ...". */
 #define FIO_FILES_TAG "fio-files:"
 

@@ -31,9 +31,15 @@ static size_t page_round(size_t n)
 
 int rec_rings_open(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, struct rec_rings *r)
 {
-	*r = (struct rec_rings){ .ncpu = ncpu, .shift = shift };
+	return rec_rings_open_sized(ctl_fd, buf_fd, ncpu, shift, sizeof(struct rec_rec), r);
+}
+
+int rec_rings_open_sized(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, size_t rec_size,
+			 struct rec_rings *r)
+{
+	*r = (struct rec_rings){ .ncpu = ncpu, .shift = shift, .rec_size = rec_size };
 	r->ctl_len = page_round(sizeof(struct rec_ring_ctl) * (size_t)ncpu);
-	r->buf_len = page_round(sizeof(struct rec_rec) * ((size_t)ncpu << shift));
+	r->buf_len = page_round(rec_size * ((size_t)ncpu << shift));
 	r->ctl = mmap(NULL, r->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
 	if (r->ctl == MAP_FAILED) {
 		r->ctl = NULL;
@@ -65,19 +71,26 @@ void rec_rings_close(struct rec_rings *r)
 	*r = (struct rec_rings){ 0 };
 }
 
-/* Drains one CPU's ring into d. Returns the records consumed; *fill gets what was waiting. */
-static uint64_t drain_cpu(struct rec_rings *r, int cpu, struct rec_drain *d, uint64_t *fill)
+/* The block level's consumer: rec_drain__push() with libbpf's ring buffer signature. */
+static void push_block(void *d, const void *payload)
+{
+	rec_drain__push(d, (void *)payload, sizeof(struct rec_event));
+}
+
+/* Drains one CPU's ring into fn. Returns the records consumed; *fill gets what was waiting. */
+static uint64_t drain_cpu(struct rec_rings *r, int cpu, void (*fn)(void *, const void *),
+			  void *ctx, uint64_t *fill)
 {
 	struct rec_ring_ctl *c = &r->ctl[cpu];
-	struct rec_rec *ring = r->buf + ((size_t)cpu << r->shift);
+	uint8_t *ring = (uint8_t *)r->buf + (((size_t)cpu << r->shift) * r->rec_size);
 	uint64_t mask = (1ULL << r->shift) - 1, tail = c->tail, start = tail;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
 
 	*fill = head - tail;
 	while (tail != head) {
-		struct rec_rec *rec = &ring[tail & mask];
+		uint8_t *rec = ring + (tail & mask) * r->rec_size;
 
-		if (__atomic_load_n(&rec->seq, __ATOMIC_ACQUIRE) != tail + 1) {
+		if (__atomic_load_n((uint64_t *)rec, __ATOMIC_ACQUIRE) != tail + 1) {
 			/* Claimed, not yet published (a program on that CPU is filling it, or one
 			 * it interrupted is): read it next time, unless it has been a hole for long. */
 			uint64_t now = mono_ns();
@@ -90,7 +103,7 @@ static uint64_t drain_cpu(struct rec_rings *r, int cpu, struct rec_drain *d, uin
 				break;
 			r->holes++;
 		} else {
-			rec_drain__push(d, &rec->e, sizeof(rec->e));
+			fn(ctx, rec + sizeof(uint64_t));
 		}
 		r->stuck_since[cpu] = 0;
 		tail++;
@@ -101,12 +114,18 @@ static uint64_t drain_cpu(struct rec_rings *r, int cpu, struct rec_drain *d, uin
 
 uint64_t rec_rings_drain(struct rec_rings *r, struct rec_drain *d, double *fullest)
 {
+	return rec_rings_drain_fn(r, push_block, d, fullest);
+}
+
+uint64_t rec_rings_drain_fn(struct rec_rings *r, void (*fn)(void *ctx, const void *payload),
+			    void *ctx, double *fullest)
+{
 	uint64_t n = 0, most = 0;
 
 	for (int cpu = 0; cpu < r->ncpu; cpu++) {
 		uint64_t fill;
 
-		n += drain_cpu(r, cpu, d, &fill);
+		n += drain_cpu(r, cpu, fn, ctx, &fill);
 		if (fill > most)
 			most = fill;
 	}
