@@ -745,11 +745,17 @@ static __always_inline void on_return(__s64 ret)
 			bpf_loop(ret, aio_reap, &c, 0);
 		break;
 	}
-	case FL_OP_OPEN:
+	case FL_OP_OPEN: {
+		/* the flags asked (O_CREAT, O_TRUNC, O_EXCL), not the file's f_flags, which drops
+		 * them: a replay must ask the same */
+		__u32 asked = e->fflags;
+
 		if (ret >= 0 && !file_ident(fd_file(ret), e))
 			break; /* a directory, a socket, a device: not a file we record */
+		e->fflags = asked;
 		emit(e);
 		break;
+	}
 	default:
 		if ((e->flags & FL_F_LEN_GUESS) && ret > 0)
 			e->len = ret;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Between the rings of bpf/file.bpf.c and the trace writer. A call arrives when it returns, but
- * the trace is ordered by when calls began: each is translated at once (its file looked up or
- * added to the table while /proc still shows the caller's descriptors and cwd), then waits in a
- * min-heap keyed by its start and is written once no call that began earlier can still arrive
- * (record/file_record.c passes the start of the oldest call in progress, never older than
- * FL_HOLD_NS: a call that runs longer is written when it returns, counted out of order).
+ * the trace is ordered by when calls began: each waits in a min-heap keyed by its start and is
+ * written once no call that began earlier can still arrive (record/file_record.c passes the
+ * start of the oldest call in progress, never older than FL_HOLD_NS: a call that runs longer is
+ * written when it returns, counted out of order). Its file is looked up or added to the table
+ * then, in start order, so a file is first seen at its open; path arguments are joined to the
+ * caller's cwd or dirfd as soon as they arrive, while /proc still shows them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ _Static_assert((int)FL_F_FPOS == IO_FF_FPOS && (int)FL_F_VECTOR == IO_FF_VECTOR 
 #define NAME_KEEP_NS (60ULL * 1000000000ULL) /* a path whose call never came is forgotten */
 #define OPENED_MAX 4096
 
-/* One event as the trace holds it; the heap's key is ev.queue_ns. */
+/* One event as the trace holds it. */
 struct fev {
 	struct io_event ev;
 	struct io_fext x;
@@ -49,7 +50,7 @@ struct fl_drain {
 	uint64_t genesis, newest;
 	void (*names_fn)(void *);
 	void *names_ctx;
-	struct fev *heap;
+	struct fl_event *heap; /* calls as the kernel gave them, keyed by enter_ns */
 	size_t n, cap;
 	struct io_event out_ev[OUT_BATCH];
 	struct io_fext out_x[OUT_BATCH];
@@ -198,12 +199,12 @@ static struct pname *take_name(struct fl_drain *d, const struct fl_event *e, uin
 	return NULL;
 }
 
-static void heap_push(struct fl_drain *d, const struct fev *f)
+static void heap_push(struct fl_drain *d, const struct fl_event *e)
 {
 	size_t i;
 
 	if (d->n == d->cap) {
-		struct fev *h = realloc(d->heap, 2 * d->cap * sizeof(*h));
+		struct fl_event *h = realloc(d->heap, 2 * d->cap * sizeof(*h));
 
 		if (!h) {
 			d->err = -ENOMEM;
@@ -215,17 +216,17 @@ static void heap_push(struct fl_drain *d, const struct fev *f)
 	for (i = d->n++; i; ) {
 		size_t p = (i - 1) / 2;
 
-		if (d->heap[p].ev.queue_ns <= f->ev.queue_ns)
+		if (d->heap[p].enter_ns <= e->enter_ns)
 			break;
 		d->heap[i] = d->heap[p];
 		i = p;
 	}
-	d->heap[i] = *f;
+	d->heap[i] = *e;
 }
 
-static void heap_pop(struct fl_drain *d, struct fev *out)
+static void heap_pop(struct fl_drain *d, struct fl_event *out)
 {
-	struct fev last;
+	struct fl_event last;
 	size_t i = 0;
 
 	*out = d->heap[0];
@@ -235,9 +236,9 @@ static void heap_pop(struct fl_drain *d, struct fev *out)
 
 		if (c >= d->n)
 			break;
-		if (c + 1 < d->n && d->heap[c + 1].ev.queue_ns < d->heap[c].ev.queue_ns)
+		if (c + 1 < d->n && d->heap[c + 1].enter_ns < d->heap[c].enter_ns)
 			c++;
-		if (d->heap[c].ev.queue_ns >= last.ev.queue_ns)
+		if (d->heap[c].enter_ns >= last.enter_ns)
 			break;
 		d->heap[i] = d->heap[c];
 		i = c;
@@ -362,24 +363,28 @@ static struct fl_file *path_file(struct fl_drain *d, const struct fl_event *e, u
 	return f;
 }
 
-static void push_one(struct fl_drain *d, const struct fl_event *e, bool finished)
+/*
+ * The file a call is about and its trace form, in start order (release time): so a file is
+ * first seen at its open even when a read on another CPU came out of the rings first. False for
+ * a call not written (outside --under).
+ */
+static bool resolve(struct fl_drain *d, const struct fl_event *e, struct fev *fv)
 {
 	struct fl_file *f = NULL, *to = NULL;
 	struct pname *p;
 	bool outside = false, out2 = false;
 	uint64_t arg = arg_of(e);
-	struct fev fv;
 
 	switch (e->op) {
 	case FL_OP_FORK:
 	case FL_OP_EXIT:
 		break;
 	case FL_OP_OPEN:
-		p = take_name(d, e, 0);
+		/* open at start: its entry and path came from the snapshot */
+		p = e->iface == FL_IF_START ? NULL : take_name(d, e, 0);
 		if (e->result >= 0 && e->ino) {
 			f = fl_files__ident(d->t, e, p ? p->path : NULL, p ? p->origin : 0,
-					    rel(d, e->enter_ns), false);
-			note_opened(d, e);
+					    rel(d, e->enter_ns), e->iface == FL_IF_START);
 		} else if (p) {
 			/* a failed open: no file, but --under still decides by its path */
 			outside = !fl_files__wants_path(d->t, p->path);
@@ -420,14 +425,12 @@ static void push_one(struct fl_drain *d, const struct fl_event *e, bool finished
 		outside = true;
 	if (outside) {
 		d->st.outside++;
-		return;
+		return false;
 	}
-	translate(d, e, f ? f->id : 0, arg, &fv);
-	if (!finished) {
-		fv.ev.complete_ns = IO_TS_NONE;
+	translate(d, e, f ? f->id : 0, arg, fv);
+	if (!e->exit_ns && e->iface != FL_IF_START)
 		d->st.unfinished++;
-	}
-	heap_push(d, &fv);
+	return true;
 }
 
 void fl_drain__push(void *ctx, const void *ev)
@@ -437,13 +440,17 @@ void fl_drain__push(void *ctx, const void *ev)
 
 	if (e->op >= FL_OP__TRACE)
 		return;
-	push_one(d, e, e->exit_ns != 0);
+	if (e->op == FL_OP_OPEN && e->result >= 0 && e->ino)
+		note_opened(d, e);
+	heap_push(d, e);
 }
 
 void fl_drain__unfinished(struct fl_drain *d, const struct fl_event *e)
 {
-	if (e->op < FL_OP__TRACE)
-		push_one(d, e, false);
+	struct fl_event u = *e;
+
+	u.exit_ns = 0;
+	fl_drain__push(d, &u);
 }
 
 void fl_drain__start(struct fl_drain *d, const struct fl_snap *s, const char *path)
@@ -454,26 +461,18 @@ void fl_drain__start(struct fl_drain *d, const struct fl_snap *s, const char *pa
 		.fd = s->fd, .mode = s->mode, .op = FL_OP_OPEN, .iface = FL_IF_START,
 		.result = s->fd, .arg = s->pos,
 	};
-	struct fl_file *f;
-	struct fev fv;
 
 	for (size_t i = 0; i < d->nopened; i++)
 		if (d->opened[i].pid == s->pid && d->opened[i].fd == s->fd &&
 		    d->opened[i].ino == s->ino)
 			return; /* opened after the start: its open is in the trace */
 	memcpy(e.comm, s->comm, sizeof(e.comm));
-	f = fl_files__ident(d->t, &e, path && path[0] == '/' ? path : NULL, 0, 0, true);
-	if (!f) {
+	/* the entry now, with the iterator's path; the event goes in order with the others */
+	if (!fl_files__ident(d->t, &e, path && path[0] == '/' ? path : NULL, 0, 0, true)) {
 		d->err = -ENOMEM;
 		return;
 	}
-	if (f->outside) {
-		d->st.outside++;
-		return;
-	}
-	translate(d, &e, f->id, s->pos, &fv);
-	fv.ev.complete_ns = IO_TS_NONE;
-	heap_push(d, &fv);
+	heap_push(d, &e);
 }
 
 void fl_drain__snapshot_done(struct fl_drain *d)
@@ -496,11 +495,13 @@ static int flush_out(struct fl_drain *d)
 
 int fl_drain__release(struct fl_drain *d, uint64_t before)
 {
-	uint64_t limit = before == UINT64_MAX ? UINT64_MAX : rel(d, before);
+	struct fl_event e;
 	struct fev f;
 
-	while (!d->err && d->n && d->heap[0].ev.queue_ns < limit) {
-		heap_pop(d, &f);
+	while (!d->err && d->n && d->heap[0].enter_ns < before) {
+		heap_pop(d, &e);
+		if (!resolve(d, &e, &f))
+			continue;
 		if (f.ev.queue_ns < d->last_queue)
 			d->st.out_of_order++;
 		else
