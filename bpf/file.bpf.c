@@ -317,12 +317,27 @@ static __always_inline void put_name(const struct fl_event *e, __s32 dirfd, __u1
 	struct fl_name *n = bpf_map_lookup_elem(&name_buf, &zero);
 	long len;
 
+	struct inode *dir = NULL;
+
 	if (!n)
 		return;
 	n->enter_ns = e->enter_ns;
 	n->tid = e->tid;
 	n->dirfd = dirfd;
 	n->which = which;
+	/* Which directory a relative path starts from, so record/ can name it even once the
+	 * process is gone (a backend that opened, read and exited before /proc was read). */
+	if (dirfd == AT_FDCWD) {
+		struct task_struct *t = (void *)bpf_get_current_task();
+
+		dir = BPF_CORE_READ(t, fs, pwd.dentry, d_inode);
+	} else {
+		struct file *f = fd_file(dirfd);
+
+		dir = f ? BPF_CORE_READ(f, f_inode) : NULL;
+	}
+	n->dir_ino = dir ? BPF_CORE_READ(dir, i_ino) : 0;
+	n->dir_dev = dir ? BPF_CORE_READ(dir, i_sb, s_dev) : 0;
 	len = bpf_probe_read_user_str(n->path, sizeof(n->path), upath);
 	n->len = len > 0 ? len : 0;
 	size = FL_NAME_HDR + n->len;

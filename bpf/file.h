@@ -158,15 +158,16 @@ enum { FL_AK_AIO = 1, FL_AK_URING = 2 };
 
 struct fl_name {
 	__u64 enter_ns;
+	__u64 dir_ino;	/* the directory a relative path starts from: cwd or dirfd */
+	__u32 dir_dev;	/* its filesystem (kernel dev_t); 0 when it could not be read */
 	__u32 tid;
 	__s32 dirfd;	/* the dirfd of *at() calls; -100 (AT_FDCWD) otherwise */
 	__u16 which;	/* 0: the first path argument, 1: the second (rename's target) */
 	__u16 len;	/* bytes of path including its NUL; 0: it could not be read */
-	__u32 _pad;
 	char path[FL_PATH_MAX];
 };
 
-#define FL_NAME_HDR 24 /* offsetof(struct fl_name, path) */
+#define FL_NAME_HDR 32 /* offsetof(struct fl_name, path) */
 
 /* What iter/task_file writes for each regular file open in a process at the start. */
 struct fl_snap {

@@ -73,10 +73,13 @@ enum trace_file_origin {
 	TRACE_FILE_NAME_ONLY = 1 << 2,	 /* only a name (unlink, rename target): no identity */
 	TRACE_FILE_PATH_PROC = 1 << 3,	 /* path read from /proc/PID/fd after the fact */
 	TRACE_FILE_PATH_UNKNOWN = 1 << 4, /* no path could be found: path is "" */
-	TRACE_FILE_PATH_GUESS = 1 << 5,	 /* relative path joined to a cwd/dirfd read later */
+	TRACE_FILE_PATH_GUESS = 1 << 5,	 /* relative path joined to a cwd/dirfd read later,
+					  * unchecked against the one the call had */
 	TRACE_FILE_SEGS_CUT = 1 << 6,	 /* more data segments than stored: segs is a prefix */
 	TRACE_FILE_SEGS_KNOWN = 1 << 7,	 /* segs lists the data (holes elsewhere); else dense */
-	TRACE_FILE__ALL = (1 << 8) - 1
+	TRACE_FILE_ALLOC_INODE = 1 << 8, /* alloc from the inode's i_blocks, as the file could not
+					  * be stat()ed: XFS keeps it 0, so it may be too low */
+	TRACE_FILE__ALL = (1 << 9) - 1
 };
 
 /* One data segment of a sparse file (SEEK_DATA .. SEEK_HOLE), at first sight. */

@@ -88,7 +88,7 @@ static void print_files_text(struct trace_reader *r)
 		printf("  %6u %10s %10s %5s %-6s %-5s %s%s\n", id, fmt_bytes(f->size, b1, sizeof(b1)),
 		       fmt_bytes(f->alloc, b2, sizeof(b2)), segs, f->fs[0] ? f->fs : "?",
 		       origin_text(f->origin), f->path[0] ? f->path : "(path unknown)",
-		       f->origin & TRACE_FILE_PATH_GUESS ? " (relative, joined later)" : "");
+		       f->origin & TRACE_FILE_PATH_GUESS ? " (relative, joined later, unchecked)" : "");
 	}
 }
 

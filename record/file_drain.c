@@ -150,9 +150,13 @@ int fl_drain__name(void *ctx, void *data, size_t size)
 
 	if (size < FL_NAME_HDR)
 		return 0;
-	if (n->len && n->len <= size - FL_NAME_HDR && n->path[n->len - 1] == '\0' &&
-	    fl_path_join(n->tid, n->dirfd, n->path, path, sizeof(path), &origin))
-		path[0] = '\0';
+	if (n->len && n->len <= size - FL_NAME_HDR && n->path[n->len - 1] == '\0') {
+		struct fl_join j = { .path = n->path, .tid = n->tid, .dirfd = n->dirfd,
+				     .dir_dev = n->dir_dev, .dir_ino = n->dir_ino };
+
+		if (fl_files__join(d->t, &j, path, sizeof(path), &origin))
+			path[0] = '\0';
+	}
 	len = strlen(path);
 	p = malloc(sizeof(*p) + len + 1);
 	if (!p)
@@ -467,6 +471,7 @@ void fl_drain__start(struct fl_drain *d, const struct fl_snap *s, const char *pa
 		    d->opened[i].ino == s->ino)
 			return; /* opened after the start: its open is in the trace */
 	memcpy(e.comm, s->comm, sizeof(e.comm));
+	fl_files__learn_cwd(d->t, s->pid); /* where its relative paths will start */
 	/* the entry now, with the iterator's path; the event goes in order with the others */
 	if (!fl_files__ident(d->t, &e, path && path[0] == '/' ? path : NULL, 0, 0, true)) {
 		d->err = -ENOMEM;

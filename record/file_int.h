@@ -73,13 +73,25 @@ bool fl_files__known_path(struct fl_files *t, const char *path);
 /* Would a file at path be in the trace (--under)? */
 bool fl_files__wants_path(const struct fl_files *t, const char *path);
 
+/* A path argument as the kernel gave it, and the directory it is relative to. */
+struct fl_join {
+	const char *path;
+	uint32_t tid;
+	int32_t dirfd;	  /* -100: cwd */
+	uint32_t dir_dev; /* the cwd's or dirfd's identity at the call (0: unknown) */
+	uint64_t dir_ino;
+};
+
 /*
- * Joins a path argument to where it is relative to (dirfd, or cwd for AT_FDCWD), as the process
- * sees it now (/proc/PID/cwd, /proc/PID/fd/DIRFD), and normalizes it lexically. *origin gets
- * TRACE_FILE_PATH_GUESS for a relative path. 0, or -ENOENT when the base cannot be read.
+ * Joins a path argument to the directory it is relative to and normalizes it lexically: that
+ * directory's path is known from before (by identity), or read from /proc/TID/cwd or
+ * /proc/TID/fd/DIRFD now and checked against the identity (*origin gets
+ * TRACE_FILE_PATH_GUESS then). 0, or -errno when it cannot be told (the process is gone).
  */
-int fl_path_join(uint32_t pid, int32_t dirfd, const char *path, char *out, size_t len,
-		 uint32_t *origin);
+int fl_files__join(struct fl_files *t, const struct fl_join *j, char *out, size_t len,
+		   uint32_t *origin);
+/* Learns process pid's cwd now (recorded processes at start: their relative paths later). */
+void fl_files__learn_cwd(struct fl_files *t, uint32_t pid);
 /* dir (a directory of a cgroup v2 mount) as a path in the hierarchy: "/system.slice". */
 int fl_cgroup_rel(const char *dir, char *out, size_t len);
 /* Is path under (or equal to) the directory under ("": everything is)? */

@@ -24,6 +24,13 @@ struct mount {
 	char *point;
 };
 
+/* A directory whose path we know (a cwd or a dirfd's), by identity. */
+struct dir {
+	uint32_t dev;
+	uint64_t ino;
+	char *path;
+};
+
 /* Open addressing, linear probing; a slot holds an entry pointer, TOMB when removed. */
 struct index {
 	struct fl_file **slot;
@@ -41,6 +48,8 @@ struct fl_files {
 	uint32_t next_id;
 	struct mount mounts[MAX_MOUNTS];
 	int nmounts;
+	struct dir *dirs; /* directories relative paths start from, by identity */
+	size_t ndirs, dirs_cap;
 	struct fl_files_stats st;
 };
 
@@ -251,6 +260,9 @@ void fl_files__free(struct fl_files *t)
 	}
 	for (int i = 0; i < t->nmounts; i++)
 		free(t->mounts[i].point);
+	for (size_t i = 0; i < t->ndirs; i++)
+		free(t->dirs[i].path);
+	free(t->dirs);
 	free(t->all);
 	free(t->by_id.slot);
 	free(t->by_path.slot);
@@ -414,28 +426,90 @@ static int read_link(const char *link, char *out, size_t len)
 	return 0;
 }
 
-int fl_path_join(uint32_t pid, int32_t dirfd, const char *path, char *out, size_t len,
-		 uint32_t *origin)
+/* A cwd or dirfd seen by the kernel as (dev, ino): its path, learned before (a few directories
+ * serve every process: a database's data directory). Linear: there are few. */
+static const char *dir_find(struct fl_files *t, uint32_t dev, uint64_t ino)
+{
+	for (size_t i = t->ndirs; i-- > 0;)
+		if (t->dirs[i].dev == dev && t->dirs[i].ino == ino)
+			return t->dirs[i].path;
+	return NULL;
+}
+
+static void dir_learn(struct fl_files *t, uint32_t dev, uint64_t ino, const char *path)
+{
+	if (!ino || dir_find(t, dev, ino) || t->ndirs >= 4096)
+		return;
+	if (t->ndirs == t->dirs_cap) {
+		size_t cap = t->dirs_cap ? 2 * t->dirs_cap : 16;
+		struct dir *p = realloc(t->dirs, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		t->dirs = p;
+		t->dirs_cap = cap;
+	}
+	t->dirs[t->ndirs].path = strdup(path);
+	if (t->dirs[t->ndirs].path) {
+		t->dirs[t->ndirs].dev = dev;
+		t->dirs[t->ndirs++].ino = ino;
+	}
+}
+
+/* Reads link (a /proc cwd or fd link) into out if it is the directory ino (0: any). */
+static int read_dir_link(const char *link, uint64_t ino, char *out, size_t len)
+{
+	struct stat st;
+	int err = read_link(link, out, len);
+
+	if (err)
+		return err;
+	if (ino && (stat(link, &st) || st.st_ino != ino))
+		return -ESTALE; /* changed directory since the call */
+	return 0;
+}
+
+void fl_files__learn_cwd(struct fl_files *t, uint32_t pid)
+{
+	char link[64], path[4096];
+	struct stat st;
+
+	snprintf(link, sizeof(link), "/proc/%u/cwd", pid);
+	if (!read_link(link, path, sizeof(path)) && !stat(link, &st))
+		dir_learn(t, major(st.st_dev) << 20 | minor(st.st_dev), st.st_ino, path);
+}
+
+int fl_files__join(struct fl_files *t, const struct fl_join *j, char *out, size_t len,
+		   uint32_t *origin)
 {
 	char link[64], base[4096], root[4096] = "/";
+	const char *known;
 	int err;
 
-	snprintf(link, sizeof(link), "/proc/%u/root", pid);
-	if (read_link(link, root, sizeof(root)))
-		snprintf(root, sizeof(root), "/");
-	if (path[0] == '/') {
-		snprintf(out, len, "%s/%s", strcmp(root, "/") ? root : "", path);
+	if (j->path[0] == '/') {
+		snprintf(link, sizeof(link), "/proc/%u/root", j->tid);
+		if (read_link(link, root, sizeof(root)))
+			snprintf(root, sizeof(root), "/");
+		snprintf(out, len, "%s/%s", strcmp(root, "/") ? root : "", j->path);
+		normalize(out);
+		return 0;
+	}
+	/* cwd and fd links are already seen from our root */
+	known = dir_find(t, j->dir_dev, j->dir_ino);
+	if (known) {
+		snprintf(out, len, "%s/%s", known, j->path);
 	} else {
-		if (dirfd == -100)
-			snprintf(link, sizeof(link), "/proc/%u/cwd", pid);
+		if (j->dirfd == -100)
+			snprintf(link, sizeof(link), "/proc/%u/cwd", j->tid);
 		else
-			snprintf(link, sizeof(link), "/proc/%u/fd/%d", pid, dirfd);
-		err = read_link(link, base, sizeof(base));
+			snprintf(link, sizeof(link), "/proc/%u/fd/%d", j->tid, j->dirfd);
+		err = read_dir_link(link, j->dir_ino, base, sizeof(base));
 		if (err)
 			return err;
-		/* cwd and fd links are already seen from our root */
-		snprintf(out, len, "%s/%s", base, path);
-		*origin |= TRACE_FILE_PATH_GUESS;
+		dir_learn(t, j->dir_dev, j->dir_ino, base);
+		snprintf(out, len, "%s/%s", base, j->path);
+		if (!j->dir_ino)
+			*origin |= TRACE_FILE_PATH_GUESS; /* not checked against the call's */
 	}
 	normalize(out);
 	return 0;
@@ -482,6 +556,20 @@ static struct trace_file_seg *holes(uint32_t pid, int32_t fd, const char *path, 
 	return s;
 }
 
+/* The file of e, through the caller's descriptor if it is still open, else by its path; only
+ * if it is still the same inode. */
+static bool file_stat(const struct fl_event *e, const char *path, struct stat *st)
+{
+	char link[64];
+
+	if (e->fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/%u/fd/%d", e->pid, e->fd);
+		if (!stat(link, st) && st->st_ino == e->ino)
+			return true;
+	}
+	return path && path[0] && !stat(path, st) && st->st_ino == e->ino;
+}
+
 /* Adds f to the trace's table (unless outside --under), with what the kernel saw (e). */
 static int publish(struct fl_files *t, struct fl_file *f, const struct fl_event *e,
 		   uint32_t origin, uint64_t first_ns)
@@ -498,9 +586,17 @@ static int publish(struct fl_files *t, struct fl_file *f, const struct fl_event 
 		return 0;
 	}
 	if (e) {
+		struct stat st;
+
 		tf.mode = e->mode;
 		tf.size = e->size;
-		tf.alloc = e->blocks * 512;
+		/* st_blocks, not the inode's i_blocks: XFS computes it and leaves i_blocks 0 */
+		if (file_stat(e, f->path, &st)) {
+			tf.alloc = (uint64_t)st.st_blocks * 512;
+		} else {
+			tf.alloc = e->blocks * 512;
+			tf.origin |= TRACE_FILE_ALLOC_INODE;
+		}
 		tf.oflags = e->fflags;
 		snprintf(tf.fs, sizeof(tf.fs), "%s", fs_of(t, f->dev));
 		if (tf.alloc < tf.size)
