@@ -159,8 +159,8 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 	if (to == CONV_IOREEL)
 		return copy_trace(r, out, events, err, len);
 	if (to != CONV_CSV && to != CONV_JSON) {
-		snprintf(err, len, "a file-level trace goes to csv, json or ioreel (fio iologs have "
-				   "no open flags, results or renames)");
+		snprintf(err, len, "a file-level trace goes to csv, json or ioreel, not %s (fio "
+				   "iologs have no open flags, results or renames)", conv_fmt_name(to));
 		return -EINVAL;
 	}
 	o = strcmp(out, "-") ? fopen(out, "w") : stdout;

@@ -39,7 +39,7 @@ static void on_signal(int sig)
 
 bool rec_wants_file_level(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
+	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--level=file") ||

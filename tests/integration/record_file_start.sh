@@ -122,4 +122,22 @@ n=$(json_get "$out/nouring.ioreel.json" uncovered_uring_untraced)
 [ "$n" -ge 256 ] || fail "io_uring submissions counted as uncovered: $n, expected >= 256"
 "$IOREEL" info "$out/nouring.ioreel" | grep -q 'uncovered  uring_untraced' ||
 	fail "info does not show what was not covered"
+# The verb's own help and usage errors, with --level file first.
+"$IOREEL" record --level file --help | grep -q -- '--under DIR' || fail "record --level file --help"
+assert_status 2 "$IOREEL" record --level file --pid 1
+"$IOREEL" record --help | grep -q 'level file --help' || fail "record --help does not mention --level file"
+
+# Block-level readers refuse a file-level trace, saying what it is; convert and info read it.
+t=$out/iter.ioreel
+for verb in "analyze $t" "replay $t --target $out/x.img --size 1m" "convert $t $out/x.iolog"; do
+	# shellcheck disable=SC2086
+	"$IOREEL" $verb >"$out/refused.txt" 2>&1 && fail "ioreel $verb accepted a file-level trace"
+	grep -q 'file-level trace' "$out/refused.txt" || fail "ioreel $verb: $(cat "$out/refused.txt")"
+done
+"$IOREEL" convert "$t" "$out/calls.json" --to json || fail "convert to json lines"
+python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$out/calls.json" ||
+	fail "convert wrote bad JSON lines"
+"$IOREEL" convert "$t" "$out/copy.ioreel" || fail "convert to .ioreel"
+cmp <("$IOREEL" convert "$t" - --to csv 2>/dev/null) \
+	<("$IOREEL" convert "$out/copy.ioreel" - --to csv 2>/dev/null) || fail "the copy differs"
 echo "PASS"
