@@ -618,6 +618,11 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 	case FL_SC_CLOSE_RANGE:
 		count(FL_UNC_CLOSE_RANGE, 1);
 		return;
+	case FL_SC_FADVISE:   /* (fd, offset, len, advice): WILLNEED reads ahead */
+	case FL_SC_READAHEAD: /* (fd, offset, count) */
+		if (file_ident(fd_file((long)a[0]), &e))
+			count(FL_UNC_HINT, 1);
+		return;
 	case FL_SC_IO_URING_ENTER:
 		count(FL_UNC_URING_NOTRACE, a[1]);
 		return;

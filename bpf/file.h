@@ -70,6 +70,7 @@ enum fl_sc {
 	FL_SC_IO_SUBMIT, FL_SC_IO_GETEVENTS, FL_SC_IO_PGETEVENTS,
 	FL_SC_MMAP, FL_SC_COPY_FILE_RANGE, FL_SC_SENDFILE, FL_SC_CLOSE_RANGE,
 	FL_SC_IO_URING_ENTER, /* only when the io_uring tracepoints are not loaded */
+	FL_SC_FADVISE, FL_SC_READAHEAD,
 	FL_SC__COUNT
 };
 
@@ -91,6 +92,7 @@ enum fl_stat {
 	FL_UNC_AIO_OTHER,	/* iocbs other than read, write, fsync, fdatasync */
 	FL_UNC_URING_OTHER,	/* io_uring requests on files other than rw, fsync, fallocate... */
 	FL_UNC_URING_NOTRACE,	/* io_uring submissions when its tracepoints are not loaded */
+	FL_UNC_HINT,		/* posix_fadvise, readahead on recorded files: I/O they start */
 	FL_STAT__COUNT
 };
 

@@ -83,6 +83,10 @@ static const struct {
 	{ "sendfile64", SYS_sendfile, FL_SC_SENDFILE },
 	{ "close_range", SYS_close_range, FL_SC_CLOSE_RANGE },
 	{ "io_uring_enter", SYS_io_uring_enter, FL_SC_IO_URING_ENTER },
+#ifdef SYS_fadvise64
+	{ "fadvise64", SYS_fadvise64, FL_SC_FADVISE },
+#endif
+	{ "readahead", SYS_readahead, FL_SC_READAHEAD },
 };
 
 #define NSC (sizeof(sc_table) / sizeof(sc_table[0]))

@@ -426,6 +426,7 @@ static const char *const stat_names[FL_STAT__COUNT] = {
 	[FL_UNC_AIO_OTHER] = "uncovered_aio_other",
 	[FL_UNC_URING_OTHER] = "uncovered_uring_other",
 	[FL_UNC_URING_NOTRACE] = "uncovered_uring_untraced",
+	[FL_UNC_HINT] = "uncovered_fadvise_readahead",
 };
 
 /* The named counters: kernel ones, then user-space ones. */

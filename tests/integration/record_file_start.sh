@@ -101,6 +101,8 @@ run() { # NAME [FAULTS]
 	"$IOREEL" info --json --files "$out/$name.ioreel" >"$out/$name.info" || fail "$name: info"
 	grep -q '"index": true' "$out/$name.info" || fail "$name: the trace has no index"
 	check_trace "$out/$name.csv" "$out/$name.info" "$d" "$pid" || fail "$name: wrong trace"
+	assert_eq "$(json_get "$out/$name.ioreel.json" uncovered_fadvise_readahead)" 1 \
+		"$name: posix_fadvise counted as uncovered"
 }
 
 run iter
