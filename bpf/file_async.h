@@ -54,31 +54,10 @@ static long aio_one(__u32 i, void *data)
 	if (e.op <= FL_OP_WRITE) {
 		e.offset = cb.aio_offset;
 		e.aux = cb.aio_rw_flags;
-		if (cb.aio_lio_opcode >= 7) {
-			/* iovecs of an iocb: a short bounded loop (bpf_loop does not nest here) */
-			__u64 sum = 0, n = cb.aio_nbytes;
-			struct iovec v = {};
-
-			e.flags |= FL_F_VECTOR;
-			e.arg = n;
-			for (int k = 0; k < 8; k++) {
-				if (k >= n)
-					break;
-				if (bpf_probe_read_user(&v, sizeof(v), (void *)(cb.aio_buf + 16ull * k))) {
-					n = 9;
-					break;
-				}
-				sum += v.iov_len;
-			}
-			if (n > 8) {
-				e.flags |= FL_F_LEN_GUESS;
-				count(FL_STAT_LEN_GUESS, 1);
-				sum = 0;
-			}
-			e.len = sum;
-		} else {
+		if (cb.aio_lio_opcode >= 7)
+			iov_len(&e, cb.aio_buf, cb.aio_nbytes); /* a bpf_loop in this one */
+		else
 			e.len = rw_count(cb.aio_nbytes);
-		}
 	}
 	key.id = p;
 	if (bpf_map_update_elem(&async, &key, &e, BPF_ANY))

@@ -18,37 +18,6 @@
 static const char csv_header[] = "queue_ns,complete_ns,op,file,path,offset,length,result,fd,"
 				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu";
 
-static void csv_str(FILE *o, const char *s)
-{
-	if (!s[strcspn(s, ",\"\n\r")]) {
-		fputs(s, o);
-		return;
-	}
-	fputc('"', o);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', o);
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, o);
-	}
-	fputc('"', o);
-}
-
-static void json_str(FILE *o, const char *s, size_t max)
-{
-	fputc('"', o);
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(o, "\\u%04x", c); /* paths and comms are bytes, not UTF-8 */
-		else
-			fputc(c, o);
-	}
-	fputc('"', o);
-}
-
 static void put_ts(FILE *o, bool json, const char *k, uint64_t t)
 {
 	if (json && t == IO_TS_NONE)
@@ -77,23 +46,23 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 	put_ts(o, json, "complete_ns", e->complete_ns);
 	if (json) {
 		fprintf(o, "\"op\":\"%s\",\"file\":%u,\"path\":", io_fop_name(e->op), x->file);
-		json_str(o, path, TRACE_FILE_PATH_MAX);
+		export_json_str(o, path, TRACE_FILE_PATH_MAX);
 		fprintf(o, ",\"offset\":%" PRIu64 ",\"length\":%u,\"result\":%" PRId64
 			   ",\"fd\":%d,\"oflags\":\"%s\",\"aux\":%u,\"arg\":%" PRIu64
 			   ",\"iface\":\"%s\",\"flags\":\"%s\",\"pid\":%u,\"tid\":%u,\"comm\":",
 			e->offset, e->length, x->result, x->fd, ofl, x->aux, x->arg,
 			io_fiface_name(x->iface), fl, e->pid, e->tid);
-		json_str(o, comm, IO_COMM_LEN);
+		export_json_str(o, comm, IO_COMM_LEN);
 		fprintf(o, ",\"cpu\":%u}\n", e->cpu);
 		return;
 	}
 	fprintf(o, "%s,%u,", io_fop_name(e->op), x->file);
-	csv_str(o, path);
+	export_csv_field(o, path);
 	fprintf(o, ",%" PRIu64 ",%u,%" PRId64 ",%d,%s,%u,%" PRIu64 ",%s,%s,%u,%u,", e->offset,
 		e->length, x->result, x->fd, ofl, x->aux, x->arg, io_fiface_name(x->iface), fl,
 		e->pid, e->tid);
 	comm[strcspn(comm, "\n\r")] = '\0';
-	csv_str(o, comm);
+	export_csv_field(o, comm);
 	fprintf(o, ",%u\n", e->cpu);
 }
 

@@ -6,9 +6,11 @@
  * checks every chunk too.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "formats/convert.h"
 #include "formats/info.h"
 #include "util/cli.h"
 
@@ -165,18 +167,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	export_json_str(stdout, s, SIZE_MAX);
 }
 
 static void print_json(const char *path, struct trace_reader *r, const struct finfo *in,

@@ -259,14 +259,6 @@ static size_t find_tgids(uint32_t root, uint32_t *out, size_t max)
 	return k;
 }
 
-static uint64_t ktime_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 struct fl_result {
 	struct fl_drain_stats ds;
 	struct fl_files_stats fs;
@@ -323,7 +315,7 @@ static void status_line(const struct fl_result *r, uint64_t elapsed, double rate
 /* Drains, releases in start order, flushes once a second, until a signal or a limit. */
 static void run_loop(struct fl_loop *l, struct fl_result *r)
 {
-	uint64_t start = ktime_now(), tick = start + 1000000000ULL, last_t = start;
+	uint64_t start = now_mono_ns(), tick = start + 1000000000ULL, last_t = start;
 	uint64_t last_events = 0, last_bytes = 0;
 	double fullest = 0;
 
@@ -334,7 +326,7 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 
 		if (fullest < 0.25)
 			nanosleep(&poll_ts, NULL);
-		now = ktime_now();
+		now = now_mono_ns();
 		/* the oldest call in progress, read before the rings: see file_drain.c */
 		before = fl_bpf_pending(l->b, NULL, NULL, NULL);
 		fl_bpf_names_poll(l->b);
@@ -380,7 +372,7 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 	}
 	if (!l->o->quiet && isatty(2))
 		fputc('\n', stderr);
-	r->elapsed_ns = ktime_now() - start;
+	r->elapsed_ns = now_mono_ns() - start;
 }
 
 static void write_unfinished(void *d, const struct fl_event *e)
@@ -392,7 +384,7 @@ static void write_unfinished(void *d, const struct fl_event *e)
  * everything, and writes what is still in progress without its return. */
 static void finish(struct fl_loop *l, struct fl_result *r)
 {
-	uint64_t until = ktime_now() + STOP_WAIT_NS, left = 0;
+	uint64_t until = now_mono_ns() + STOP_WAIT_NS, left = 0;
 	struct timespec wait = { 0, 5 * 1000000L };
 
 	fl_bpf_stopping(l->b);
@@ -401,7 +393,7 @@ static void finish(struct fl_loop *l, struct fl_result *r)
 		fl_bpf_names_poll(l->b);
 		rec_rings_drain_fn(l->rg, fl_drain__push, l->d, NULL);
 		fl_bpf_pending(l->b, &left, NULL, NULL);
-	} while (left && ktime_now() < until);
+	} while (left && now_mono_ns() < until);
 	fl_bpf_detach(l->b);
 	fl_bpf_names_poll(l->b);
 	rec_rings_drain_fn(l->rg, fl_drain__push, l->d, NULL);
@@ -576,7 +568,7 @@ int cmd_record_file(int argc, char **argv)
 	}
 	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
 	meta.genesis_realtime_ns = now_real_ns();
-	genesis = ktime_now();
+	genesis = now_mono_ns();
 	l.w = trace_writer__open(o.out, &meta, NULL);
 	if (!l.w) {
 		cli_error("cannot create %s: %s", o.out, strerror(errno));
@@ -619,7 +611,7 @@ int cmd_record_file(int argc, char **argv)
 			.dropped = dropped(&r),
 			.dropped_reserve = r.k[FL_DROP_RING],
 			.dropped_inflight = r.k[FL_DROP_PENDING],
-			.end_ns = ktime_now() - genesis,
+			.end_ns = now_mono_ns() - genesis,
 		};
 
 		if (r.werr) {
