@@ -42,7 +42,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by record/ before load. */
 const volatile __u32 self_tgid = 0;
-const volatile bool filter_by_pid = false; /* only tgids in the "tgids" map (and their children) */
+const volatile bool filter_by_pid = false;  /* only tgids in the "tgids" map (and their children) */
 const volatile bool filter_by_comm = false; /* only processes whose group leader has this comm */
 const volatile char filter_comm[16] = {};
 const volatile bool filter_by_cgroup = false;
@@ -145,7 +145,8 @@ static __always_inline bool wanted(void)
 	if (filter_by_pid && !bpf_map_lookup_elem(&tgids, &tgid))
 		return false;
 	if (filter_by_comm) {
-		/* The group leader's name: io_uring's iou-wrk and iou-sqp threads have their own. */
+		/* The group leader's name: io_uring's iou-wrk and iou-sqp threads have their own.
+		 */
 		struct task_struct *t = (void *)bpf_get_current_task();
 		struct task_struct *leader = BPF_CORE_READ(t, group_leader);
 		char comm[16];
@@ -369,7 +370,7 @@ static long iov_one(__u32 i, void *data)
 /* A vectored call: the bytes asked are the sum of the iovecs (user memory). */
 static __always_inline void iov_len(struct fl_event *e, __u64 iov, __u64 cnt)
 {
-	struct iov_ctx c = { .iov = iov };
+	struct iov_ctx c = {.iov = iov};
 
 	e->flags |= FL_F_VECTOR;
 	e->arg = cnt;
@@ -422,7 +423,7 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 	case FL_SC_PREADV2:
 	case FL_SC_PWRITEV2:
 		e.op = (k == FL_SC_PREAD || k == FL_SC_PREADV || k == FL_SC_PREADV2) ? FL_OP_READ
-										   : FL_OP_WRITE;
+										     : FL_OP_WRITE;
 		e.offset = a[3];
 		if ((k == FL_SC_PREADV2 || k == FL_SC_PWRITEV2) && (__s64)a[3] == -1)
 			e.flags = FL_F_FPOS;
@@ -559,7 +560,7 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 		need_file = false;
 		break;
 	case FL_SC_IO_SUBMIT: { /* (ctx, nr, iocbpp) */
-		struct aio_ctx c = { .iocbpp = a[2], .now = now };
+		struct aio_ctx c = {.iocbpp = a[2], .now = now};
 		__u64 nr = (__s64)a[1] > 0 ? a[1] : 0;
 
 		if (nr > FL_AIO_MAX)
@@ -624,7 +625,7 @@ static __always_inline void on_return(__s64 ret)
 	e->result = ret;
 	switch (e->op) {
 	case FL_OP_AIO_SUBMIT: {
-		struct aio_undo_ctx c = { .iocbpp = e->arg, .tgid = e->pid };
+		struct aio_undo_ctx c = {.iocbpp = e->arg, .tgid = e->pid};
 		__u64 asked = (__s64)e->len > 0 ? e->len : 0, done = ret > 0 ? ret : 0;
 
 		if (asked > FL_AIO_MAX) {
@@ -637,7 +638,7 @@ static __always_inline void on_return(__s64 ret)
 		break;
 	}
 	case FL_OP_AIO_REAP: {
-		struct reap_ctx c = { .events = e->arg, .now = now, .tgid = e->pid };
+		struct reap_ctx c = {.events = e->arg, .now = now, .tgid = e->pid};
 
 		if (ret > 0)
 			bpf_loop(ret, aio_reap, &c, 0);

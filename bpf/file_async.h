@@ -17,7 +17,7 @@ struct aio_ctx {
 static long aio_one(__u32 i, void *data)
 {
 	struct aio_ctx *c = data;
-	struct fl_akey key = { (__u64)FL_AK_AIO << 32 | (bpf_get_current_pid_tgid() >> 32) };
+	struct fl_akey key = {(__u64)FL_AK_AIO << 32 | (bpf_get_current_pid_tgid() >> 32)};
 	struct fl_event e;
 	struct iocb cb;
 	__u64 p;
@@ -74,7 +74,7 @@ struct aio_undo_ctx {
 static long aio_undo(__u32 i, void *data)
 {
 	struct aio_undo_ctx *c = data;
-	struct fl_akey key = { (__u64)FL_AK_AIO << 32 | c->tgid };
+	struct fl_akey key = {(__u64)FL_AK_AIO << 32 | c->tgid};
 
 	if (!bpf_probe_read_user(&key.id, sizeof(key.id), (void *)(c->iocbpp + 8ull * i)))
 		bpf_map_delete_elem(&async, &key);
@@ -91,7 +91,7 @@ struct reap_ctx {
 static long aio_reap(__u32 i, void *data)
 {
 	struct reap_ctx *c = data;
-	struct fl_akey key = { (__u64)FL_AK_AIO << 32 | c->tgid };
+	struct fl_akey key = {(__u64)FL_AK_AIO << 32 | c->tgid};
 	struct io_event ev;
 	struct fl_event *e;
 
@@ -204,7 +204,8 @@ static __always_inline struct file *fixed_file(struct io_kiocb *req, __u32 idx)
 	unsigned long ptr = 0;
 
 	if (bpf_core_field_exists(ctx->file_table.data.nodes)) {
-		struct io_rsrc_node **nodes = BPF_CORE_READ(ctx, file_table.data.nodes), *node = NULL;
+		struct io_rsrc_node **nodes = BPF_CORE_READ(ctx, file_table.data.nodes),
+				    *node = NULL;
 
 		if (idx >= BPF_CORE_READ(ctx, file_table.data.nr))
 			return NULL;
@@ -224,7 +225,7 @@ static __always_inline struct file *fixed_file(struct io_kiocb *req, __u32 idx)
 /* Parks a request of a recorded process until io_uring_complete (keyed by the request). */
 static __always_inline void uring_park(struct io_kiocb *req, const struct uring_args *a)
 {
-	struct fl_akey key = { (__u64)FL_AK_URING << 32 };
+	struct fl_akey key = {(__u64)FL_AK_URING << 32};
 	struct fl_event e;
 	struct file *f;
 
@@ -258,9 +259,9 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 	struct io_rw *rw = (void *)&req->cmd;
 	struct io_sync *sy = (void *)&req->cmd;
 	struct uring_args a = {
-		.opcode = BPF_CORE_READ(req, opcode),
-		.fd = BPF_CORE_READ(req, cqe.fd),
-		.fixed = BPF_CORE_READ(req, flags) & REQ_F_FIXED_FILE,
+	    .opcode = BPF_CORE_READ(req, opcode),
+	    .fd = BPF_CORE_READ(req, cqe.fd),
+	    .fixed = BPF_CORE_READ(req, flags) & REQ_F_FIXED_FILE,
 	};
 
 	/* prepared by io_init_req() already: io_rw or io_sync in req->cmd */
@@ -286,13 +287,13 @@ SEC("tp_btf/io_uring_req_failed")
 int BPF_PROG(uring_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
 {
 	struct uring_args a = {
-		.opcode = BPF_CORE_READ(sqe, opcode),
-		.fd = BPF_CORE_READ(sqe, fd),
-		.fixed = BPF_CORE_READ(sqe, flags) & 1, /* IOSQE_FIXED_FILE */
-		.off = BPF_CORE_READ(sqe, off),
-		.len = BPF_CORE_READ(sqe, len),
-		.addr = BPF_CORE_READ(sqe, addr),
-		.flags = BPF_CORE_READ(sqe, rw_flags),
+	    .opcode = BPF_CORE_READ(sqe, opcode),
+	    .fd = BPF_CORE_READ(sqe, fd),
+	    .fixed = BPF_CORE_READ(sqe, flags) & 1, /* IOSQE_FIXED_FILE */
+	    .off = BPF_CORE_READ(sqe, off),
+	    .len = BPF_CORE_READ(sqe, len),
+	    .addr = BPF_CORE_READ(sqe, addr),
+	    .flags = BPF_CORE_READ(sqe, rw_flags),
 	};
 
 	if (a.opcode == 17) { /* fallocate: length in addr, mode in len */
@@ -306,7 +307,7 @@ int BPF_PROG(uring_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req,
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(uring_complete, void *ring, void *req, struct io_uring_cqe *cqe)
 {
-	struct fl_akey key = { (__u64)FL_AK_URING << 32, (__u64)req };
+	struct fl_akey key = {(__u64)FL_AK_URING << 32, (__u64)req};
 	struct fl_event *e = bpf_map_lookup_elem(&async, &key);
 
 	if (!e)
@@ -328,4 +329,3 @@ int BPF_PROG(uring_complete, void *ring, void *req, struct io_uring_cqe *cqe)
 	bpf_map_delete_elem(&async, &key);
 	return 0;
 }
-

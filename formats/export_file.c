@@ -47,9 +47,10 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 	if (json) {
 		fprintf(o, "\"op\":\"%s\",\"file\":%u,\"path\":", io_fop_name(e->op), x->file);
 		export_json_str(o, path, TRACE_FILE_PATH_MAX);
-		fprintf(o, ",\"offset\":%" PRIu64 ",\"length\":%u,\"result\":%" PRId64
-			   ",\"fd\":%d,\"oflags\":\"%s\",\"aux\":%u,\"arg\":%" PRIu64
-			   ",\"iface\":\"%s\",\"flags\":\"%s\",\"pid\":%u,\"tid\":%u,\"comm\":",
+		fprintf(o,
+			",\"offset\":%" PRIu64 ",\"length\":%u,\"result\":%" PRId64
+			",\"fd\":%d,\"oflags\":\"%s\",\"aux\":%u,\"arg\":%" PRIu64
+			",\"iface\":\"%s\",\"flags\":\"%s\",\"pid\":%u,\"tid\":%u,\"comm\":",
 			e->offset, e->length, x->result, x->fd, ofl, x->aux, x->arg,
 			io_fiface_name(x->iface), fl, e->pid, e->tid);
 		export_json_str(o, comm, IO_COMM_LEN);
@@ -113,8 +114,8 @@ static int copy_trace(struct trace_reader *r, const char *out, uint64_t *events,
 	return e;
 }
 
-int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to,
-		       uint64_t *events, char *err, size_t len)
+int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to, uint64_t *events,
+		       char *err, size_t len)
 {
 	static struct io_event ev[BATCH];
 	static struct io_fext x[BATCH];
@@ -128,8 +129,10 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 	if (to == CONV_IOREEL)
 		return copy_trace(r, out, events, err, len);
 	if (to != CONV_CSV && to != CONV_JSON) {
-		snprintf(err, len, "a file-level trace goes to csv, json or ioreel, not %s (fio "
-				   "iologs have no open flags, results or renames)", conv_fmt_name(to));
+		snprintf(err, len,
+			 "a file-level trace goes to csv, json or ioreel, not %s (fio "
+			 "iologs have no open flags, results or renames)",
+			 conv_fmt_name(to));
 		return -EINVAL;
 	}
 	o = strcmp(out, "-") ? fopen(out, "w") : stdout;
@@ -138,8 +141,9 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 		return -errno;
 	}
 	if (!json)
-		fprintf(o, "# ioreel csv (file level): genesis_realtime_ns=%" PRIu64
-			   " source=%s files=%zu\n%s\n",
+		fprintf(o,
+			"# ioreel csv (file level): genesis_realtime_ns=%" PRIu64
+			" source=%s files=%zu\n%s\n",
 			m->genesis_realtime_ns, m->source, trace_reader__file_count(r), csv_header);
 	while ((n = trace_reader__next_file(r, ev, x, BATCH)) > 0) {
 		for (long i = 0; i < n; i++)

@@ -14,23 +14,23 @@
 
 /* What a file-level event did (io_event.op of a file-level trace). */
 enum io_fop {
-	IO_FOP_READ = 0,	/* same values as IO_OP_READ and IO_OP_WRITE */
+	IO_FOP_READ = 0, /* same values as IO_OP_READ and IO_OP_WRITE */
 	IO_FOP_WRITE = 1,
 	IO_FOP_FSYNC = 2,
 	IO_FOP_FDATASYNC = 3,
-	IO_FOP_SYNC_RANGE = 4,	/* sync_file_range(2) */
-	IO_FOP_OPEN = 5,	/* open, openat, openat2, creat; and files open at start */
+	IO_FOP_SYNC_RANGE = 4, /* sync_file_range(2) */
+	IO_FOP_OPEN = 5,       /* open, openat, openat2, creat; and files open at start */
 	IO_FOP_CLOSE = 6,
-	IO_FOP_DUP = 7,		/* dup, dup2, dup3, fcntl(F_DUPFD*) */
-	IO_FOP_SETFL = 8,	/* fcntl(F_SETFL): how InnoDB turns O_DIRECT on after open */
+	IO_FOP_DUP = 7,	  /* dup, dup2, dup3, fcntl(F_DUPFD*) */
+	IO_FOP_SETFL = 8, /* fcntl(F_SETFL): how InnoDB turns O_DIRECT on after open */
 	IO_FOP_FALLOCATE = 9,
-	IO_FOP_TRUNCATE = 10,	/* ftruncate, truncate */
+	IO_FOP_TRUNCATE = 10, /* ftruncate, truncate */
 	IO_FOP_RENAME = 11,
 	IO_FOP_UNLINK = 12,
-	IO_FOP_MMAP = 13,	/* a mapping of a recorded file: its loads and stores are not seen */
+	IO_FOP_MMAP = 13, /* a mapping of a recorded file: its loads and stores are not seen */
 	IO_FOP_SYNCFS = 14,
-	IO_FOP_FORK = 15,	/* a recorded process made a new one (it inherits the descriptors) */
-	IO_FOP_EXIT = 16,	/* a recorded process ended (its descriptors are closed) */
+	IO_FOP_FORK = 15, /* a recorded process made a new one (it inherits the descriptors) */
+	IO_FOP_EXIT = 16, /* a recorded process ended (its descriptors are closed) */
 	IO_FOP__COUNT
 };
 
@@ -68,17 +68,17 @@ _Static_assert(sizeof(struct io_fext) == 40, "io_fext layout changed: bump the f
 
 /* struct trace_file.origin bits: where the entry came from and how far to trust it. */
 enum trace_file_origin {
-	TRACE_FILE_AT_START = 1 << 0,	 /* open in a recorded process when recording started */
-	TRACE_FILE_OPENED = 1 << 1,	 /* first seen at an open the recording saw */
-	TRACE_FILE_NAME_ONLY = 1 << 2,	 /* only a name (unlink, rename target): no identity */
-	TRACE_FILE_PATH_PROC = 1 << 3,	 /* path read from /proc/PID/fd after the fact */
+	TRACE_FILE_AT_START = 1 << 0,	  /* open in a recorded process when recording started */
+	TRACE_FILE_OPENED = 1 << 1,	  /* first seen at an open the recording saw */
+	TRACE_FILE_NAME_ONLY = 1 << 2,	  /* only a name (unlink, rename target): no identity */
+	TRACE_FILE_PATH_PROC = 1 << 3,	  /* path read from /proc/PID/fd after the fact */
 	TRACE_FILE_PATH_UNKNOWN = 1 << 4, /* no path could be found: path is "" */
-	TRACE_FILE_PATH_GUESS = 1 << 5,	 /* relative path joined to a cwd/dirfd read later,
-					  * unchecked against the one the call had */
-	TRACE_FILE_SEGS_CUT = 1 << 6,	 /* more data segments than stored: segs is a prefix */
-	TRACE_FILE_SEGS_KNOWN = 1 << 7,	 /* segs lists the data (holes elsewhere); else dense */
-	TRACE_FILE_ALLOC_INODE = 1 << 8, /* alloc from the inode's i_blocks, as the file could not
-					  * be stat()ed: XFS keeps it 0, so it may be too low */
+	TRACE_FILE_PATH_GUESS = 1 << 5,	  /* relative path joined to a cwd/dirfd read later,
+					   * unchecked against the one the call had */
+	TRACE_FILE_SEGS_CUT = 1 << 6,	  /* more data segments than stored: segs is a prefix */
+	TRACE_FILE_SEGS_KNOWN = 1 << 7,	  /* segs lists the data (holes elsewhere); else dense */
+	TRACE_FILE_ALLOC_INODE = 1 << 8,  /* alloc from the inode's i_blocks, as the file could not
+					   * be stat()ed: XFS keeps it 0, so it may be too low */
 	TRACE_FILE__ALL = (1 << 9) - 1
 };
 
@@ -98,12 +98,12 @@ struct trace_file {
 	uint32_t dev_major; /* the filesystem's device (the superblock's s_dev) */
 	uint32_t dev_minor;
 	uint64_t ino;
-	uint32_t gen;	 /* i_generation: tells a reused inode number from the old file */
-	uint32_t mode;	 /* st_mode (type and permissions) */
-	uint64_t size;	 /* bytes, at first sight */
-	uint64_t alloc;	 /* bytes allocated (st_blocks x 512), at first sight */
-	uint32_t oflags; /* open flags at first sight */
-	uint32_t nsegs;	 /* entries in segs (TRACE_FILE_SEGS_KNOWN) */
+	uint32_t gen;	   /* i_generation: tells a reused inode number from the old file */
+	uint32_t mode;	   /* st_mode (type and permissions) */
+	uint64_t size;	   /* bytes, at first sight */
+	uint64_t alloc;	   /* bytes allocated (st_blocks x 512), at first sight */
+	uint32_t oflags;   /* open flags at first sight */
+	uint32_t nsegs;	   /* entries in segs (TRACE_FILE_SEGS_KNOWN) */
 	uint64_t first_ns; /* when first seen, ns since genesis */
 	char fs[16];	   /* filesystem type ("xfs", "ext4"), "" if unknown */
 	const char *path;  /* absolute path at first sight; "" if unknown */

@@ -47,7 +47,7 @@ static void put_le(struct side_buf *b, uint64_t v, size_t n)
 void side_buf_free(struct side_buf *b)
 {
 	free(b->p);
-	*b = (struct side_buf){ 0 };
+	*b = (struct side_buf){0};
 }
 
 /* Starts a frame: magic, size (set by side_end), tag, count (set by side_end), reserved. */
@@ -142,7 +142,7 @@ void ftab_free(struct ftab *t)
 		free((void *)t->f[i].segs);
 	}
 	free(t->f);
-	*t = (struct ftab){ 0 };
+	*t = (struct ftab){0};
 }
 
 /* One entry at p (at most end - p bytes) into *f with its own copies; bytes used or -EBADMSG. */
@@ -155,10 +155,18 @@ static long parse_entry(const uint8_t *p, size_t left, struct trace_file *f)
 	if (left < ENTRY_FIXED)
 		return -EBADMSG;
 	*f = (struct trace_file){
-		.id = get_u32(p), .origin = get_u32(p + 4), .dev_major = get_u32(p + 8),
-		.dev_minor = get_u32(p + 12), .ino = get_u64(p + 16), .gen = get_u32(p + 24),
-		.mode = get_u32(p + 28), .size = get_u64(p + 32), .alloc = get_u64(p + 40),
-		.oflags = get_u32(p + 48), .nsegs = get_u32(p + 52), .first_ns = get_u64(p + 56),
+	    .id = get_u32(p),
+	    .origin = get_u32(p + 4),
+	    .dev_major = get_u32(p + 8),
+	    .dev_minor = get_u32(p + 12),
+	    .ino = get_u64(p + 16),
+	    .gen = get_u32(p + 24),
+	    .mode = get_u32(p + 28),
+	    .size = get_u64(p + 32),
+	    .alloc = get_u64(p + 40),
+	    .oflags = get_u32(p + 48),
+	    .nsegs = get_u32(p + 52),
+	    .first_ns = get_u64(p + 56),
 	};
 	memcpy(f->fs, p + 64, sizeof(f->fs));
 	f->fs[sizeof(f->fs) - 1] = '\0';
@@ -242,7 +250,7 @@ void counters_free(struct counters *c)
 	for (size_t i = 0; i < c->n; i++)
 		free((void *)c->c[i].name);
 	free(c->c);
-	*c = (struct counters){ 0 };
+	*c = (struct counters){0};
 }
 
 int counters_parse(const uint8_t *p, size_t len, struct counters *c, const char **what)

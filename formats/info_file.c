@@ -44,7 +44,8 @@ static int scan(struct trace_reader *r, struct finfo *in)
 				in->op_bytes[ev[i].op] += (uint64_t)x[i].result;
 			in->iface[x[i].iface]++;
 			in->errors += x[i].result < 0;
-			in->unfinished += ev[i].complete_ns == IO_TS_NONE && x[i].iface != IO_FIF_START;
+			in->unfinished +=
+			    ev[i].complete_ns == IO_TS_NONE && x[i].iface != IO_FIF_START;
 			see(in, ev[i].queue_ns);
 			see(in, ev[i].complete_ns);
 		}
@@ -87,15 +88,16 @@ static void print_files_text(struct trace_reader *r)
 		if (f->origin & TRACE_FILE_SEGS_KNOWN)
 			snprintf(segs, sizeof(segs), "%u%s", f->nsegs,
 				 f->origin & TRACE_FILE_SEGS_CUT ? "+" : "");
-		printf("  %6u %10s %10s %5s %-6s %-5s %s%s\n", id, fmt_bytes(f->size, b1, sizeof(b1)),
-		       fmt_bytes(f->alloc, b2, sizeof(b2)), segs, f->fs[0] ? f->fs : "?",
-		       origin_text(f->origin), f->path[0] ? f->path : "(path unknown)",
-		       f->origin & TRACE_FILE_PATH_GUESS ? " (relative, joined later, unchecked)" : "");
+		printf("  %6u %10s %10s %5s %-6s %-5s %s%s\n", id,
+		       fmt_bytes(f->size, b1, sizeof(b1)), fmt_bytes(f->alloc, b2, sizeof(b2)),
+		       segs, f->fs[0] ? f->fs : "?", origin_text(f->origin),
+		       f->path[0] ? f->path : "(path unknown)",
+		       f->origin & TRACE_FILE_PATH_GUESS ? " (relative, joined later, unchecked)"
+							 : "");
 	}
 }
 
-static void print_text(const char *path, struct trace_reader *r, const struct finfo *in,
-		       bool files)
+static void print_text(const char *path, struct trace_reader *r, const struct finfo *in, bool files)
 {
 	const struct trace_meta *m = trace_reader__meta(r);
 	const struct trace_stats *st = trace_reader__stats(r);
@@ -110,9 +112,9 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 	       m->version >> 16, m->version & 0xffff, fmt_bytes(fb, b1, sizeof(b1)),
 	       trace_reader__chunk_count(r), trace_reader__chunk_count(r) == 1 ? "" : "s",
 	       trace_reader__has_index(r) ? "present" : "ABSENT (read by scanning)");
-	printf("  source     %s\n  recorded   %s on %s (%s) by %s\n", m->source[0] ? m->source : "?",
-	       when, m->host[0] ? m->host : "?", m->kernel[0] ? m->kernel : "?",
-	       m->tool_version[0] ? m->tool_version : "?");
+	printf("  source     %s\n  recorded   %s on %s (%s) by %s\n",
+	       m->source[0] ? m->source : "?", when, m->host[0] ? m->host : "?",
+	       m->kernel[0] ? m->kernel : "?", m->tool_version[0] ? m->tool_version : "?");
 	if (m->options[0])
 		printf("  options    %s\n", m->options);
 	printf("  calls      %" PRIu64 ":", in->events);
@@ -140,12 +142,13 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 	printf("\n  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
 	       in->events ? (double)fb / in->events : 0.0);
 	if (st)
-		printf("  dropped    %" PRIu64 " (ring %" PRIu64 ", in-progress table %" PRIu64 ")\n",
+		printf("  dropped    %" PRIu64 " (ring %" PRIu64 ", in-progress table %" PRIu64
+		       ")\n",
 		       st->dropped, st->dropped_reserve, st->dropped_inflight);
 	else
-		printf("  dropped    unknown (%s)\n", trace_reader__has_index(r)
-							? "the writer recorded no stats"
-							: "no index: the writer did not close the trace");
+		printf("  dropped    unknown (%s)\n",
+		       trace_reader__has_index(r) ? "the writer recorded no stats"
+						  : "no index: the writer did not close the trace");
 	printf("  uncovered ");
 	for (size_t i = 0; i < trace_reader__counter_count(r); i++) {
 		const struct trace_counter *c = trace_reader__counter(r, i);
@@ -155,9 +158,12 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 			unc += c->value;
 		}
 	}
-	printf("%s\n", unc ? "" : trace_reader__counter_count(r) ? " none" : " unknown (no counters)");
-	printf("  sorted     %s\n", trace_reader__is_sorted(r) ? "yes (file order is time order)"
-							 : "no (calls longer than the recorder's hold)");
+	printf("%s\n", unc				? ""
+		       : trace_reader__counter_count(r) ? " none"
+							: " unknown (no counters)");
+	printf("  sorted     %s\n", trace_reader__is_sorted(r)
+					? "yes (file order is time order)"
+					: "no (calls longer than the recorder's hold)");
 	if (trace_reader__damaged_chunks(r))
 		printf("  damaged    %" PRIu64 " chunk(s) or frame(s) skipped (--salvage)\n",
 		       trace_reader__damaged_chunks(r));
@@ -170,8 +176,7 @@ static void json_str(const char *s)
 	export_json_str(stdout, s, SIZE_MAX);
 }
 
-static void print_json(const char *path, struct trace_reader *r, const struct finfo *in,
-		       bool files)
+static void print_json(const char *path, struct trace_reader *r, const struct finfo *in, bool files)
 {
 	const struct trace_meta *m = trace_reader__meta(r);
 	const struct trace_stats *st = trace_reader__stats(r);
@@ -231,14 +236,16 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 			json_str(f->path);
 			printf(", \"dev\": \"%u:%u\", \"ino\": %" PRIu64 ", \"generation\": %u, "
 			       "\"mode\": %u, \"size\": %" PRIu64 ", \"allocated\": %" PRIu64
-			       ", \"oflags\": %u, \"origin\": %u, \"first_ns\": %" PRIu64 ", \"fs\": ",
-			       f->dev_major, f->dev_minor, f->ino, f->gen, f->mode, f->size, f->alloc,
-			       f->oflags, f->origin, f->first_ns);
+			       ", \"oflags\": %u, \"origin\": %u, \"first_ns\": %" PRIu64
+			       ", \"fs\": ",
+			       f->dev_major, f->dev_minor, f->ino, f->gen, f->mode, f->size,
+			       f->alloc, f->oflags, f->origin, f->first_ns);
 			json_str(f->fs);
 			printf(", \"data_segments\": ");
 			if (!(f->origin & TRACE_FILE_SEGS_KNOWN))
 				printf("null");
-			for (uint32_t k = 0; (f->origin & TRACE_FILE_SEGS_KNOWN) && k <= f->nsegs; k++)
+			for (uint32_t k = 0; (f->origin & TRACE_FILE_SEGS_KNOWN) && k <= f->nsegs;
+			     k++)
 				if (k == f->nsegs)
 					printf("%s]", k ? "" : "[");
 				else
@@ -253,7 +260,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 
 int info_file(const char *path, struct trace_reader *r, bool json, bool files)
 {
-	struct finfo in = { 0 };
+	struct finfo in = {0};
 	int err = scan(r, &in);
 
 	if (err)

@@ -14,14 +14,14 @@
 #include "record/file_int.h"
 
 _Static_assert((int)FL_OP_READ == IO_FOP_READ && (int)FL_OP_OPEN == IO_FOP_OPEN &&
-		       (int)FL_OP_SETFL == IO_FOP_SETFL && (int)FL_OP_EXIT == IO_FOP_EXIT &&
-		       (int)FL_OP__TRACE == IO_FOP__COUNT,
+		   (int)FL_OP_SETFL == IO_FOP_SETFL && (int)FL_OP_EXIT == IO_FOP_EXIT &&
+		   (int)FL_OP__TRACE == IO_FOP__COUNT,
 	       "bpf/file.h ops must match formats/file.h");
 _Static_assert((int)FL_IF_AIO == IO_FIF_AIO && (int)FL_IF_URING == IO_FIF_URING &&
-		       (int)FL_IF_START == IO_FIF_START,
+		   (int)FL_IF_START == IO_FIF_START,
 	       "bpf/file.h interfaces must match formats/file.h");
 _Static_assert((int)FL_F_FPOS == IO_FF_FPOS && (int)FL_F_VECTOR == IO_FF_VECTOR &&
-		       (int)FL_F_FIXED == IO_FF_FIXED && (int)FL_F_LEN_GUESS == IO_FF_LEN_GUESS,
+		   (int)FL_F_FIXED == IO_FF_FIXED && (int)FL_F_LEN_GUESS == IO_FF_LEN_GUESS,
 	       "bpf/file.h flags must match formats/file.h");
 
 #define OUT_BATCH 1024
@@ -151,8 +151,11 @@ int fl_drain__name(void *ctx, void *data, size_t size)
 	if (size < FL_NAME_HDR)
 		return 0;
 	if (n->len && n->len <= size - FL_NAME_HDR && n->path[n->len - 1] == '\0') {
-		struct fl_join j = { .path = n->path, .tid = n->tid, .dirfd = n->dirfd,
-				     .dir_dev = n->dir_dev, .dir_ino = n->dir_ino };
+		struct fl_join j = {.path = n->path,
+				    .tid = n->tid,
+				    .dirfd = n->dirfd,
+				    .dir_dev = n->dir_dev,
+				    .dir_ino = n->dir_ino};
 
 		if (fl_files__join(d->t, &j, path, sizeof(path), &origin))
 			path[0] = '\0';
@@ -217,7 +220,7 @@ static void heap_push(struct fl_drain *d, const struct fl_event *e)
 		d->heap = h;
 		d->cap *= 2;
 	}
-	for (i = d->n++; i; ) {
+	for (i = d->n++; i;) {
 		size_t p = (i - 1) / 2;
 
 		if (d->heap[p].enter_ns <= e->enter_ns)
@@ -460,10 +463,21 @@ void fl_drain__unfinished(struct fl_drain *d, const struct fl_event *e)
 void fl_drain__start(struct fl_drain *d, const struct fl_snap *s, const char *path)
 {
 	struct fl_event e = {
-		.enter_ns = d->genesis, .ino = s->ino, .size = s->size, .blocks = s->blocks,
-		.dev = s->dev, .gen = s->gen, .fflags = s->fflags, .pid = s->pid, .tid = s->pid,
-		.fd = s->fd, .mode = s->mode, .op = FL_OP_OPEN, .iface = FL_IF_START,
-		.result = s->fd, .arg = s->pos,
+	    .enter_ns = d->genesis,
+	    .ino = s->ino,
+	    .size = s->size,
+	    .blocks = s->blocks,
+	    .dev = s->dev,
+	    .gen = s->gen,
+	    .fflags = s->fflags,
+	    .pid = s->pid,
+	    .tid = s->pid,
+	    .fd = s->fd,
+	    .mode = s->mode,
+	    .op = FL_OP_OPEN,
+	    .iface = FL_IF_START,
+	    .result = s->fd,
+	    .arg = s->pos,
 	};
 
 	for (size_t i = 0; i < d->nopened; i++)

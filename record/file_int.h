@@ -25,7 +25,7 @@ struct fl_opts {
 	uint32_t pid; /* with its descendants */
 	const char *comm, *cgroup;
 	char cgroup_rel[4096]; /* --cgroup as a path in the cgroup v2 hierarchy ("/system.slice") */
-	char under[4096]; /* --under, absolute and without a trailing slash; "" for none */
+	char under[4096];      /* --under, absolute and without a trailing slash; "" for none */
 	uint32_t inflight;
 	uint64_t ring_size;
 	bool ring_size_given;
@@ -112,13 +112,13 @@ void fl_files__stats(const struct fl_files *t, struct fl_files_stats *s);
 struct fl_drain;
 
 struct fl_drain_stats {
-	uint64_t events;	 /* written to the trace */
-	uint64_t bytes_io;	 /* bytes read and written by them */
-	uint64_t outside;	 /* calls on files outside --under (not written) */
-	uint64_t out_of_order;	 /* written after a later-starting call (held longer than HOLD) */
-	uint64_t unfinished;	 /* written without a return (in progress at the stop) */
-	uint64_t names_missing;	 /* calls whose path record never came (path unknown) */
-	uint64_t pending;	 /* in the reorder heap now */
+	uint64_t events;	/* written to the trace */
+	uint64_t bytes_io;	/* bytes read and written by them */
+	uint64_t outside;	/* calls on files outside --under (not written) */
+	uint64_t out_of_order;	/* written after a later-starting call (held longer than HOLD) */
+	uint64_t unfinished;	/* written without a return (in progress at the stop) */
+	uint64_t names_missing; /* calls whose path record never came (path unknown) */
+	uint64_t pending;	/* in the reorder heap now */
 };
 
 /* names_fn: drains the names ring buffer (called when a call's name is not there yet). */
@@ -150,11 +150,11 @@ struct fl_bpf {
 	struct file_bpf *skel;
 	struct bpf_link **links;
 	int nlinks, cap;
-	bool raw;	 /* system calls through raw sys_enter/sys_exit */
-	bool uring;	 /* io_uring tracepoints attached */
-	bool iter;	 /* the start iterator loaded */
-	bool procs;	 /* fork/exit tracepoints attached */
-	int nsyscalls;	 /* system calls attached */
+	bool raw;	       /* system calls through raw sys_enter/sys_exit */
+	bool uring;	       /* io_uring tracepoints attached */
+	bool iter;	       /* the start iterator loaded */
+	bool procs;	       /* fork/exit tracepoints attached */
+	int nsyscalls;	       /* system calls attached */
 	struct fl_slot *slots; /* mmap()ed */
 	struct ring_buffer *names;
 };
@@ -177,8 +177,8 @@ int fl_bpf_snapshot(struct fl_bpf *b, const struct fl_opts *o, struct fl_drain *
 		    const uint32_t *tgids, size_t ntgids);
 /* Start time (ktime) of the oldest call in progress (UINT64_MAX if none); *n gets how many.
  * each (if not NULL) is called for every one (the end: written as unfinished). */
-uint64_t fl_bpf_pending(struct fl_bpf *b, uint64_t *n, void (*each)(void *, const struct fl_event *),
-			void *ctx);
+uint64_t fl_bpf_pending(struct fl_bpf *b, uint64_t *n,
+			void (*each)(void *, const struct fl_event *), void *ctx);
 /* Processes the filters name at start (--pid: it and its descendants) into the tgids map. */
 int fl_bpf_add_tgid(struct fl_bpf *b, uint32_t tgid);
 /* The kernel's counters, summed over CPUs: vals[FL_STAT__COUNT]; *nested: skipped entries. */

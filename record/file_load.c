@@ -42,51 +42,51 @@ static const struct {
 	long nr;
 	uint8_t kind;
 } sc_table[] = {
-	{ "read", SYS_read, FL_SC_READ },
-	{ "write", SYS_write, FL_SC_WRITE },
-	{ "pread64", SYS_pread64, FL_SC_PREAD },
-	{ "pwrite64", SYS_pwrite64, FL_SC_PWRITE },
-	{ "readv", SYS_readv, FL_SC_READV },
-	{ "writev", SYS_writev, FL_SC_WRITEV },
-	{ "preadv", SYS_preadv, FL_SC_PREADV },
-	{ "pwritev", SYS_pwritev, FL_SC_PWRITEV },
-	{ "preadv2", SYS_preadv2, FL_SC_PREADV2 },
-	{ "pwritev2", SYS_pwritev2, FL_SC_PWRITEV2 },
+    {"read", SYS_read, FL_SC_READ},
+    {"write", SYS_write, FL_SC_WRITE},
+    {"pread64", SYS_pread64, FL_SC_PREAD},
+    {"pwrite64", SYS_pwrite64, FL_SC_PWRITE},
+    {"readv", SYS_readv, FL_SC_READV},
+    {"writev", SYS_writev, FL_SC_WRITEV},
+    {"preadv", SYS_preadv, FL_SC_PREADV},
+    {"pwritev", SYS_pwritev, FL_SC_PWRITEV},
+    {"preadv2", SYS_preadv2, FL_SC_PREADV2},
+    {"pwritev2", SYS_pwritev2, FL_SC_PWRITEV2},
 #ifdef SYS_open
-	{ "open", SYS_open, FL_SC_OPEN },
-	{ "creat", SYS_creat, FL_SC_CREAT },
-	{ "dup2", SYS_dup2, FL_SC_DUP2 },
-	{ "rename", SYS_rename, FL_SC_RENAME },
-	{ "unlink", SYS_unlink, FL_SC_UNLINK },
+    {"open", SYS_open, FL_SC_OPEN},
+    {"creat", SYS_creat, FL_SC_CREAT},
+    {"dup2", SYS_dup2, FL_SC_DUP2},
+    {"rename", SYS_rename, FL_SC_RENAME},
+    {"unlink", SYS_unlink, FL_SC_UNLINK},
 #endif
-	{ "openat", SYS_openat, FL_SC_OPENAT },
-	{ "openat2", SYS_openat2, FL_SC_OPENAT2 },
-	{ "close", SYS_close, FL_SC_CLOSE },
-	{ "dup", SYS_dup, FL_SC_DUP },
-	{ "dup3", SYS_dup3, FL_SC_DUP3 },
-	{ "fcntl", SYS_fcntl, FL_SC_FCNTL },
-	{ "fsync", SYS_fsync, FL_SC_FSYNC },
-	{ "fdatasync", SYS_fdatasync, FL_SC_FDATASYNC },
-	{ "sync_file_range", SYS_sync_file_range, FL_SC_SYNC_FILE_RANGE },
-	{ "syncfs", SYS_syncfs, FL_SC_SYNCFS },
-	{ "fallocate", SYS_fallocate, FL_SC_FALLOCATE },
-	{ "ftruncate", SYS_ftruncate, FL_SC_FTRUNCATE },
-	{ "truncate", SYS_truncate, FL_SC_TRUNCATE },
-	{ "renameat", SYS_renameat, FL_SC_RENAMEAT },
-	{ "renameat2", SYS_renameat2, FL_SC_RENAMEAT2 },
-	{ "unlinkat", SYS_unlinkat, FL_SC_UNLINKAT },
-	{ "io_submit", SYS_io_submit, FL_SC_IO_SUBMIT },
-	{ "io_getevents", SYS_io_getevents, FL_SC_IO_GETEVENTS },
-	{ "io_pgetevents", SYS_io_pgetevents, FL_SC_IO_PGETEVENTS },
-	{ "mmap", SYS_mmap, FL_SC_MMAP },
-	{ "copy_file_range", SYS_copy_file_range, FL_SC_COPY_FILE_RANGE },
-	{ "sendfile64", SYS_sendfile, FL_SC_SENDFILE },
-	{ "close_range", SYS_close_range, FL_SC_CLOSE_RANGE },
-	{ "io_uring_enter", SYS_io_uring_enter, FL_SC_IO_URING_ENTER },
+    {"openat", SYS_openat, FL_SC_OPENAT},
+    {"openat2", SYS_openat2, FL_SC_OPENAT2},
+    {"close", SYS_close, FL_SC_CLOSE},
+    {"dup", SYS_dup, FL_SC_DUP},
+    {"dup3", SYS_dup3, FL_SC_DUP3},
+    {"fcntl", SYS_fcntl, FL_SC_FCNTL},
+    {"fsync", SYS_fsync, FL_SC_FSYNC},
+    {"fdatasync", SYS_fdatasync, FL_SC_FDATASYNC},
+    {"sync_file_range", SYS_sync_file_range, FL_SC_SYNC_FILE_RANGE},
+    {"syncfs", SYS_syncfs, FL_SC_SYNCFS},
+    {"fallocate", SYS_fallocate, FL_SC_FALLOCATE},
+    {"ftruncate", SYS_ftruncate, FL_SC_FTRUNCATE},
+    {"truncate", SYS_truncate, FL_SC_TRUNCATE},
+    {"renameat", SYS_renameat, FL_SC_RENAMEAT},
+    {"renameat2", SYS_renameat2, FL_SC_RENAMEAT2},
+    {"unlinkat", SYS_unlinkat, FL_SC_UNLINKAT},
+    {"io_submit", SYS_io_submit, FL_SC_IO_SUBMIT},
+    {"io_getevents", SYS_io_getevents, FL_SC_IO_GETEVENTS},
+    {"io_pgetevents", SYS_io_pgetevents, FL_SC_IO_PGETEVENTS},
+    {"mmap", SYS_mmap, FL_SC_MMAP},
+    {"copy_file_range", SYS_copy_file_range, FL_SC_COPY_FILE_RANGE},
+    {"sendfile64", SYS_sendfile, FL_SC_SENDFILE},
+    {"close_range", SYS_close_range, FL_SC_CLOSE_RANGE},
+    {"io_uring_enter", SYS_io_uring_enter, FL_SC_IO_URING_ENTER},
 #ifdef SYS_fadvise64
-	{ "fadvise64", SYS_fadvise64, FL_SC_FADVISE },
+    {"fadvise64", SYS_fadvise64, FL_SC_FADVISE},
 #endif
-	{ "readahead", SYS_readahead, FL_SC_READAHEAD },
+    {"readahead", SYS_readahead, FL_SC_READAHEAD},
 };
 
 #define NSC (sizeof(sc_table) / sizeof(sc_table[0]))
@@ -94,9 +94,9 @@ static const struct {
 /* Program groups: each is loaded, or left out as a whole. */
 enum { G_SC_TP, G_SC_RAW, G_URING, G_PROCS, G_ITER, G__N };
 
-static const char *const group_names[G__N] = { "per-syscall tracepoints",
-					       "raw sys_enter/sys_exit", "io_uring tracepoints",
-					       "process fork/exit tracepoints", "iter/task_file" };
+static const char *const group_names[G__N] = {"per-syscall tracepoints", "raw sys_enter/sys_exit",
+					      "io_uring tracepoints",
+					      "process fork/exit tracepoints", "iter/task_file"};
 
 static char failed_prog[64];
 
@@ -182,7 +182,7 @@ void fl_bpf_close(struct fl_bpf *b)
 	if (b->slots)
 		munmap(b->slots, sizeof(struct fl_slot) * FL_SLOTS);
 	file_bpf__destroy(b->skel);
-	*b = (struct fl_bpf){ 0 };
+	*b = (struct fl_bpf){0};
 }
 
 /*
@@ -192,7 +192,7 @@ void fl_bpf_close(struct fl_bpf *b)
  */
 static int tp_ids(long (*ids)[2])
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	const char *root = NULL;
 	int pfd[2], found = 0;
 	pid_t pid;
@@ -212,7 +212,8 @@ static int tp_ids(long (*ids)[2])
 	if (pid == 0) {
 		close(pfd[0]);
 		if (!root) {
-			if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+			if (unshare(CLONE_NEWNS) ||
+			    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 			    mount("tracefs", roots[0], "tracefs", 0, NULL))
 				_exit(2);
 			root = roots[0];
@@ -250,9 +251,11 @@ static int tp_ids(long (*ids)[2])
 
 static int attach_tp(struct fl_bpf *b, struct bpf_program *prog, long id)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
-				     .config = (unsigned long long)id, .sample_period = 1,
-				     .wakeup_events = 1 };
+	struct perf_event_attr a = {.type = PERF_TYPE_TRACEPOINT,
+				    .size = sizeof(a),
+				    .config = (unsigned long long)id,
+				    .sample_period = 1,
+				    .wakeup_events = 1};
 	int pfd = syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	struct bpf_link *l;
 
@@ -343,15 +346,16 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 	bpf_map__set_max_entries(s->maps.ring_ctl, ncpu);
 	bpf_map__set_max_entries(s->maps.ring_buf, (uint32_t)ncpu << o->ring_shift);
 	bpf_map__set_max_entries(s->maps.async, o->inflight);
-	bpf_object__for_each_program(p, s->obj) {
+	bpf_object__for_each_program(p, s->obj)
+	{
 		int g = group_of(bpf_program__name(p));
 
 		bpf_program__set_autoload(p, g >= 0 && want[g]);
 	}
 	failed_prog[0] = '\0';
 	for (int g = G_URING; g < G__N; g++) {
-		static const char *const fnames[G__N] = { [G_URING] = "uring", [G_PROCS] = "procs",
-							  [G_ITER] = "iter" };
+		static const char *const fnames[G__N] = {
+		    [G_URING] = "uring", [G_PROCS] = "procs", [G_ITER] = "iter"};
 
 		if (want[g] && fault(fnames[g])) {
 			*bad = g;
@@ -373,7 +377,8 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 			return -errno;
 		}
 	}
-	bpf_object__for_each_program(p, s->obj) {
+	bpf_object__for_each_program(p, s->obj)
+	{
 		int g = group_of(bpf_program__name(p));
 
 		if (g < 0 || !want[g] || g == G_SC_TP || g == G_ITER)
@@ -398,7 +403,7 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 
 int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 {
-	bool want[G__N] = { true, false, true, true, true };
+	bool want[G__N] = {true, false, true, true, true};
 	char what[160];
 	int err, bad;
 
@@ -413,8 +418,10 @@ int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 			break;
 		fl_bpf_close(b);
 		if (bad == G_SC_TP && o->attach == FL_ATTACH_AUTO) {
-			cli_warn("%s failed (%s): using raw sys_enter/sys_exit instead (a program runs "
-				 "on every system call of the machine)", what, strerror(-err));
+			cli_warn(
+			    "%s failed (%s): using raw sys_enter/sys_exit instead (a program runs "
+			    "on every system call of the machine)",
+			    what, strerror(-err));
 			want[G_SC_TP] = false;
 			want[G_SC_RAW] = true;
 			continue;
@@ -422,26 +429,28 @@ int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 		if (bad == G_URING || bad == G_PROCS || bad == G_ITER) {
 			cli_warn("%s failed (%s): %s", what, strerror(-err),
 				 bad == G_URING ? "io_uring requests are counted, not recorded"
-				 : bad == G_PROCS ? "no fork/exit events, and --pid follows no child"
-						  : "files open at start are read from /proc");
+				 : bad == G_PROCS
+				     ? "no fork/exit events, and --pid follows no child"
+				     : "files open at start are read from /proc");
 			want[bad] = false;
 			continue;
 		}
 		break;
 	}
 	if (err) {
-		cli_error("%s failed: %s (set IOREEL_DEBUG=1 for libbpf's log; the kernel needs BPF "
-			  "with BTF, mmap()able arrays, ring buffers and bpf_loop (5.17+)%s)",
-			  what, strerror(-err), o->attach == FL_ATTACH_TRACEPOINT
-							? "; try --attach auto" : "");
+		cli_error(
+		    "%s failed: %s (set IOREEL_DEBUG=1 for libbpf's log; the kernel needs BPF "
+		    "with BTF, mmap()able arrays, ring buffers and bpf_loop (5.17+)%s)",
+		    what, strerror(-err),
+		    o->attach == FL_ATTACH_TRACEPOINT ? "; try --attach auto" : "");
 		return err;
 	}
 	b->raw = want[G_SC_RAW];
 	b->uring = want[G_URING];
 	b->procs = want[G_PROCS];
 	b->iter = want[G_ITER];
-	b->slots = mmap(NULL, sizeof(struct fl_slot) * FL_SLOTS, PROT_READ | PROT_WRITE,
-			MAP_SHARED, bpf_map__fd(b->skel->maps.slots), 0);
+	b->slots = mmap(NULL, sizeof(struct fl_slot) * FL_SLOTS, PROT_READ | PROT_WRITE, MAP_SHARED,
+			bpf_map__fd(b->skel->maps.slots), 0);
 	if (b->slots == MAP_FAILED) {
 		b->slots = NULL;
 		err = -errno;
@@ -480,7 +489,7 @@ int fl_bpf_add_tgid(struct fl_bpf *b, uint32_t tgid)
 	uint8_t one = 1;
 
 	return bpf_map_update_elem(bpf_map__fd(b->skel->maps.tgids), &tgid, &one, BPF_ANY) ? -errno
-											  : 0;
+											   : 0;
 }
 
 const char *fl_bpf_tiers(const struct fl_bpf *b, char *buf, size_t len)
@@ -508,8 +517,9 @@ void fl_bpf_stats(struct fl_bpf *b, int ncpu, uint64_t *vals, uint64_t *nested)
 	}
 	/* a skipped entry program is a lost call; skipped returns show as unseen returns */
 	*nested = 0;
-	bpf_object__for_each_program(p, b->skel->obj) {
-		struct bpf_prog_info info = { 0 };
+	bpf_object__for_each_program(p, b->skel->obj)
+	{
+		struct bpf_prog_info info = {0};
 		uint32_t len = sizeof(info);
 		int pfd = bpf_program__fd(p);
 
@@ -523,8 +533,8 @@ void fl_bpf_stats(struct fl_bpf *b, int ncpu, uint64_t *vals, uint64_t *nested)
 
 /* ---- calls in progress ---- */
 
-static uint64_t scan_hash(int fd, size_t ksz, uint64_t *n, void (*each)(void *, const struct fl_event *),
-			  void *ctx)
+static uint64_t scan_hash(int fd, size_t ksz, uint64_t *n,
+			  void (*each)(void *, const struct fl_event *), void *ctx)
 {
 	static uint8_t keys[256 * sizeof(struct fl_akey)];
 	static struct fl_event vals[256];
@@ -535,7 +545,8 @@ static uint64_t scan_hash(int fd, size_t ksz, uint64_t *n, void (*each)(void *, 
 	(void)ksz;
 	for (;;) {
 		uint32_t cnt = 256;
-		int err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &cnt, NULL);
+		int err =
+		    bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &cnt, NULL);
 
 		if (err && errno != ENOENT)
 			break;
@@ -554,8 +565,8 @@ static uint64_t scan_hash(int fd, size_t ksz, uint64_t *n, void (*each)(void *, 
 	return oldest;
 }
 
-uint64_t fl_bpf_pending(struct fl_bpf *b, uint64_t *n, void (*each)(void *, const struct fl_event *),
-			void *ctx)
+uint64_t fl_bpf_pending(struct fl_bpf *b, uint64_t *n,
+			void (*each)(void *, const struct fl_event *), void *ctx)
 {
 	uint64_t oldest = UINT64_MAX, t, cnt = 0;
 
@@ -575,7 +586,8 @@ uint64_t fl_bpf_pending(struct fl_bpf *b, uint64_t *n, void (*each)(void *, cons
 		}
 	}
 	if (b->skel->bss->more_count) {
-		t = scan_hash(bpf_map__fd(b->skel->maps.sync_more), sizeof(uint64_t), &cnt, each, ctx);
+		t = scan_hash(bpf_map__fd(b->skel->maps.sync_more), sizeof(uint64_t), &cnt, each,
+			      ctx);
 		oldest = t < oldest ? t : oldest;
 	}
 	t = scan_hash(bpf_map__fd(b->skel->maps.async), sizeof(struct fl_akey), &cnt, each, ctx);
@@ -691,7 +703,7 @@ static void snapshot_proc_pid(const struct fl_opts *o, struct fl_drain *d, uint3
 	snprintf(p, sizeof(p), "/proc/%u/fd", pid);
 	dir = opendir(p);
 	while (dir && (de = readdir(dir))) {
-		struct fl_snap s = { .pid = pid };
+		struct fl_snap s = {.pid = pid};
 		struct stat st;
 		char link[96], line[256];
 		unsigned long long pos = 0;

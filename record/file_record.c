@@ -52,54 +52,72 @@ bool rec_wants_file_level(int argc, char **argv)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ioreel record --level file -o FILE.ioreel [--pid PID | --comm NAME | --cgroup DIR]\n"
-		"                     [--under DIR] [options]\n"
+		"usage: ioreel record --level file -o FILE.ioreel\n"
+		"         [--pid PID | --comm NAME | --cgroup DIR] [--under DIR] [options]\n"
 		"\n"
 		"Records the calls processes make on files (reads and writes with their offsets,\n"
-		"fsync, fdatasync, open flags over time, fallocate, truncate, rename, unlink; system\n"
-		"calls, libaio and io_uring) and the files they touch (path, size, holes), until\n"
-		"SIGINT/SIGTERM, a limit, or the --pid process exits. See record/FILE.md.\n"
+		"fsync, fdatasync, open flags over time, fallocate, truncate, rename, unlink;\n"
+		"system calls, libaio and io_uring) and the files they touch (path, size, holes),\n"
+		"until SIGINT/SIGTERM, a limit, or the --pid process exits. See record/FILE.md.\n"
 		"\n"
 		"  -o, --output FILE    trace to write (created 0600)\n"
-		"      --pid PID        process PID and the processes it starts (PostgreSQL's backends)\n"
+		"      --pid PID        process PID and the processes it starts (PostgreSQL's\n"
+		"                       backends)\n"
 		"      --comm NAME      processes whose main thread is named NAME\n"
 		"      --cgroup DIR     processes in cgroup v2 directory DIR or below\n"
-		"      --under DIR      only files under DIR (none of these: every process, every file)\n"
+		"      --under DIR      only files under DIR\n"
+		"                       (none of these: every process, every file)\n"
 		"      --duration T     stop after T (\"60\", \"1.5s\", \"10m\")\n"
 		"      --max-size SIZE  stop when the trace reaches SIZE (\"512m\", \"2g\")\n"
-		"      --attach MODE    system calls through per-syscall tracepoints (tracepoint), the\n"
-		"                       raw sys_enter/sys_exit ones (raw, dearer), or auto (default:\n"
-		"                       tracepoint, else raw)\n"
-		"      --inflight N     libaio/io_uring requests tracked in flight (default 65536)\n"
-		"      --ring-size SIZE ring of calls per CPU, a power of two (default 4m; 136 B a call)\n"
+		"      --attach MODE    system calls through per-syscall tracepoints\n"
+		"                       (tracepoint), the raw sys_enter/sys_exit ones (raw,\n"
+		"                       dearer), or auto (default: tracepoint, else raw)\n"
+		"      --inflight N     libaio/io_uring requests tracked in flight (65536)\n"
+		"      --ring-size SIZE ring of calls per CPU, a power of two (default 4m;\n"
+		"                       136 B a call)\n"
 		"  -q, --quiet          no status line\n"
 		"      --json           print final statistics as JSON on stdout\n"
 		"\n"
 		"examples:\n"
-		"  ioreel record --level file --pid $(head -1 /var/lib/postgresql/16/main/postmaster.pid) \\\n"
-		"      -o pg.ioreel --duration 10m\n"
-		"  ioreel record --level file --comm mariadbd --under /var/lib/mysql -o innodb.ioreel\n"
-		"  ioreel record --level file --cgroup /sys/fs/cgroup/system.slice/app.service -o app.ioreel\n"
-		"  ioreel info pg.ioreel      # the files, calls per op, what was not covered\n");
+		"  ioreel record --level file -o pg.ioreel --duration 10m \\\n"
+		"      --pid $(head -1 /var/lib/postgresql/16/main/postmaster.pid)\n"
+		"  ioreel record --level file --comm mariadbd --under /var/lib/mysql \\\n"
+		"      -o innodb.ioreel\n"
+		"  ioreel record --level file -o app.ioreel \\\n"
+		"      --cgroup /sys/fs/cgroup/system.slice/app.service\n"
+		"  ioreel info pg.ioreel   # the files, calls per op, what was not covered\n");
 }
 
 static int parse_args(int argc, char **argv, struct fl_opts *o)
 {
-	enum { O_DURATION = 256, O_MAXSIZE, O_PID, O_COMM, O_CGROUP, O_UNDER, O_LEVEL, O_ATTACH,
-	       O_INFLIGHT, O_RING, O_JSON };
-	static const struct option lo[] = {
-		{ "output", required_argument, 0, 'o' },
-		{ "duration", required_argument, 0, O_DURATION },
-		{ "max-size", required_argument, 0, O_MAXSIZE },
-		{ "pid", required_argument, 0, O_PID }, { "comm", required_argument, 0, O_COMM },
-		{ "cgroup", required_argument, 0, O_CGROUP },
-		{ "under", required_argument, 0, O_UNDER },
-		{ "level", required_argument, 0, O_LEVEL },
-		{ "attach", required_argument, 0, O_ATTACH },
-		{ "inflight", required_argument, 0, O_INFLIGHT },
-		{ "ring-size", required_argument, 0, O_RING }, { "quiet", no_argument, 0, 'q' },
-		{ "json", no_argument, 0, O_JSON }, { "help", no_argument, 0, 'h' }, { 0 }
+	enum {
+		O_DURATION = 256,
+		O_MAXSIZE,
+		O_PID,
+		O_COMM,
+		O_CGROUP,
+		O_UNDER,
+		O_LEVEL,
+		O_ATTACH,
+		O_INFLIGHT,
+		O_RING,
+		O_JSON
 	};
+	static const struct option lo[] = {{"output", required_argument, 0, 'o'},
+					   {"duration", required_argument, 0, O_DURATION},
+					   {"max-size", required_argument, 0, O_MAXSIZE},
+					   {"pid", required_argument, 0, O_PID},
+					   {"comm", required_argument, 0, O_COMM},
+					   {"cgroup", required_argument, 0, O_CGROUP},
+					   {"under", required_argument, 0, O_UNDER},
+					   {"level", required_argument, 0, O_LEVEL},
+					   {"attach", required_argument, 0, O_ATTACH},
+					   {"inflight", required_argument, 0, O_INFLIGHT},
+					   {"ring-size", required_argument, 0, O_RING},
+					   {"quiet", no_argument, 0, 'q'},
+					   {"json", no_argument, 0, O_JSON},
+					   {"help", no_argument, 0, 'h'},
+					   {0}};
 	uint64_t v;
 	int c, i;
 
@@ -126,7 +144,8 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			break;
 		case O_COMM:
 			if (!*optarg || strlen(optarg) > 15) {
-				cli_error("--comm '%s': a task name has 1 to 15 characters", optarg);
+				cli_error("--comm '%s': a task name has 1 to 15 characters",
+					  optarg);
 				return -EINVAL;
 			}
 			o->comm = optarg;
@@ -187,7 +206,7 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			return -EINVAL;
 		}
 		continue;
-bad:
+	bad:
 		for (i = 0; lo[i].name && lo[i].val != c; i++)
 			;
 		cli_error("invalid value '%s' for --%s (see ioreel record --level file --help)",
@@ -305,7 +324,8 @@ static void status_line(const struct fl_result *r, uint64_t elapsed, double rate
 {
 	char b[32];
 
-	fprintf(stderr, "%s%6.1fs %9.0f calls/s %8.1f MB/s  events %llu  files %llu  drops %llu  "
+	fprintf(stderr,
+		"%s%6.1fs %9.0f calls/s %8.1f MB/s  events %llu  files %llu  drops %llu  "
 		"trace %s%s",
 		isatty(2) ? "\r" : "", elapsed / 1e9, rate, mbps, (unsigned long long)r->ds.events,
 		(unsigned long long)r->fs.files, (unsigned long long)dropped(r),
@@ -320,7 +340,7 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 	double fullest = 0;
 
 	while (!stop_signal) {
-		struct timespec poll_ts = { 0, POLL_MS * 1000000L };
+		struct timespec poll_ts = {0, POLL_MS * 1000000L};
 		uint64_t now, before;
 		int err;
 
@@ -365,7 +385,7 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 		if (l->o->duration_ns && now - start >= l->o->duration_ns)
 			break;
 		if (l->pidfd >= 0 &&
-		    poll(&(struct pollfd){ .fd = l->pidfd, .events = POLLIN }, 1, 0) == 1) {
+		    poll(&(struct pollfd){.fd = l->pidfd, .events = POLLIN}, 1, 0) == 1) {
 			r->pid_exited = true;
 			break;
 		}
@@ -385,7 +405,7 @@ static void write_unfinished(void *d, const struct fl_event *e)
 static void finish(struct fl_loop *l, struct fl_result *r)
 {
 	uint64_t until = now_mono_ns() + STOP_WAIT_NS, left = 0;
-	struct timespec wait = { 0, 5 * 1000000L };
+	struct timespec wait = {0, 5 * 1000000L};
 
 	fl_bpf_stopping(l->b);
 	do {
@@ -404,21 +424,21 @@ static void finish(struct fl_loop *l, struct fl_result *r)
 }
 
 static const char *const stat_names[FL_STAT__COUNT] = {
-	[FL_DROP_RING] = "dropped_ring",
-	[FL_DROP_PENDING] = "dropped_pending",
-	[FL_DROP_AIO_READ] = "dropped_aio_unreadable",
-	[FL_DROP_AIO_BATCH] = "dropped_aio_batch",
-	[FL_DROP_NAME] = "paths_lost",
-	[FL_STAT_UNSEEN_EXIT] = "return_unseen",
-	[FL_STAT_LEN_GUESS] = "length_from_result",
-	[FL_UNC_MMAP_SHARED_W] = "uncovered_mmap_shared_write",
-	[FL_UNC_MMAP_SHARED_R] = "uncovered_mmap_shared_read",
-	[FL_UNC_COPY] = "uncovered_copy",
-	[FL_UNC_CLOSE_RANGE] = "uncovered_close_range",
-	[FL_UNC_AIO_OTHER] = "uncovered_aio_other",
-	[FL_UNC_URING_OTHER] = "uncovered_uring_other",
-	[FL_UNC_URING_NOTRACE] = "uncovered_uring_untraced",
-	[FL_UNC_HINT] = "uncovered_fadvise_readahead",
+    [FL_DROP_RING] = "dropped_ring",
+    [FL_DROP_PENDING] = "dropped_pending",
+    [FL_DROP_AIO_READ] = "dropped_aio_unreadable",
+    [FL_DROP_AIO_BATCH] = "dropped_aio_batch",
+    [FL_DROP_NAME] = "paths_lost",
+    [FL_STAT_UNSEEN_EXIT] = "return_unseen",
+    [FL_STAT_LEN_GUESS] = "length_from_result",
+    [FL_UNC_MMAP_SHARED_W] = "uncovered_mmap_shared_write",
+    [FL_UNC_MMAP_SHARED_R] = "uncovered_mmap_shared_read",
+    [FL_UNC_COPY] = "uncovered_copy",
+    [FL_UNC_CLOSE_RANGE] = "uncovered_close_range",
+    [FL_UNC_AIO_OTHER] = "uncovered_aio_other",
+    [FL_UNC_URING_OTHER] = "uncovered_uring_other",
+    [FL_UNC_URING_NOTRACE] = "uncovered_uring_untraced",
+    [FL_UNC_HINT] = "uncovered_fadvise_readahead",
 };
 
 /* The named counters: kernel ones, then user-space ones. */
@@ -426,19 +446,19 @@ static size_t counters(const struct fl_result *r, struct trace_counter *c)
 {
 	size_t n = 0;
 
-	c[n++] = (struct trace_counter){ "dropped", dropped(r) };
+	c[n++] = (struct trace_counter){"dropped", dropped(r)};
 	for (int k = 0; k < FL_STAT__COUNT; k++)
-		c[n++] = (struct trace_counter){ stat_names[k], r->k[k] };
-	c[n++] = (struct trace_counter){ "dropped_nested", r->nested };
-	c[n++] = (struct trace_counter){ "dropped_ring_holes", r->holes };
-	c[n++] = (struct trace_counter){ "unfinished", r->ds.unfinished };
-	c[n++] = (struct trace_counter){ "out_of_order", r->ds.out_of_order };
-	c[n++] = (struct trace_counter){ "paths_missing", r->ds.names_missing };
-	c[n++] = (struct trace_counter){ "paths_unknown", r->fs.path_unknown };
-	c[n++] = (struct trace_counter){ "files", r->fs.files };
-	c[n++] = (struct trace_counter){ "files_name_only", r->fs.name_only };
-	c[n++] = (struct trace_counter){ "files_outside", r->fs.outside };
-	c[n++] = (struct trace_counter){ "calls_outside", r->ds.outside };
+		c[n++] = (struct trace_counter){stat_names[k], r->k[k]};
+	c[n++] = (struct trace_counter){"dropped_nested", r->nested};
+	c[n++] = (struct trace_counter){"dropped_ring_holes", r->holes};
+	c[n++] = (struct trace_counter){"unfinished", r->ds.unfinished};
+	c[n++] = (struct trace_counter){"out_of_order", r->ds.out_of_order};
+	c[n++] = (struct trace_counter){"paths_missing", r->ds.names_missing};
+	c[n++] = (struct trace_counter){"paths_unknown", r->fs.path_unknown};
+	c[n++] = (struct trace_counter){"files", r->fs.files};
+	c[n++] = (struct trace_counter){"files_name_only", r->fs.name_only};
+	c[n++] = (struct trace_counter){"files_outside", r->fs.outside};
+	c[n++] = (struct trace_counter){"calls_outside", r->ds.outside};
 	return n;
 }
 
@@ -466,8 +486,9 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 static int check_env(void)
 {
 	if (geteuid() != 0) {
-		cli_error("loading eBPF programs needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN for "
-			  "tracefs): run ioreel record as root");
+		cli_error(
+		    "loading eBPF programs needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN for "
+		    "tracefs): run ioreel record as root");
 		return -EPERM;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -511,7 +532,8 @@ static int prepare(struct fl_opts *o, uint32_t *tgids, size_t *ntgids, int *cgfd
 		if (*cgfd < 0 || fl_cgroup_rel(o->cgroup, o->cgroup_rel, sizeof(o->cgroup_rel))) {
 			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
 				  "/sys/fs/cgroup/system.slice)",
-				  o->cgroup, *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount");
+				  o->cgroup,
+				  *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount");
 			return -EINVAL;
 		}
 	}
@@ -523,12 +545,12 @@ int cmd_record_file(int argc, char **argv)
 	static uint32_t tgids[MAX_TGIDS];
 	static struct trace_meta meta;
 	static struct fl_opts o;
-	struct fl_result r = { 0 };
-	struct fl_bpf b = { 0 };
-	struct rec_rings rg = { 0 };
+	struct fl_result r = {0};
+	struct fl_bpf b = {0};
+	struct rec_rings rg = {0};
 	struct fl_files *files = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct fl_loop l = { .b = &b, .rg = &rg, .o = &o, .pidfd = -1 };
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct fl_loop l = {.b = &b, .rg = &rg, .o = &o, .pidfd = -1};
 	struct trace_counter cs[FL_STAT__COUNT + 16];
 	size_t ntgids = 0;
 	int cgfd = -1, err, rc = EXIT_RUNTIME;
@@ -607,11 +629,11 @@ int cmd_record_file(int argc, char **argv)
 	trace_writer__set_counters(l.w, cs, counters(&r, cs));
 	{
 		struct trace_stats st = {
-			.events = r.ds.events,
-			.dropped = dropped(&r),
-			.dropped_reserve = r.k[FL_DROP_RING],
-			.dropped_inflight = r.k[FL_DROP_PENDING],
-			.end_ns = now_mono_ns() - genesis,
+		    .events = r.ds.events,
+		    .dropped = dropped(&r),
+		    .dropped_reserve = r.k[FL_DROP_RING],
+		    .dropped_inflight = r.k[FL_DROP_PENDING],
+		    .end_ns = now_mono_ns() - genesis,
 		};
 
 		if (r.werr) {
@@ -638,7 +660,8 @@ int cmd_record_file(int argc, char **argv)
 		rc = EXIT_OK;
 	}
 	if (!o.quiet && !r.werr)
-		fprintf(stderr, "ioreel record: %llu events, %llu files, %llu dropped, %llu "
+		fprintf(stderr,
+			"ioreel record: %llu events, %llu files, %llu dropped, %llu "
 			"uncovered, %s written%s%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)r.fs.files,
 			(unsigned long long)dropped(&r), (unsigned long long)uncovered(&r), o.out,

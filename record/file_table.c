@@ -78,7 +78,7 @@ static uint64_t hash_path(const char *p)
 /* Doubles the identity index (only entries with an identity are in it). */
 static int id_grow(struct index *x)
 {
-	struct index n = { .cap = x->cap ? 2 * x->cap : 1024 };
+	struct index n = {.cap = x->cap ? 2 * x->cap : 1024};
 
 	n.slot = calloc(n.cap, sizeof(*n.slot));
 	if (!n.slot)
@@ -112,7 +112,7 @@ static int path_rebuild(struct fl_files *t)
 	if (!slot)
 		return -ENOMEM;
 	free(t->by_path.slot);
-	t->by_path = (struct index){ .slot = slot, .cap = cap };
+	t->by_path = (struct index){.slot = slot, .cap = cap};
 	for (size_t i = 0; i < t->n; i++) {
 		struct fl_file *f = t->all[i];
 
@@ -342,7 +342,8 @@ int fl_under_devs(const char *dir, uint32_t *devs, int max)
 		size_t l = strlen(m[i].point);
 
 		/* the mount holding dir: the longest mount point that is a prefix of it */
-		if ((fl_path_is_under(m[i].point, dir) || !strcmp(m[i].point, "/")) && l >= best_len) {
+		if ((fl_path_is_under(m[i].point, dir) || !strcmp(m[i].point, "/")) &&
+		    l >= best_len) {
 			best = i;
 			best_len = l;
 		}
@@ -547,7 +548,7 @@ static struct trace_file_seg *holes(uint32_t pid, int32_t fd, const char *path, 
 			*origin |= TRACE_FILE_SEGS_CUT;
 			break;
 		}
-		s[(*n)++] = (struct trace_file_seg){ data, hole - data };
+		s[(*n)++] = (struct trace_file_seg){data, hole - data};
 		at = hole;
 	}
 	close(d);
@@ -571,12 +572,15 @@ static bool file_stat(const struct fl_event *e, const char *path, struct stat *s
 }
 
 /* Adds f to the trace's table (unless outside --under), with what the kernel saw (e). */
-static int publish(struct fl_files *t, struct fl_file *f, const struct fl_event *e,
-		   uint32_t origin, uint64_t first_ns)
+static int publish(struct fl_files *t, struct fl_file *f, const struct fl_event *e, uint32_t origin,
+		   uint64_t first_ns)
 {
-	struct trace_file tf = { .origin = origin, .dev_major = f->dev >> 20,
-				 .dev_minor = f->dev & 0xfffff, .ino = f->ino, .gen = f->gen,
-				 .first_ns = first_ns };
+	struct trace_file tf = {.origin = origin,
+				.dev_major = f->dev >> 20,
+				.dev_minor = f->dev & 0xfffff,
+				.ino = f->ino,
+				.gen = f->gen,
+				.first_ns = first_ns};
 	struct trace_file_seg *segs = NULL;
 	int err;
 

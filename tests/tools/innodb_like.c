@@ -48,7 +48,8 @@ static void *reaper(void *arg)
 			die("io_getevents", -n);
 		for (int i = 0; i < n; i++)
 			if ((long)ev[i].res != PAGE)
-				die("an aio request", (long)ev[i].res < 0 ? -(int)(long)ev[i].res : EIO);
+				die("an aio request",
+				    (long)ev[i].res < 0 ? -(int)(long)ev[i].res : EIO);
 		pthread_mutex_lock(&lock);
 		reaped += n > 0 ? n : 0;
 		pthread_cond_broadcast(&done);
@@ -161,7 +162,8 @@ int main(int argc, char **argv)
 		else
 			batch_aio(fd, data, buf, r % 2, &seed);
 		/* the redo log: appended, then made durable */
-		if (pwrite(log, logbuf, sizeof(logbuf), (off_t)r * sizeof(logbuf)) != sizeof(logbuf))
+		if (pwrite(log, logbuf, sizeof(logbuf), (off_t)r * sizeof(logbuf)) !=
+		    sizeof(logbuf))
 			die("log write", errno);
 		printf("%s write %zu %zu\n", logp, r * sizeof(logbuf), sizeof(logbuf));
 		if (fdatasync(log))

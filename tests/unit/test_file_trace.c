@@ -28,14 +28,22 @@ static uint64_t rnd(void)
 
 #define NFILES 300
 static char paths[NFILES][64];
-static struct trace_file_seg segs[3] = { { 0, 4096 }, { 1 << 20, 65536 }, { 5 << 20, 1 } };
+static struct trace_file_seg segs[3] = {{0, 4096}, {1 << 20, 65536}, {5 << 20, 1}};
 
 static struct trace_file make_file(uint32_t id)
 {
 	struct trace_file f = {
-		.id = id, .origin = rnd() & TRACE_FILE__ALL, .dev_major = 7, .dev_minor = id % 3,
-		.ino = rnd(), .gen = (uint32_t)rnd(), .mode = 0100644, .size = rnd() % (1ull << 40),
-		.alloc = rnd() % (1ull << 40), .oflags = (uint32_t)rnd(), .first_ns = rnd(),
+	    .id = id,
+	    .origin = rnd() & TRACE_FILE__ALL,
+	    .dev_major = 7,
+	    .dev_minor = id % 3,
+	    .ino = rnd(),
+	    .gen = (uint32_t)rnd(),
+	    .mode = 0100644,
+	    .size = rnd() % (1ull << 40),
+	    .alloc = rnd() % (1ull << 40),
+	    .oflags = (uint32_t)rnd(),
+	    .first_ns = rnd(),
 	};
 
 	snprintf(paths[id - 1], sizeof(paths[0]), "/srv/db/base/%u/file %u", id * 7, id);
@@ -74,13 +82,15 @@ static void make_event(struct io_event *e, struct io_fext *x, uint64_t t, uint32
 }
 
 static const struct trace_counter counters[] = {
-	{ "uncovered_mmap_shared", 3 }, { "dropped_ring", 0 }, { "files_outside", 12345678901ull },
+    {"uncovered_mmap_shared", 3},
+    {"dropped_ring", 0},
+    {"files_outside", 12345678901ull},
 };
 
 /* Writes n events naming files added as they go; returns the size of the file or -errno. */
 static long write_file_trace(const char *path, struct io_event *ev, struct io_fext *x, size_t n)
 {
-	struct trace_writer_opts o = { .chunk_events = 1000 };
+	struct trace_writer_opts o = {.chunk_events = 1000};
 	struct trace_meta m;
 	struct trace_writer *w;
 	uint32_t nfiles = 0;
@@ -117,7 +127,7 @@ static long write_file_trace(const char *path, struct io_event *ev, struct io_fe
 		trace_writer__abort(w);
 		return err;
 	}
-	return trace_writer__close(w, &(struct trace_stats){ .events = n, .dropped = 1 });
+	return trace_writer__close(w, &(struct trace_stats){.events = n, .dropped = 1});
 }
 
 static void check_files(struct trace_reader *r)
@@ -136,18 +146,17 @@ static void check_files(struct trace_reader *r)
 		want = make_file(id);
 		rng = save;
 		CHECK(f->id == id && !strcmp(f->path, want.path) && !strcmp(f->fs, want.fs) &&
-			      f->dev_minor == id % 3 && f->nsegs == want.nsegs && f->mode == 0100644,
+			  f->dev_minor == id % 3 && f->nsegs == want.nsegs && f->mode == 0100644,
 		      "file %u: %s", id, f->path);
 		for (uint32_t k = 0; k < f->nsegs; k++)
 			CHECK(f->segs[k].offset == segs[k].offset &&
-				      f->segs[k].length == segs[k].length,
+				  f->segs[k].length == segs[k].length,
 			      "file %u seg %u", id, k);
 	}
 	CHECK(!trace_reader__file(r, 0) && !trace_reader__file(r, NFILES + 1), "ids out of range");
 }
 
-static long read_back(struct trace_reader *r, struct io_event *ev, struct io_fext *x,
-		      size_t cap)
+static long read_back(struct trace_reader *r, struct io_event *ev, struct io_fext *x, size_t cap)
 {
 	size_t got = 0;
 
@@ -182,18 +191,18 @@ static void test_roundtrip(void)
 	if (!r)
 		goto out;
 	CHECK(trace_reader__meta(r)->level == TRACE_LEVEL_FILE &&
-		      trace_reader__meta(r)->version == (1u << 16 | 1),
+		  trace_reader__meta(r)->version == (1u << 16 | 1),
 	      "level %u version %x", trace_reader__meta(r)->level, trace_reader__meta(r)->version);
 	CHECK(trace_reader__has_index(r) && trace_reader__event_count(r) == n &&
-		      trace_reader__chunk_count(r) == 11,
+		  trace_reader__chunk_count(r) == 11,
 	      "index, %zu chunks", trace_reader__chunk_count(r));
 	check_files(r);
 	CHECK(trace_reader__counter_count(r) == 3 &&
-		      !strcmp(trace_reader__counter(r, 2)->name, "files_outside") &&
-		      trace_reader__counter(r, 2)->value == 12345678901ull,
+		  !strcmp(trace_reader__counter(r, 2)->name, "files_outside") &&
+		  trace_reader__counter(r, 2)->value == 12345678901ull,
 	      "counters");
 	CHECK(trace_reader__next(r, &one, 1) == -EMEDIUMTYPE &&
-		      strstr(trace_reader__error(r), "file-level trace"),
+		  strstr(trace_reader__error(r), "file-level trace"),
 	      "block read of a file trace: %s", trace_reader__error(r));
 	got = read_back(r, back, xb, n);
 	CHECK(got == (long)n, "read %ld: %s", got, trace_reader__error(r));
@@ -268,9 +277,9 @@ static void test_refusals(void)
 	struct trace_meta m;
 	struct trace_writer *w;
 	struct trace_reader *r;
-	struct io_event e = { .queue_ns = 1, .issue_ns = IO_TS_NONE, .complete_ns = 2 };
-	struct io_fext x = { .file = 1 };
-	struct trace_file f = { .id = 2, .path = "/a" };
+	struct io_event e = {.queue_ns = 1, .issue_ns = IO_TS_NONE, .complete_ns = 2};
+	struct io_fext x = {.file = 1};
+	struct trace_file f = {.id = 2, .path = "/a"};
 	char path[256], why[512];
 
 	snprintf(path, sizeof(path), "%s/ref.ioreel", dir);
@@ -291,13 +300,13 @@ static void test_refusals(void)
 	/* A block trace read as file-level. */
 	trace_meta_init(&m, "record");
 	w = trace_writer__open(path, &m, NULL);
-	CHECK(w && trace_writer__add(w, &e, 1) == 0 && trace_writer__add_files(w, &f, 1) ==
-							     -EMEDIUMTYPE,
+	CHECK(w && trace_writer__add(w, &e, 1) == 0 &&
+		  trace_writer__add_files(w, &f, 1) == -EMEDIUMTYPE,
 	      "block writer");
 	trace_writer__close(w, NULL);
 	r = trace_reader__open(path, 0, why, sizeof(why));
 	CHECK(r && trace_reader__next_file(r, &e, &x, 1) == -EMEDIUMTYPE &&
-		      strstr(trace_reader__error(r), "block-level"),
+		  strstr(trace_reader__error(r), "block-level"),
 	      "file read of a block trace");
 	CHECK(r && trace_reader__next(r, &e, 1) == 1 && trace_reader__file_count(r) == 0,
 	      "block read");
