@@ -75,6 +75,7 @@ struct analysis {
 	struct trace_meta meta; /* copy; zeroed when none was given */
 	bool has_meta;
 	bool replay; /* meta.source starts with "replay": slat is lateness + submission */
+	bool unscheduled; /* closed-loop trace: times are the file order, so no runtime or rates */
 	struct analyze_opts opts;
 	double pct[AN_MAX_PCT];
 	unsigned int npct;
@@ -83,6 +84,7 @@ struct analysis {
 	uint64_t events;       /* events fed */
 	uint64_t included;     /* passed the filters */
 	uint64_t no_completion; /* included events without a completion time */
+	uint64_t clat_from_issue, clat_from_queue; /* where clat started (no issue time: queue) */
 	uint64_t first_ns, last_ns; /* span of the included events (first time .. last stamp) */
 	uint64_t dev_ios[TRACE_MAX_DEVICES];
 	uint64_t dev_bytes[TRACE_MAX_DEVICES];
@@ -144,6 +146,9 @@ const char *an_lat_bin_label(unsigned int i, const char **unit);
 const char *an_depth_label(unsigned int i);
 /* Block-size bin label into buf ("4k", "<=12k"...). */
 char *an_bs_label(unsigned int i, char *buf, size_t len);
+/* What clat, lat measure in this trace (analyze/README.md), for the reports to say. */
+const char *an_clat_meaning(const struct analysis *a);
+const char *an_lat_meaning(const struct analysis *a);
 /* Runtime in ns of the analysis (span of the included events), 0 when unknown. */
 uint64_t an_runtime_ns(const struct analysis *a);
 double an_iops(const struct analysis *a, const struct an_op *o);
@@ -153,8 +158,10 @@ uint64_t an_iv_percentile(const struct an_interval *iv, double p);
 uint64_t an_iv_total(const struct an_interval *iv);
 /* Aggregate over all groups into out (for compare and HTML, which work per trace). */
 void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out);
-/* Merge of the clat (or lat when clat is empty) of all ops and groups. */
+/* Merge of the lat (or clat when lat is empty: what --compare uses) of all ops and groups. */
 void an_total_lat(const struct analysis *a, struct hist *out);
+/* The same for one op. */
+void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out);
 
 /* Sets the grid's column width from the trace's last time (before any event is added). */
 void an_span_hint(struct analysis *a, uint64_t last_ns);

@@ -54,6 +54,25 @@ static const char *short_num(double v, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * What a trace is, for the comparison's "kind" column: a recording, a synthesized job, an
+ * import, or a replay's result and the mode it was replayed in (a timed replay answers "can
+ * the candidate absorb this load", a dep replay "how would this workload run there": the
+ * two are read side by side). Result traces say their mode in their source ("replay:dep").
+ */
+static const char *kind_of(const struct analysis *a)
+{
+	const char *s = a->has_meta ? a->meta.source : "";
+
+	if (!strncmp(s, "replay:", 7))
+		return s + 7;
+	if (!strncmp(s, "import", 6))
+		return "import";
+	if (!strcmp(s, "record"))
+		return "recorded";
+	return *s ? s : "?";
+}
+
 void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 {
 	char b[32];
@@ -63,8 +82,9 @@ void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 
 	fprintf(f, "Comparison (ratios against %s; latency = %s):\n", as[0]->name,
 		"queue to completion, or issue to completion when not recorded");
-	fprintf(f, "%-6s %-28s %10s %10s %12s %12s %7s %7s %7s %7s\n", "op", "trace", "IOPS",
-		"BW(MiB/s)", "avg lat(us)", "p99 lat(us)", "IOPS x", "BW x", "avg x", "p99 x");
+	fprintf(f, "%-6s %-28s %-8s %10s %10s %12s %12s %7s %7s %7s %7s\n", "op", "trace", "kind",
+		"IOPS", "BW(MiB/s)", "avg lat(us)", "p99 lat(us)", "IOPS x", "BW x", "avg x",
+		"p99 x");
 	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
 		if (!op_used(as, n, op))
 			continue;
@@ -75,8 +95,9 @@ void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 			row_of(as[t], op, &r);
 			const char *name = as[t]->name;
 			size_t len = strlen(name);
-			fprintf(f, "%-6s %-28s %10s %10.1f %12.1f %12.1f %7.2f %7.2f %7.2f %7.2f\n",
-				an_op_label(op), len > 28 ? name + len - 28 : name,
+			fprintf(f,
+				"%-6s %-28s %-8s %10s %10.1f %12.1f %12.1f %7.2f %7.2f %7.2f %7.2f\n",
+				an_op_label(op), len > 28 ? name + len - 28 : name, kind_of(as[t]),
 				short_num(r.iops, b, sizeof(b)), r.bw / 1048576.0, r.mean / 1e3,
 				r.p99 / 1e3, ratio(r.iops, base.iops), ratio(r.bw, base.bw),
 				ratio(r.mean, base.mean), ratio(r.p99, base.p99));
@@ -113,6 +134,8 @@ void an_json_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 			fprintf(f, "%s\n{\"trace\": ", first ? "" : ",");
 			first = false;
 			an_json_str(f, as[t]->name);
+			fprintf(f, ", \"kind\": ");
+			an_json_str(f, kind_of(as[t]));
 			fprintf(f, ", \"op\": \"%s\", \"total_ios\": %llu, \"iops\": %.6f, "
 				   "\"bw_bytes\": %.0f, \"lat_mean_ns\": %.3f, \"lat_p99_ns\": %.0f",
 				an_op_label(op), (unsigned long long)r.ios, r.iops, r.bw, r.mean, r.p99);

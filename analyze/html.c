@@ -2,8 +2,13 @@
 /*
  * `--html FILE`: one self-contained page (inline CSS and SVG, no script, nothing fetched) so a
  * report can be mailed, attached to a ticket or opened on an air-gapped test host.
- * Charts: IOPS and bandwidth over time, latency histogram, percentile curve, offset/time
+ * Charts: IOPS and bandwidth over time, latency histogram, percentile curves per op, offset/time
  * heatmap, block sizes; with several traces a comparison table and bars come first.
+ *
+ * Latency axes go logarithmic (whole decades) once the values span a decade: a candidate 50x
+ * slower than the others on a linear axis flattens them to a line on the floor, which hides
+ * exactly the comparison the page is for. Each op has its own percentile curves, because a
+ * flush (milliseconds) merged with reads (microseconds) describes neither.
  */
 #include <errno.h>
 #include <math.h>
@@ -47,7 +52,10 @@ static void html_esc(FILE *f, const char *s)
 	}
 }
 
-/* A chart frame: title, axes, and the y-axis top label. Coordinates inside are plot-relative. */
+/*
+ * A chart frame: title, axes, and for ymax >= 0 a linear y axis from 0 to ymax with its grid.
+ * Coordinates inside are plot-relative.
+ */
 static void svg_open(FILE *f, const char *kind, const char *title, const char *xlabel,
 		     const char *ylabel, double ymax)
 {
@@ -58,13 +66,14 @@ static void svg_open(FILE *f, const char *kind, const char *title, const char *x
 	html_esc(f, title);
 	fprintf(f, "</text>\n<g transform=\"translate(%d,%d)\">\n", ML, MT);
 	fprintf(f, "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>\n", PW, PH);
-	for (int k = 1; k < 4; k++)
-		fprintf(f, "<line class=\"grid\" x1=\"0\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", PW,
-			PH * k / 4, PH * k / 4);
-	if (ymax >= 0) /* < 0: the chart labels its own y axis */
+	if (ymax >= 0) { /* < 0: the chart draws its own y axis (yaxis_draw) and grid */
+		for (int k = 1; k < 4; k++)
+			fprintf(f, "<line class=\"grid\" x1=\"0\" x2=\"%d\" y1=\"%d\" "
+				   "y2=\"%d\"/>\n", PW, PH * k / 4, PH * k / 4);
 		fprintf(f, "<text x=\"-6\" y=\"4\" class=\"yl\">%.4g</text>"
 			   "<text x=\"-6\" y=\"%d\" class=\"yl\">0</text>\n",
 			ymax, PH + 4);
+	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">", PW / 2, PH + 28);
 	html_esc(f, xlabel);
 	fprintf(f, "</text><text transform=\"translate(-50,%d) rotate(-90)\" class=\"xl\">", PH / 2);
@@ -84,15 +93,93 @@ static void svg_xrange(FILE *f, const char *lo, const char *hi)
 		PH + 14, lo, PW, PH + 14, hi);
 }
 
+/* A y axis: linear from 0, or log10 over whole decades (latency charts, see the top). */
+struct yaxis {
+	bool log;
+	double lo, hi; /* the values at the bottom and the top of the plot */
+};
+
+static struct yaxis yaxis_linear(double hi)
+{
+	return (struct yaxis){ .log = false, .lo = 0, .hi = hi };
+}
+
+/* Fits an axis to values in [vmin, vmax] (vmin: the smallest one above 0). */
+static struct yaxis yaxis_fit(double vmin, double vmax)
+{
+	struct yaxis ax = yaxis_linear(vmax);
+
+	if (vmin > 0 && vmax >= 10 * vmin) {
+		ax.log = true;
+		ax.lo = pow(10, floor(log10(vmin)));
+		ax.hi = pow(10, ceil(log10(vmax)));
+		if (ax.lo > vmin / 3) /* the bar of the smallest value must still show */
+			ax.lo /= 10;
+	}
+	return ax;
+}
+
+/* The plot's y coordinate of v (0 at the top, PH at the bottom). */
+static double yaxis_y(const struct yaxis *ax, double v)
+{
+	double r;
+
+	if (ax->log)
+		r = v > ax->lo ? (log10(v) - log10(ax->lo)) / (log10(ax->hi) - log10(ax->lo)) : 0;
+	else
+		r = ax->hi > 0 ? v / ax->hi : 0;
+	return PH - (r > 1 ? 1 : r) * PH;
+}
+
+/* "850ns", "12us", "1.5ms", "2s": latency tick labels, 3 significant digits at most. */
+static const char *lat_label(double ns, char *buf, size_t len)
+{
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	unsigned int u = 0;
+
+	while (u < 3 && ns >= 999.5) {
+		ns /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.3g%s", ns, unit[u]);
+	return buf;
+}
+
+/* Grid and labels of a latency axis (values in ns): every decade when log, quarters else. */
+static void yaxis_draw(FILE *f, const struct yaxis *ax)
+{
+	char b[32];
+	unsigned int n = 0;
+	double v[16];
+
+	if (ax->log)
+		for (double d = ax->lo; d <= ax->hi * 1.001 && n < 16; d *= 10)
+			v[n++] = d;
+	else
+		for (n = 0; n <= 4; n++)
+			v[n] = ax->hi * n / 4;
+	fprintf(f, "<g class=\"yaxis\" data-scale=\"%s\">", ax->log ? "log" : "linear");
+	for (unsigned int i = 0; i < n; i++) {
+		double y = yaxis_y(ax, v[i]);
+
+		if (y > 0.5 && y < PH - 0.5)
+			fprintf(f, "<line class=\"grid\" x1=\"0\" x2=\"%d\" y1=\"%.1f\" "
+				   "y2=\"%.1f\"/>", PW, y, y);
+		fprintf(f, "<text x=\"-6\" y=\"%.1f\" class=\"yl\">%s</text>", y + 4,
+			v[i] > 0 ? lat_label(v[i], b, sizeof(b)) : "0");
+	}
+	fprintf(f, "</g>\n");
+}
+
 static void svg_path(FILE *f, const double *x, const double *y, unsigned int n, double xmax,
-		     double ymax, const char *colour)
+		     const struct yaxis *ax, const char *colour)
 {
 	if (!n)
 		return;
 	fprintf(f, "<path class=\"line\" stroke=\"%s\" d=\"", colour);
 	for (unsigned int i = 0; i < n; i++)
 		fprintf(f, "%c%.1f,%.1f", i ? 'L' : 'M', xmax > 0 ? x[i] / xmax * PW : 0,
-			PH - (ymax > 0 ? y[i] / ymax * PH : 0));
+			yaxis_y(ax, y[i]));
 	fprintf(f, "\"/>\n");
 }
 
@@ -100,13 +187,18 @@ static void svg_bars(FILE *f, const double *v, const char *const *labels, unsign
 		     double vmax, const char *colour)
 {
 	double bw = n ? (double)PW / n : 0;
+	size_t longest = 1;
 
+	for (unsigned int i = 0; i < n; i++)
+		longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
+	/* Labels that would overlap (about 6 px a character at 10 px) are thinned out. */
+	unsigned int step = bw > 0 ? (unsigned int)ceil((6.0 * (double)longest + 6) / bw) : 1;
 	for (unsigned int i = 0; i < n; i++) {
 		double h = vmax > 0 ? v[i] / vmax * PH : 0;
 		fprintf(f, "<rect class=\"bar\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			   "height=\"%.1f\"><title>%s: %.6g</title></rect>\n",
 			colour, i * bw + bw * 0.1, PH - h, bw * 0.8, h, labels[i], v[i]);
-		if (n <= 24 || i % (n / 12 + 1) == 0)
+		if (i % (step ? step : 1) == 0)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\" text-anchor=\"middle\">%s"
 				   "</text>\n",
 				i * bw + bw / 2, PH + 14, labels[i]);
@@ -178,8 +270,9 @@ static void chart_rates(FILE *f, const struct analysis *const *as, unsigned int 
 		svg_xrange(f, "0", hi);
 		for (unsigned int t = 0; t < n; t++) {
 			double *b = x + (size_t)t * 3 * CAP;
-			svg_path(f, b, b + (which ? 2 : 1) * CAP, len[t], xm, which ? bm : im,
-				 colours[t % 8]);
+			struct yaxis ax = yaxis_linear(which ? bm : im);
+
+			svg_path(f, b, b + (which ? 2 : 1) * CAP, len[t], xm, &ax, colours[t % 8]);
 		}
 		svg_close(f);
 	}
@@ -188,62 +281,118 @@ out:
 	free(len);
 }
 
-static void chart_latency(FILE *f, const struct analysis *const *as, unsigned int n)
+/* The ops any of the traces has latencies for, in op order; returns how many. */
+static unsigned int lat_ops(const struct analysis *const *as, unsigned int n, struct hist *h,
+			    unsigned int *ops)
 {
-	struct hist *h = malloc(sizeof(*h) * n);
-	double hv[64], px[101], py[101], ym = 0;
-	char lab[64][16];
-	const char *labels[64];
+	unsigned int k = 0;
 
-	if (!h)
-		return;
-	for (unsigned int t = 0; t < n; t++) {
-		an_total_lat(as[t], &h[t]);
-		if (h[t].count)
-			ym = fmax(ym, (double)hist_percentile(&h[t], 99.99) / 1e3);
+	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
+		for (unsigned int t = 0; t < n; t++) {
+			an_op_lat(as[t], op, h);
+			if (h->count) {
+				ops[k++] = op;
+				break;
+			}
+		}
 	}
-	/* Histogram of the first trace by power-of-two group (the log-linear groups merged). */
+	return k;
+}
+
+/* Histogram of the first trace, by power-of-two group (the log-linear groups merged). */
+static void chart_lathist(FILE *f, const struct analysis *a, struct hist *h)
+{
+	double hv[64];
+	char lab[64][16], title[320];
+	const char *labels[64];
 	unsigned int lo = 64, hi = 0;
+
+	an_total_lat(a, h);
 	memset(hv, 0, sizeof(hv));
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
-		if (!h[0].bucket[i])
+		if (!h->bucket[i])
 			continue;
 		unsigned int g = 63 - __builtin_clzll(hist_bucket_low(i) | 1);
-		hv[g] += (double)h[0].bucket[i];
+		hv[g] += (double)h->bucket[i];
 		lo = g < lo ? g : lo;
 		hi = g > hi ? g : hi;
 	}
 	if (lo > hi)
 		lo = hi = 0;
-	for (unsigned int g = lo; g <= hi; g++) {
-		char b[16];
-		snprintf(lab[g], sizeof(lab[g]), "%s", fmt_ns(1ULL << g, b, sizeof(b)));
-		labels[g] = lab[g];
-	}
-	svg_open(f, "lathist", "Latency histogram (I/Os per power-of-two bucket)", "latency",
-		 "I/Os", vmax(hv + lo, hi - lo + 1));
+	for (unsigned int g = lo; g <= hi; g++)
+		labels[g] = lat_label((double)(1ULL << g), lab[g], sizeof(lab[g]));
+	snprintf(title, sizeof(title), "Latency histogram of %s (I/Os per power of two)", a->name);
+	svg_open(f, "lathist", title, "latency, all ops", "I/Os", vmax(hv + lo, hi - lo + 1));
 	svg_bars(f, hv + lo, labels + lo, hi - lo + 1, vmax(hv + lo, hi - lo + 1), colours[0]);
 	svg_close(f);
+}
 
-	/* Percentile curve: x is -log10(1 - p) so the tail (99, 99.9, 99.99) gets room. */
-	svg_open(f, "pctcurve", "Latency percentiles", "percentile", "latency (us)", ym);
-	fprintf(f, "<text x=\"0\" y=\"%d\" class=\"xt\">0</text>", PH + 14);
-	const char *tick[] = { "90", "99", "99.9", "99.99" };
-	for (int k = 1; k <= 4; k++)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xt\" text-anchor=\"middle\">%s</text>",
-			PW * k / 4, PH + 14, tick[k - 1]);
-	fprintf(f, "\n");
-	for (unsigned int t = 0; t < n; t++) {
-		if (!h[t].count)
-			continue;
-		for (unsigned int k = 0; k <= 100; k++) {
-			double xx = 4.0 * k / 100;
-			px[k] = xx;
-			py[k] = (double)hist_percentile(&h[t], 100.0 * (1 - pow(10, -xx))) / 1e3;
+/*
+ * One chart per op, one curve per trace. x is -log10(1 - p), so the tail (99, 99.9, 99.99)
+ * gets as much room as the body; y is logarithmic when the curves span a decade.
+ */
+static void chart_percentiles(FILE *f, const struct analysis *const *as, unsigned int n,
+			      struct hist *h)
+{
+	enum { NP = 101 };
+	double px[NP], *py = malloc(sizeof(double) * NP * n);
+	bool *has = calloc(n, sizeof(*has));
+	unsigned int ops[IO_OP__COUNT], nops = lat_ops(as, n, h, ops);
+	char kind[32], title[64];
+
+	if (!py || !has)
+		goto out;
+	for (unsigned int k = 0; k < NP; k++)
+		px[k] = 4.0 * k / (NP - 1);
+	for (unsigned int i = 0; i < nops; i++) {
+		double lo = INFINITY, hi = 0;
+
+		for (unsigned int t = 0; t < n; t++) {
+			an_op_lat(as[t], ops[i], h);
+			has[t] = h->count > 0;
+			for (unsigned int k = 0; has[t] && k < NP; k++) {
+				double p = 100.0 * (1 - pow(10, -px[k]));
+				double v = (double)hist_percentile(h, p);
+
+				py[t * NP + k] = v;
+				lo = v > 0 && v < lo ? v : lo;
+				hi = v > hi ? v : hi;
+			}
 		}
-		svg_path(f, px, py, 101, 4, ym, colours[t % 8]);
+		struct yaxis ax = yaxis_fit(lo, hi);
+
+		snprintf(kind, sizeof(kind), "pct-%s", an_op_label(ops[i]));
+		snprintf(title, sizeof(title), "Latency percentiles: %s", an_op_label(ops[i]));
+		svg_open(f, kind, title, "percentile",
+			 ax.log ? "latency (log scale)" : "latency", -1);
+		yaxis_draw(f, &ax);
+		fprintf(f, "<text x=\"0\" y=\"%d\" class=\"xt\">0</text>", PH + 14);
+		const char *tick[] = { "90", "99", "99.9", "99.99" };
+		for (int k = 1; k <= 4; k++)
+			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xt\" text-anchor=\"middle\">%s"
+				   "</text>", PW * k / 4, PH + 14, tick[k - 1]);
+		fprintf(f, "\n");
+		for (unsigned int t = 0; t < n; t++)
+			if (has[t])
+				svg_path(f, px, py + t * NP, NP, 4, &ax, colours[t % 8]);
+		svg_close(f);
 	}
-	svg_close(f);
+out:
+	free(py);
+	free(has);
+}
+
+static void chart_latency(FILE *f, const struct analysis *const *as, unsigned int n)
+{
+	struct hist *h = malloc(sizeof(*h));
+
+	if (!h)
+		return;
+	fprintf(f, "<p class=\"note\">Latency is what the application waited: from queue time (a "
+		   "replay: the I/O's deadline) to completion, or from issue where a trace has no "
+		   "queue time.</p>\n");
+	chart_lathist(f, as[0], h);
+	chart_percentiles(f, as, n, h);
 	free(h);
 }
 
@@ -341,6 +490,51 @@ static void table(FILE *f, const struct analysis *const *as, unsigned int n)
 	fprintf(f, "</table>\n");
 }
 
+/* p99 latency of each op, a bar per trace in its colour; log scale when they span a decade. */
+static void chart_p99(FILE *f, const struct analysis *const *as, unsigned int n, struct hist *h)
+{
+	unsigned int ops[IO_OP__COUNT], nops = lat_ops(as, n, h, ops);
+	double *v = calloc((size_t)IO_OP__COUNT * n, sizeof(double)), lo = INFINITY, hi = 0;
+	char b[32];
+
+	if (!v)
+		return;
+	for (unsigned int i = 0; i < nops; i++) {
+		for (unsigned int t = 0; t < n; t++) {
+			an_op_lat(as[t], ops[i], h);
+			double p = (double)hist_percentile(h, 99);
+
+			v[i * n + t] = h->count ? p : 0;
+			lo = h->count && p > 0 && p < lo ? p : lo;
+			hi = p > hi ? p : hi;
+		}
+	}
+	struct yaxis ax = yaxis_fit(lo, hi);
+
+	svg_open(f, "cmp-p99", "p99 latency per op and trace", "op",
+		 ax.log ? "p99 latency (log scale)" : "p99 latency", -1);
+	yaxis_draw(f, &ax);
+	double gw = nops ? (double)PW / nops : 0, bw = n ? gw * 0.8 / n : 0;
+	for (unsigned int i = 0; i < nops; i++) {
+		for (unsigned int t = 0; t < n; t++) {
+			double x = i * gw + gw * 0.1 + t * bw, y = yaxis_y(&ax, v[i * n + t]);
+
+			if (v[i * n + t] <= 0)
+				continue;
+			fprintf(f, "<rect class=\"bar\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+				   "width=\"%.1f\" height=\"%.1f\"><title>", colours[t % 8], x, y,
+				bw * 0.9, PH - y);
+			html_esc(f, as[t]->name);
+			fprintf(f, " %s p99: %s</title></rect>\n", an_op_label(ops[i]),
+				lat_label(v[i * n + t], b, sizeof(b)));
+		}
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\" text-anchor=\"middle\">%s"
+			   "</text>\n", i * gw + gw / 2, PH + 14, an_op_label(ops[i]));
+	}
+	svg_close(f);
+	free(v);
+}
+
 static void compare_bars(FILE *f, const struct analysis *const *as, unsigned int n)
 {
 	double *v = calloc(n, sizeof(double));
@@ -361,13 +555,7 @@ static void compare_bars(FILE *f, const struct analysis *const *as, unsigned int
 	svg_open(f, "cmp-iops", "IOPS per trace (all ops)", "trace", "IOPS", vmax(v, n));
 	svg_bars(f, v, labels, n, vmax(v, n), colours[0]);
 	svg_close(f);
-	for (unsigned int k = 0; k < n; k++) {
-		an_total_lat(as[k], h);
-		v[k] = (double)hist_percentile(h, 99) / 1e3;
-	}
-	svg_open(f, "cmp-p99", "p99 latency per trace", "trace", "us", vmax(v, n));
-	svg_bars(f, v, labels, n, vmax(v, n), colours[1]);
-	svg_close(f);
+	chart_p99(f, as, n, h);
 out:
 	free(v);
 	free(labels);
@@ -388,7 +576,7 @@ int an_html(const struct analysis *const *as, unsigned int n, FILE *f)
 		   ".t{font-weight:bold;font-size:13px}.yl{text-anchor:end;font-size:11px}"
 		   ".xl{text-anchor:middle;font-size:11px}.xt{font-size:10px}"
 		   "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
-		   "text-align:right}pre{background:#f4f4f4;padding:8px}\n"
+		   "text-align:right}pre{background:#f4f4f4;padding:8px}.note{color:#555}\n"
 		   "</style></head><body>\n<h1>ioreel analyze</h1>\n");
 	fprintf(f, "<p>");
 	for (unsigned int k = 0; k < n; k++) {

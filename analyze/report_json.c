@@ -10,7 +10,8 @@
 #include "analyze/report.h"
 #include "util/cli.h"
 
-#define IOREEL_SCHEMA 1
+/* 2: clat_ns counts from queue time when an I/O has no issue time (bio level), times added */
+#define IOREEL_SCHEMA 2
 
 static void json_stat(FILE *f, const char *key, const struct hist *h, const struct analysis *a,
 		      bool pct)
@@ -97,11 +98,13 @@ static void json_job(FILE *f, const struct analysis *a, const struct an_group *g
 	fprintf(f, ", \"ioreel\": {\"trace\": ");
 	an_json_str(f, a->name);
 	fprintf(f, ", \"events\": %llu, \"duration_ns\": %llu, \"first_ns\": %llu, "
-		   "\"depth_approximate\": %s, \"slat_meaning\": \"%s\", \"write_zeroes\": ",
+		   "\"depth_approximate\": %s, \"slat_meaning\": \"%s\", \"clat_meaning\": \"%s\", "
+		   "\"lat_meaning\": \"%s\", \"write_zeroes\": ",
 		(unsigned long long)g->events, (unsigned long long)an_runtime_ns(a),
 		(unsigned long long)(g->first_ns == UINT64_MAX ? 0 : g->first_ns),
 		a->depth_approx ? "true" : "false",
-		a->replay ? "lateness+submission (deadline to submit)" : "queue to issue");
+		a->replay ? "lateness+submission (deadline to submit)" : "queue to issue",
+		an_clat_meaning(a), an_lat_meaning(a));
 	json_dir(f, a, &g->op[IO_OP_WRITE_ZEROES]);
 	fprintf(f, ", \"ops\": {");
 	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
@@ -131,6 +134,7 @@ static void json_trace(FILE *f, const struct analysis *a)
 	an_json_str(f, a->has_meta ? a->meta.source : "");
 	fprintf(f, ", \"host\": ");
 	an_json_str(f, a->has_meta ? a->meta.host : "");
+	fprintf(f, ", \"times\": \"%s\"", a->unscheduled ? "order" : "schedule");
 	fprintf(f, ", \"genesis_realtime_ns\": %llu, \"events\": %llu, \"analysed\": %llu, "
 		   "\"no_completion\": %llu, \"damaged_chunks\": %llu, \"duration_ns\": %llu, "
 		   "\"first_ns\": %llu, \"devices\": [",

@@ -97,8 +97,10 @@ static void show_op(FILE *f, const struct analysis *a, const struct an_op *o, un
 		fprintf(f, "  %5s: IOPS=%s, BW=%s/s (%s/s)(%s/%.0fmsec)\n", an_op_label(op), iops, bw,
 			bwd, io, (double)rt / 1e6);
 	else
-		fprintf(f, "  %5s: IOPS=n/a, BW=n/a (runtime unknown: no time span)(%s, %llu I/Os)\n",
-			an_op_label(op), io, (unsigned long long)o->ios);
+		fprintf(f, "  %5s: IOPS=n/a, BW=n/a (%s)(%s, %llu I/Os)\n", an_op_label(op),
+			a->unscheduled ? "closed-loop trace: its times are an order, not a schedule"
+				       : "runtime unknown: no time span",
+			io, (unsigned long long)o->ios);
 	show_lat(f, a->replay ? "late" : "slat", &o->slat);
 	show_lat(f, "clat", &o->clat);
 	show_lat(f, " lat", &o->lat);
@@ -178,6 +180,12 @@ static void show_group(FILE *f, const struct analysis *a, const struct an_group 
 	if (a->replay)
 		fprintf(f, "    (replay trace: \"late\" = lateness + submission, from the I/O's "
 			   "deadline to its submission)\n");
+	if (a->clat_from_queue && !a->clat_from_issue)
+		fprintf(f, "    (clat = lat, queue to completion: the trace has no issue times, as "
+			   "at bio level)\n");
+	else if (a->clat_from_queue)
+		fprintf(f, "    (clat: issue to completion; queue to completion for I/Os "
+			   "without an issue time, such as flushes at request level)\n");
 	if (nlat) {
 		show_pct_row(f, "  lat (nsec)   : ", lat, 10, nlat, lat_ns_label);
 		show_pct_row(f, "  lat (usec)   : ", lat + 10, 10, nlat, lat_us_label);
@@ -281,11 +289,16 @@ void analysis__print_text(const struct analysis *a, FILE *f)
 		for (const char *p = an_op_label(op); *p && n + 1 < sizeof(up); p++)
 			up[n++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
 		up[n] = 0;
+		num3((double)t.bytes, 1024, bin_units, b3, sizeof(b3));
+		num3((double)t.bytes, 1000, dec_units, b4, sizeof(b4));
+		if (!rt) {
+			fprintf(f, "  %5s: bw=n/a, io=%s (%s), run=n/a\n", up, b3, b4);
+			continue;
+		}
 		fprintf(f, "  %5s: bw=%s/s (%s/s), io=%s (%s), run=%.0fmsec\n", up,
 			num3(an_bw_bytes(a, &t), 1024, bin_units, b1, sizeof(b1)),
-			num3(an_bw_bytes(a, &t), 1000, dec_units, b2, sizeof(b2)),
-			num3((double)t.bytes, 1024, bin_units, b3, sizeof(b3)),
-			num3((double)t.bytes, 1000, dec_units, b4, sizeof(b4)), (double)rt / 1e6);
+			num3(an_bw_bytes(a, &t), 1000, dec_units, b2, sizeof(b2)), b3, b4,
+			(double)rt / 1e6);
 	}
 	if (a->iv && a->iv_len)
 		show_intervals(f, a);

@@ -93,6 +93,7 @@ struct analysis *analysis__new(const struct analyze_opts *opts, const struct tra
 		a->meta = *meta;
 		a->has_meta = true;
 		a->replay = !strncmp(meta->source, "replay", 6);
+		a->unscheduled = meta->mode == TRACE_MODE_CLOSED;
 	}
 	a->first_ns = UINT64_MAX;
 	if (a->opts.interval_ns) {
@@ -549,8 +550,19 @@ static void add_one(struct analysis *a, const struct io_event *e)
 	if (q != IO_TS_NONE && i != IO_TS_NONE && i >= q)
 		fast_add(&o->slat, &o->slat_s, i - q);
 	if (c != IO_TS_NONE) {
-		if (i != IO_TS_NONE && c >= i)
+		/*
+		 * clat starts at issue. Without an issue time (bio level, flush requests, MSR) the
+		 * I/O went to the kernel at queue time and nothing separate was seen after: fio's
+		 * clat, from its submit call to completion, is then queue to completion, so clat
+		 * holds it too and a fio reader finds it under clat_ns (analyze/README.md).
+		 */
+		if (i != IO_TS_NONE && c >= i) {
 			fast_add(&o->clat, &o->clat_s, c - i);
+			a->clat_from_issue++;
+		} else if (i == IO_TS_NONE && q != IO_TS_NONE && c >= q) {
+			fast_add(&o->clat, &o->clat_s, c - q);
+			a->clat_from_queue++;
+		}
 		if (q != IO_TS_NONE && c >= q) {
 			lat = c - q;
 			has_lat = true;
@@ -601,8 +613,24 @@ void analysis__add(struct analysis *a, const struct io_event *ev, size_t n)
 
 uint64_t an_runtime_ns(const struct analysis *a)
 {
+	if (a->unscheduled)
+		return 0; /* the span of positions in a file is no runtime (synth/PRESETS.md) */
 	return a->first_ns != UINT64_MAX && a->last_ns > a->first_ns ? a->last_ns - a->first_ns
 								      : 0;
+}
+
+const char *an_clat_meaning(const struct analysis *a)
+{
+	if (!a->clat_from_queue)
+		return "issue to completion";
+	if (!a->clat_from_issue)
+		return "queue to completion (no issue time recorded)";
+	return "issue to completion, or queue to completion without an issue time";
+}
+
+const char *an_lat_meaning(const struct analysis *a)
+{
+	return a->replay ? "deadline to completion" : "queue to completion";
 }
 
 double an_iops(const struct analysis *a, const struct an_op *o)
@@ -645,16 +673,30 @@ void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out)
 	}
 }
 
+/* What the application waited: lat (queue or deadline to completion), else clat (compare.c). */
+static const struct hist *waited(const struct an_op *o)
+{
+	return o->lat.count ? &o->lat : &o->clat;
+}
+
+void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out)
+{
+	hist_init(out);
+	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
+		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
+			continue;
+		hist_merge(out, waited(&a->groups[k].op[op]));
+	}
+}
+
 void an_total_lat(const struct analysis *a, struct hist *out)
 {
 	hist_init(out);
 	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
 		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
 			continue;
-		for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
-			const struct an_op *o = &a->groups[k].op[op];
-			hist_merge(out, o->clat.count ? &o->clat : &o->lat);
-		}
+		for (unsigned int op = 0; op < IO_OP__COUNT; op++)
+			hist_merge(out, waited(&a->groups[k].op[op]));
 	}
 }
 

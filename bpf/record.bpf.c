@@ -31,6 +31,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* REQ_OP_BITS is a #define (not in BTF); it has been 8 since v4.10 (commit ef295ecf090d). */
 #define REQ_OP_MASK ((1u << 8) - 1)
+/* PF_KTHREAD is a #define too (include/linux/sched.h), unchanged since v2.6.x. */
+#define PF_KTHREAD 0x00200000
 
 /* Filters and tuning, set by record/ before load. */
 const volatile __u32 filter_tgid = 0;

@@ -27,6 +27,7 @@ enum rec_flag {
 	REC_F_PREFLUSH = 1 << 2,
 	REC_F_META = 1 << 3,
 	REC_F_READAHEAD = 1 << 4,
+	REC_F_KTHREAD = 1 << 5, /* queued by a kernel thread (PF_KTHREAD): kworker, jbd2, ... */
 };
 
 /* One recorded whole disk (the BPF side's dev_tab, read-only once loaded). */

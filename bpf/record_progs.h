@@ -48,6 +48,15 @@ static __always_inline void P(fill)(struct rec_event *e, __u64 now, __u32 dev, _
 	e->status = 0;
 	e->cpu = bpf_get_smp_processor_id();
 	e->op = op;
+	/* Kernel threads from task->flags, not from their names: dependency-aware replay tells a
+	 * database thread (closed loop) from a kworker or jbd2 (include/linux/sched.h). */
+#if RAW
+	if (BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags) & PF_KTHREAD)
+		flags |= REC_F_KTHREAD;
+#else
+	if (task->flags & PF_KTHREAD)
+		flags |= REC_F_KTHREAD;
+#endif
 	e->flags = flags;
 #if RAW
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
@@ -227,7 +236,7 @@ static __always_inline int P(on_issue)(struct request *rq, bool renew)
 	__u32 bytes = RD(rq, __data_len);
 	struct rec_event *inf;
 	struct inflight_ref r;
-	__u8 kept;
+	__u8 kept, thread;
 
 	if (!find(key, &r)) {
 		if (P(is_flush_machinery)(rq))
@@ -242,12 +251,15 @@ static __always_inline int P(on_issue)(struct request *rq, bool renew)
 	}
 	inf = r.e;
 	/* blk_insert_flush() strips PREFLUSH/FUA from a request it sequences: keep what the
-	 * submitter asked for (seen at block_io_start), it is what a replay must ask again. */
+	 * submitter asked for (seen at block_io_start), it is what a replay must ask again.
+	 * Whether a kernel thread queued it is the submitter's, too (issue may run elsewhere). */
 	kept = inf->flags & (REC_F_PREFLUSH | REC_F_FUA);
+	thread = inf->flags & REC_F_KTHREAD;
 	inf->issue_ns = bpf_ktime_get_ns();
 	inf->sector = RD(rq, __sector);
 	inf->bytes = bytes;
 	decode_opf(RD(rq, cmd_flags), bytes, &inf->op, &inf->flags);
+	inf->flags |= thread;
 	if (inf->op == REC_OP_WRITE)
 		inf->flags |= kept;
 	return 0;

@@ -19,6 +19,8 @@
 
 static void usage(FILE *o)
 {
+	char known[256];
+
 	fprintf(o,
 		"usage: ioreel convert IN OUT [--from FMT] [--to FMT] [--device NAME] [--salvage]\n"
 		"                      [--window N] [--json]\n"
@@ -57,6 +59,19 @@ static void usage(FILE *o)
 		"  fio --name=r --read_iolog=replay.iolog --ioengine=libaio --direct=1\n"
 		"  ioreel convert trace.ioreel - --to csv | head\n",
 		IMPORT_WINDOW_DEFAULT);
+	fprintf(o, "\nFile name suffixes known (OUT: those of ioreel, fio3, csv, json):\n  %s\n",
+		conv_fmt_suffixes(NULL, known, sizeof(known)));
+}
+
+static bool writable(enum conv_fmt f)
+{
+	return f == CONV_IOREEL || f == CONV_FIO3 || f == CONV_FIO || f == CONV_CSV ||
+	       f == CONV_JSON;
+}
+
+static bool readable(enum conv_fmt f)
+{
+	return f != CONV_NONE && f != CONV_JSON;
 }
 
 struct conv {
@@ -384,7 +399,7 @@ int cmd_convert(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "f:t:d:sw:jh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
-			if ((cv->from = conv_fmt_parse(optarg)) == CONV_NONE || cv->from == CONV_JSON) {
+			if (!readable(cv->from = conv_fmt_parse(optarg))) {
 				cli_error("--from %s: unknown input format (fio, fio2, fio3, blktrace, "
 					  "msr, alibaba, csv, ioreel)", optarg);
 				goto usage;
@@ -392,8 +407,7 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 't':
 			cv->to = conv_fmt_parse(optarg);
-			if (cv->to == CONV_FIO2 || cv->to == CONV_BLKTRACE || cv->to == CONV_MSR ||
-			    cv->to == CONV_ALIBABA || cv->to == CONV_NONE) {
+			if (!writable(cv->to)) {
 				cli_error("--to %s: cannot write that format (fio3, csv, json, ioreel)",
 					  optarg);
 				goto usage;
@@ -434,12 +448,23 @@ int cmd_convert(int argc, char **argv)
 	}
 	cv->in_path = argv[optind];
 	cv->out_path = argv[optind + 1];
-	if (!cv->to)
-		cv->to = strcmp(cv->out_path, "-") ? conv_fmt_from_name(cv->out_path) : CONV_NONE;
 	if (!cv->to) {
-		cli_error("%s: cannot tell the output format from the name: give --to "
-			  "(ioreel, fio3, csv, json)", cv->out_path);
-		goto usage;
+		char known[256];
+
+		cv->to = strcmp(cv->out_path, "-") ? conv_fmt_from_name(cv->out_path) : CONV_NONE;
+		conv_fmt_suffixes(writable, known, sizeof(known));
+		if (!cv->to) {
+			cli_error("%s: cannot tell the output format from the name; known "
+				  "suffixes: %s; or give --to (ioreel, fio3, csv, json)",
+				  cv->out_path, known);
+			goto usage;
+		}
+		if (!writable(cv->to)) {
+			cli_error("%s: the name says %s, which convert reads but cannot "
+				  "write; use a suffix it writes (%s) or give --to (ioreel, "
+				  "fio3, csv, json)", cv->out_path, conv_fmt_name(cv->to), known);
+			goto usage;
+		}
 	}
 	if (cv->to == CONV_IOREEL && !strcmp(cv->out_path, "-")) {
 		cli_error("a .ioreel trace cannot go to stdout (its index is written last)");
@@ -460,10 +485,20 @@ int cmd_convert(int argc, char **argv)
 		cv->from = conv_fmt_sniff(head, n);
 		if (!cv->from)
 			cv->from = conv_fmt_from_name(cv->in_path);
-		if (!cv->from || cv->from == CONV_JSON) {
-			snprintf(cv->err, sizeof(cv->err), "%s: %s; give --from (fio, blktrace, msr, "
-				 "alibaba, csv, ioreel)", cv->in_path,
-				 n ? "cannot tell the input format" : "empty file");
+		if (!readable(cv->from)) {
+			char known[256];
+
+			conv_fmt_suffixes(readable, known, sizeof(known));
+			if (n)
+				snprintf(cv->err, sizeof(cv->err),
+					 "%s: cannot tell the input format from its first bytes "
+					 "or its name (known suffixes: %s); give --from (fio, "
+					 "blktrace, msr, alibaba, csv, ioreel)",
+					 cv->in_path, known);
+			else
+				snprintf(cv->err, sizeof(cv->err),
+					 "%s: empty file; give --from (fio, blktrace, msr, "
+					 "alibaba, csv, ioreel)", cv->in_path);
 			goto fail;
 		}
 		rewind(in);

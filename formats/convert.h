@@ -38,6 +38,9 @@ enum conv_fmt conv_fmt_parse(const char *name);
 enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len);
 /* Guess from a file name's extension; CONV_NONE if unsure. */
 enum conv_fmt conv_fmt_from_name(const char *path);
+/* The suffixes conv_fmt_from_name() knows, of the formats keep() accepts (NULL: all), as
+ * ".iolog .log .fio .v3 (fio3), .csv (csv)" for messages. Returns buf. */
+char *conv_fmt_suffixes(bool (*keep)(enum conv_fmt), char *buf, size_t len);
 
 /* Longest text line an importer accepts (longer lines are an error, not an allocation). */
 #define IMPORT_LINE_MAX 4096

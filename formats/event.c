@@ -10,7 +10,8 @@ static const char *const op_names[IO_OP__COUNT] = {
 	[IO_OP_WRITE_ZEROES] = "write-zeroes",
 };
 
-static const char *const flag_names[] = { "sync", "fua", "preflush", "meta", "readahead" };
+static const char *const flag_names[] = { "sync",	   "fua",	"preflush",
+					  "meta",	   "readahead", "kthread" };
 
 const char *io_op_name(unsigned int op)
 {

@@ -27,7 +27,8 @@ enum io_flag {
 	IO_F_PREFLUSH = 1 << 2,
 	IO_F_META = 1 << 3,
 	IO_F_READAHEAD = 1 << 4,
-	IO_F__ALL = (1 << 5) - 1
+	IO_F_KTHREAD = 1 << 5, /* recorded: queued by a kernel thread (kworker, jbd2, xfs log) */
+	IO_F__ALL = (1 << 6) - 1
 };
 
 #define IO_COMM_LEN 16

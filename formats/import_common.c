@@ -30,16 +30,22 @@ enum conv_fmt conv_fmt_parse(const char *name)
 	return CONV_NONE;
 }
 
+/*
+ * File name suffixes, longest match wins by order. fio users name their logs .iolog, .log or
+ * after the version (.v3); when reading, the "fio version N iolog" line decides first anyway.
+ */
+static const struct {
+	const char *ext;
+	enum conv_fmt fmt;
+} exts[] = {
+	{ ".ioreel", CONV_IOREEL }, { ".iolog", CONV_FIO3 },  { ".log", CONV_FIO3 },
+	{ ".fio", CONV_FIO3 },	    { ".v3", CONV_FIO3 },     { ".v2", CONV_FIO2 },
+	{ ".blktrace", CONV_BLKTRACE }, { ".bin", CONV_BLKTRACE }, { ".csv", CONV_CSV },
+	{ ".jsonl", CONV_JSON },    { ".json", CONV_JSON },   { ".ndjson", CONV_JSON },
+};
+
 enum conv_fmt conv_fmt_from_name(const char *path)
 {
-	static const struct {
-		const char *ext;
-		enum conv_fmt fmt;
-	} exts[] = {
-		{ ".ioreel", CONV_IOREEL }, { ".csv", CONV_CSV },	   { ".jsonl", CONV_JSON },
-		{ ".json", CONV_JSON },	    { ".ndjson", CONV_JSON },	   { ".iolog", CONV_FIO3 }, { ".log", CONV_FIO3 },
-		{ ".fio", CONV_FIO3 },	    { ".blktrace", CONV_BLKTRACE }, { ".bin", CONV_BLKTRACE },
-	};
 	size_t n = strlen(path);
 
 	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
@@ -51,6 +57,33 @@ enum conv_fmt conv_fmt_from_name(const char *path)
 	if (strstr(path, ".blktrace."))
 		return CONV_BLKTRACE;
 	return CONV_NONE;
+}
+
+char *conv_fmt_suffixes(bool (*keep)(enum conv_fmt), char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	/* grouped by format, in the order the formats first appear in the table */
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t first = 0;
+
+		while (exts[first].fmt != exts[i].fmt)
+			first++;
+		if (first != i || (keep && !keep(exts[i].fmt)))
+			continue;
+		for (size_t k = i; k < sizeof(exts) / sizeof(exts[0]); k++)
+			if (exts[k].fmt == exts[i].fmt && used < len)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s",
+							 k == i ? (used ? ", " : "") : " ",
+							 exts[k].ext);
+		if (exts[i].fmt == CONV_BLKTRACE && used < len)
+			used += (size_t)snprintf(buf + used, len - used, " .blktrace.N");
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, " (%s)",
+						 conv_fmt_name(exts[i].fmt));
+	}
+	return buf;
 }
 
 static bool all_digits(const char *s)

@@ -2,6 +2,11 @@
 /*
  * `ioreel info FILE`: what a trace holds (header, devices, counts per op, span, rates) and
  * what it costs on disk. Reads every event, so it also checks every chunk.
+ *
+ * A closed-loop trace (synthesized fio-like jobs) has no schedule: its queue times are the
+ * events' positions in the file (synth/PRESETS.md), so a span and a mean rate of those would be
+ * nonsense (800000 I/Os "in 800 us"). For it, info says what the replayer will do instead:
+ * the streams and their depths, the I/Os of a pass, and how long the replay runs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,7 +21,14 @@
 struct info {
 	uint64_t events, ops[IO_OP__COUNT], op_bytes[IO_OP__COUNT], errors;
 	uint64_t first, last; /* earliest and latest timestamp present */
+	uint64_t stream_ios[TRACE_MAX_STREAMS]; /* closed loop: I/Os of each stream in a pass */
 };
+
+/* The trace's times are a schedule (timed), or only an order (closed loop). */
+static bool is_scheduled(const struct trace_meta *m)
+{
+	return m->mode != TRACE_MODE_CLOSED;
+}
 
 static void usage(FILE *f)
 {
@@ -24,6 +36,8 @@ static void usage(FILE *f)
 		   "Describes a trace: header (source, host, kernel, options), devices, events per\n"
 		   "op, time span, mean IOPS and bandwidth, chunks, bytes on disk per event, whether\n"
 		   "the index was present (absent: the writer was killed) and dropped I/Os.\n"
+		   "A closed-loop trace (ioreel synth without a rate) has no schedule: for it, info\n"
+		   "gives the streams, their depths, the I/Os of a pass and how long a replay runs.\n"
 		   "A file-level trace (record --level file): calls per op and interface, its files,\n"
 		   "what was dropped and what was seen but not recorded (uncovered).\n\n"
 		   "  --json      one JSON object on stdout\n"
@@ -74,6 +88,8 @@ static int scan_events(struct trace_reader *r, struct info *in)
 			in->ops[e->op]++; /* the reader guarantees op < IO_OP__COUNT */
 			in->op_bytes[e->op] += e->length;
 			in->errors += e->error != 0;
+			if (e->stream < TRACE_MAX_STREAMS)
+				in->stream_ios[e->stream]++;
 			see(in, e->queue_ns);
 			see(in, e->issue_ns);
 			see(in, e->complete_ns);
@@ -83,6 +99,107 @@ static int scan_events(struct trace_reader *r, struct info *in)
 	if (in->first == UINT64_MAX)
 		in->first = in->last = 0;
 	return n < 0 ? (int)n : 0;
+}
+
+static uint32_t nstreams(const struct trace_meta *m)
+{
+	return m->nstreams < TRACE_MAX_STREAMS ? m->nstreams : TRACE_MAX_STREAMS;
+}
+
+/* How a closed-loop replay ends (synth/PRESETS.md, the contract's points 3 and 4). */
+static const char *closed_end(const struct trace_meta *m)
+{
+	if (m->time_based && m->runtime_ns)
+		return "runtime";
+	return m->runtime_ns ? "pass_or_runtime" : "pass";
+}
+
+static uint64_t closed_in_flight(const struct trace_meta *m)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < nstreams(m); i++)
+		sum += m->streams[i].depth;
+	return sum;
+}
+
+/* "8, depth 32 each" or "130: 2 at depth 16, 128 at depth 1", then the I/Os in flight. */
+static void print_depths(const struct trace_meta *m)
+{
+	enum { SHOWN = 4 };
+	uint32_t depth[SHOWN], count[SHOWN], distinct = 0, n = nstreams(m);
+	bool more = false;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		while (k < distinct && depth[k] != m->streams[i].depth)
+			k++;
+		if (k == distinct) {
+			if (distinct == SHOWN) {
+				more = true;
+				continue;
+			}
+			depth[distinct] = m->streams[i].depth;
+			count[distinct++] = 0;
+		}
+		count[k]++;
+	}
+	printf("%u", n);
+	if (distinct == 1) {
+		printf(", depth %u%s", depth[0], n == 1 ? "" : " each");
+	} else if (distinct > 1) {
+		for (uint32_t k = 0; k < distinct; k++)
+			printf("%s%u at depth %u", k ? ", " : ": ", count[k], depth[k]);
+		if (more)
+			printf(", the rest at other depths");
+	}
+	printf(" (%llu I/Os in flight at most)", (unsigned long long)closed_in_flight(m));
+}
+
+static void print_closed(const struct trace_meta *m, const struct info *in, uint64_t bytes)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	char b1[32];
+
+	printf("  times      an order, not a schedule: closed loop, each stream keeps its depth "
+	       "in flight\n  streams    ");
+	print_depths(m);
+	for (uint32_t i = 0; i < nstreams(m); i++) {
+		lo = in->stream_ios[i] < lo ? in->stream_ios[i] : lo;
+		hi = in->stream_ios[i] > hi ? in->stream_ios[i] : hi;
+	}
+	printf("\n  one pass   %llu I/Os, %s", (unsigned long long)in->events,
+	       fmt_bytes(bytes, b1, sizeof(b1)));
+	if (hi && lo == hi)
+		printf(" (%llu per stream)", (unsigned long long)hi);
+	else if (hi)
+		printf(" (%llu to %llu per stream)", (unsigned long long)lo,
+		       (unsigned long long)hi);
+	fmt_ns(m->runtime_ns, b1, sizeof(b1));
+	if (!strcmp(closed_end(m), "runtime"))
+		printf("\n  replay     runs %s, cycling the pass (time based)\n", b1);
+	else if (!strcmp(closed_end(m), "pass_or_runtime"))
+		printf("\n  replay     runs the pass once, for %s at most (runtime, not time "
+		       "based)\n", b1);
+	else
+		printf("\n  replay     runs the pass once: how long is up to the target\n");
+}
+
+static void print_json_closed(const struct trace_meta *m, const struct info *in, uint64_t bytes)
+{
+	if (is_scheduled(m)) {
+		printf("\"closed_loop\": null,\n");
+		return;
+	}
+	printf("\"closed_loop\": {\"streams\": %u, \"in_flight\": %llu, \"pass_ios\": %llu, "
+	       "\"pass_bytes\": %llu, \"ends\": \"%s\", \"runtime_ns\": %llu, \"stream_ios\": [",
+	       nstreams(m), (unsigned long long)closed_in_flight(m),
+	       (unsigned long long)in->events, (unsigned long long)bytes, closed_end(m),
+	       (unsigned long long)m->runtime_ns);
+	for (uint32_t i = 0; i < nstreams(m); i++)
+		printf("%s%llu", i ? ", " : "", (unsigned long long)in->stream_ios[i]);
+	printf("]},\n");
 }
 
 static void print_json(const char *path, struct trace_reader *r, const struct info *in)
@@ -134,11 +251,18 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 	for (int o = 0; o < IO_OP__COUNT; o++)
 		printf("%s\"%s\": %llu", o ? ", " : "", io_op_name(o),
 		       (unsigned long long)in->op_bytes[o]);
-	printf("}, \"errors\": %llu,\n \"first_ns\": %llu, \"last_ns\": %llu, \"duration_ns\": %llu, "
-	       "\"iops\": %.3f, \"bandwidth_bytes_per_s\": %.3f,\n",
-	       (unsigned long long)in->errors, (unsigned long long)in->first,
-	       (unsigned long long)in->last, (unsigned long long)dur,
-	       dur ? in->events * 1e9 / dur : 0.0, dur ? bytes * 1e9 / dur : 0.0);
+	printf("}, \"errors\": %llu,\n \"times\": \"%s\", ", (unsigned long long)in->errors,
+	       is_scheduled(m) ? "schedule" : "order");
+	if (is_scheduled(m))
+		printf("\"first_ns\": %llu, \"last_ns\": %llu, \"duration_ns\": %llu, "
+		       "\"iops\": %.3f, \"bandwidth_bytes_per_s\": %.3f, ",
+		       (unsigned long long)in->first, (unsigned long long)in->last,
+		       (unsigned long long)dur, dur ? in->events * 1e9 / dur : 0.0,
+		       dur ? bytes * 1e9 / dur : 0.0);
+	else /* positions in the file, not times: no span, no rate (see the top of this file) */
+		printf("\"first_ns\": null, \"last_ns\": null, \"duration_ns\": null, "
+		       "\"iops\": null, \"bandwidth_bytes_per_s\": null, ");
+	print_json_closed(m, in, bytes);
 	printf(" \"file_bytes\": %llu, \"bytes_per_event\": %.4f, \"chunks\": %zu, \"index\": %s, "
 	       "\"sorted\": %s, \"damaged_chunks\": %llu, ",
 	       (unsigned long long)fb, in->events ? (double)fb / in->events : 0.0,
@@ -180,12 +304,6 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 	       trace_reader__has_index(r) ? "present" : "ABSENT (read by scanning)");
 	printf("  source     %s, mode %s", m->source[0] ? m->source : "?",
 	       m->mode == TRACE_MODE_CLOSED ? "closed-loop" : "timed");
-	if (m->mode == TRACE_MODE_CLOSED) {
-		printf(" (%u stream%s", m->nstreams, m->nstreams == 1 ? "" : "s");
-		if (m->time_based)
-			printf(", time based %s", fmt_ns(m->runtime_ns, b2, sizeof(b2)));
-		printf(")");
-	}
 	printf("\n  recorded   %s on %s (%s) by %s\n", when, m->host[0] ? m->host : "?",
 	       m->kernel[0] ? m->kernel : "?", m->tool_version[0] ? m->tool_version : "?");
 	if (m->options[0])
@@ -205,11 +323,17 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 			       fmt_bytes(in->op_bytes[o], b1, sizeof(b1)));
 	if (in->errors)
 		printf(", %llu with errors", (unsigned long long)in->errors);
-	printf("\n  span       %s (%.9f s)", fmt_ns(dur, b1, sizeof(b1)), dur / 1e9);
-	if (dur)
-		printf(", mean %.0f IOPS, %s/s", in->events * 1e9 / dur,
-		       fmt_bytes((uint64_t)(bytes * 1e9 / dur), b2, sizeof(b2)));
-	printf("\n  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
+	printf("\n");
+	if (is_scheduled(m)) {
+		printf("  span       %s (%.9f s)", fmt_ns(dur, b1, sizeof(b1)), dur / 1e9);
+		if (dur)
+			printf(", mean %.0f IOPS, %s/s", in->events * 1e9 / dur,
+			       fmt_bytes((uint64_t)(bytes * 1e9 / dur), b2, sizeof(b2)));
+		printf("\n");
+	} else {
+		print_closed(m, in, bytes);
+	}
+	printf("  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
 	       in->events ? (double)fb / in->events : 0.0);
 	if (st)
 		printf("  dropped    %llu (ring buffer %llu, in-flight table %llu)\n",

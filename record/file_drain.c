@@ -440,16 +440,17 @@ static bool resolve(struct fl_drain *d, const struct fl_event *e, struct fev *fv
 	return true;
 }
 
-void fl_drain__push(void *ctx, const void *ev)
+int fl_drain__push(void *ctx, const void *ev)
 {
 	struct fl_drain *d = ctx;
 	const struct fl_event *e = ev;
 
 	if (e->op >= FL_OP__TRACE)
-		return;
+		return 0;
 	if (e->op == FL_OP_OPEN && e->result >= 0 && e->ino)
 		note_opened(d, e);
 	heap_push(d, e);
+	return 0;
 }
 
 void fl_drain__unfinished(struct fl_drain *d, const struct fl_event *e)

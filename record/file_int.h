@@ -125,8 +125,8 @@ struct fl_drain_stats {
 struct fl_drain *fl_drain__new(struct trace_writer *w, struct fl_files *t, uint64_t genesis,
 			       void (*names_fn)(void *), void *names_ctx);
 void fl_drain__free(struct fl_drain *d);
-/* The rings' consumer (a struct fl_event). */
-void fl_drain__push(void *d, const void *ev);
+/* The rings' consumer (a struct fl_event); 0 (the heap keeps it, or counts the failure). */
+int fl_drain__push(void *d, const void *ev);
 /* The names ring buffer's consumer (libbpf ring_buffer_sample_fn). */
 int fl_drain__name(void *d, void *data, size_t size);
 /* A descriptor open at start (the iterator's record and its path). */

@@ -350,7 +350,7 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 		/* the oldest call in progress, read before the rings: see file_drain.c */
 		before = fl_bpf_pending(l->b, NULL, NULL, NULL);
 		fl_bpf_names_poll(l->b);
-		rec_rings_drain_fn(l->rg, fl_drain__push, l->d, &fullest);
+		rec_rings_drain_raw(l->rg, fl_drain__push, l->d, &fullest);
 		if (before > now - RELEASE_MARGIN_NS)
 			before = now - RELEASE_MARGIN_NS;
 		if (before < now - FL_HOLD_NS)
@@ -411,12 +411,12 @@ static void finish(struct fl_loop *l, struct fl_result *r)
 	do {
 		nanosleep(&wait, NULL);
 		fl_bpf_names_poll(l->b);
-		rec_rings_drain_fn(l->rg, fl_drain__push, l->d, NULL);
+		rec_rings_drain_raw(l->rg, fl_drain__push, l->d, NULL);
 		fl_bpf_pending(l->b, &left, NULL, NULL);
 	} while (left && now_mono_ns() < until);
 	fl_bpf_detach(l->b);
 	fl_bpf_names_poll(l->b);
-	rec_rings_drain_fn(l->rg, fl_drain__push, l->d, NULL);
+	rec_rings_drain_raw(l->rg, fl_drain__push, l->d, NULL);
 	fl_bpf_pending(l->b, NULL, write_unfinished, l->d);
 	if (!r->werr)
 		r->werr = fl_drain__release(l->d, UINT64_MAX);
@@ -617,7 +617,7 @@ int cmd_record_file(int argc, char **argv)
 	 * file opened in between is seen both ways (file_drain.c keeps it once). */
 	fl_bpf_start(&b);
 	fl_bpf_names_poll(&b);
-	rec_rings_drain_fn(&rg, fl_drain__push, l.d, NULL);
+	rec_rings_drain_raw(&rg, fl_drain__push, l.d, NULL);
 	fl_bpf_snapshot(&b, &o, l.d, tgids, ntgids);
 	if (!o.quiet) {
 		who(&o, ntgids, whom, sizeof(whom));

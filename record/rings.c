@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The consumer side of the per-CPU rings of completed I/Os (the protocol is in bpf/record.h,
- * the producer is ring_out() in bpf/record.bpf.c): both BPF arrays mmap()ed, each CPU's
+ * the producers are ring_out() in bpf/record.bpf.c and emit() in bpf/file.bpf.c, whose records
+ * are larger): both BPF arrays mmap()ed, each CPU's
  * records read in position order while they are published, then the CPU's tail stored so
  * the producer may reuse them.
  */
@@ -71,20 +72,17 @@ void rec_rings_close(struct rec_rings *r)
 	*r = (struct rec_rings){ 0 };
 }
 
-/* The block level's consumer: rec_drain__push() with libbpf's ring buffer signature. */
-static void push_block(void *d, const void *payload)
-{
-	rec_drain__push(d, (void *)payload, sizeof(struct rec_event));
-}
-
-/* Drains one CPU's ring into fn. Returns the records consumed; *fill gets what was waiting. */
-static uint64_t drain_cpu(struct rec_rings *r, int cpu, void (*fn)(void *, const void *),
-			  void *ctx, uint64_t *fill)
+/* Hands one CPU's published records (their payload, after seq) to sink, oldest first.
+ * Returns 0, or the sink's -errno (the record it refused stays in the ring for the next pass);
+ * *fill gets what was waiting. */
+static int drain_cpu(struct rec_rings *r, int cpu, rec_raw_sink_fn sink, void *ctx,
+		     uint64_t *fill)
 {
 	struct rec_ring_ctl *c = &r->ctl[cpu];
 	uint8_t *ring = (uint8_t *)r->buf + (((size_t)cpu << r->shift) * r->rec_size);
-	uint64_t mask = (1ULL << r->shift) - 1, tail = c->tail, start = tail;
+	uint64_t mask = (1ULL << r->shift) - 1, tail = c->tail;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+	int err = 0;
 
 	*fill = head - tail;
 	while (tail != head) {
@@ -103,33 +101,48 @@ static uint64_t drain_cpu(struct rec_rings *r, int cpu, void (*fn)(void *, const
 				break;
 			r->holes++;
 		} else {
-			fn(ctx, rec + sizeof(uint64_t));
+			err = sink(ctx, rec + sizeof(uint64_t));
+			if (err)
+				break;
 		}
 		r->stuck_since[cpu] = 0;
 		tail++;
 	}
 	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
-	return tail - start;
+	return err;
 }
 
-uint64_t rec_rings_drain(struct rec_rings *r, struct rec_drain *d, double *fullest)
+/* The block level's sink behind the payload-typed one. */
+struct block_sink {
+	rec_sink_fn sink;
+	void *ctx;
+};
+
+static int to_block_sink(void *b, const void *payload)
 {
-	return rec_rings_drain_fn(r, push_block, d, fullest);
+	return ((struct block_sink *)b)->sink(((struct block_sink *)b)->ctx, payload);
 }
 
-uint64_t rec_rings_drain_fn(struct rec_rings *r, void (*fn)(void *ctx, const void *payload),
-			    void *ctx, double *fullest)
+int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest)
 {
-	uint64_t n = 0, most = 0;
+	struct block_sink b = { sink, ctx };
 
-	for (int cpu = 0; cpu < r->ncpu; cpu++) {
+	return rec_rings_drain_raw(r, to_block_sink, &b, fullest);
+}
+
+int rec_rings_drain_raw(struct rec_rings *r, rec_raw_sink_fn sink, void *ctx, double *fullest)
+{
+	uint64_t most = 0;
+	int err = 0;
+
+	for (int cpu = 0; cpu < r->ncpu && !err; cpu++) {
 		uint64_t fill;
 
-		n += drain_cpu(r, cpu, fn, ctx, &fill);
+		err = drain_cpu(r, cpu, sink, ctx, &fill);
 		if (fill > most)
 			most = fill;
 	}
 	if (fullest)
 		*fullest = (double)most / (double)(1ULL << r->shift);
-	return n;
+	return err;
 }

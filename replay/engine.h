@@ -28,6 +28,7 @@ struct replay_io {
 	uint8_t flags;	      /* enum io_flag (FUA -> RWF_DSYNC) */
 	uint16_t _pad;
 	uint32_t slot;	      /* index in the scheduler's slot array */
+	uint32_t tag;	      /* the scheduler's own (dep mode: its window slot) */
 	void *buf;
 };
 

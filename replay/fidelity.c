@@ -6,16 +6,188 @@
 #include "replay/replay.h"
 #include "util/cli.h"
 
+static uint64_t dep_total(const struct replay_result *r)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < DEP__KINDS; k++)
+		n += r->dep_released[k];
+	return n;
+}
+
+/* How the I/Os were released, and how far behind the trace's clock the target held them. */
+static void dep_print(const struct replay_result *r, FILE *out)
+{
+	uint64_t n = dep_total(r);
+	char a[32], b[32], c[32];
+
+	fprintf(out, "  released after:");
+	for (int k = 0; k < DEP__KINDS; k++)
+		if (r->dep_released[k])
+			fprintf(out, " %s %.1f%%", dep_kind_name((unsigned int)k),
+				n ? 100.0 * (double)r->dep_released[k] / (double)n : 0.0);
+	fprintf(out, " (of %llu I/Os, %llu threads, %llu I/Os by kernel threads)\n",
+		(unsigned long long)n, (unsigned long long)r->dep.streams,
+		(unsigned long long)r->dep.kthread);
+	fprintf(out, "  edges: %llu sync, %llu async, %llu barrier, %llu overlap, %llu wait; "
+		     "%llu beyond the window dropped\n",
+		(unsigned long long)r->dep.edges[DEP_SYNC],
+		(unsigned long long)r->dep.edges[DEP_ASYNC],
+		(unsigned long long)r->dep.edges[DEP_BARRIER],
+		(unsigned long long)r->dep.edges[DEP_OVERLAP],
+		(unsigned long long)r->dep.edges[DEP_WAIT], (unsigned long long)r->dep.dropped_far);
+	fprintf(out, "  stall (release - trace time): p50=%s, p99=%s, max=%s over %llu I/Os; %llu "
+		     "released ahead of the trace\n",
+		fmt_ns(hist_percentile(&r->stall, 50), a, sizeof(a)),
+		fmt_ns(hist_percentile(&r->stall, 99), b, sizeof(b)),
+		fmt_ns(r->stall.max, c, sizeof(c)), (unsigned long long)r->stall.count,
+		(unsigned long long)r->ahead);
+	fprintf(out, "  held to their thread's recorded depth: %llu times\n",
+		(unsigned long long)r->held_depth);
+}
+
+/* `"dep": {...}` for the JSON fidelity block (leading ", "), or "" outside dep mode. */
+static void dep_json(const struct replay_result *r, char *buf, size_t len)
+{
+	uint64_t n = dep_total(r);
+	const struct hist *s = &r->stall;
+	size_t k = 0;
+
+	*buf = '\0';
+	if (r->mode != REPLAY_DEP)
+		return;
+	k += (size_t)snprintf(buf + k, len - k, ", \"dep\": {\"released\": {");
+	for (int i = 0; i < DEP__KINDS && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s\"%s\": %llu", i ? ", " : "",
+				      dep_kind_name((unsigned int)i),
+				      (unsigned long long)r->dep_released[i]);
+	if (k < len)
+		k += (size_t)snprintf(buf + k, len - k, "}, \"edges\": {");
+	for (int i = 1; i < DEP__KINDS && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s\"%s\": %llu", i > 1 ? ", " : "",
+				      dep_kind_name((unsigned int)i),
+				      (unsigned long long)r->dep.edges[i]);
+	if (k < len)
+		snprintf(buf + k, len - k,
+			 "}, \"no_dependency_share\": %.6f, \"threads\": %llu, "
+			 "\"kthread_ios\": %llu, \"dropped_far\": %llu, \"stall_ns\": {\"p50\": %llu, "
+			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
+			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu}",
+			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
+			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
+			 (unsigned long long)r->dep.dropped_far,
+			 (unsigned long long)hist_percentile(s, 50),
+			 (unsigned long long)hist_percentile(s, 99), (unsigned long long)s->max,
+			 hist_mean(s), (unsigned long long)s->count, (unsigned long long)r->ahead,
+			 (unsigned long long)r->held_depth, (unsigned long long)r->window_full);
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+/* Never-written space the trace read (prefill.c), where it could be told or was prefilled. */
+static void unwritten_print(const struct replay_result *r, FILE *out)
+{
+	char a[32], b[32], c[32];
+
+	for (int i = 0; i < REPLAY_MAX_TARGETS; i++) {
+		const struct replay_unwritten *u = &r->unwritten[i];
+
+		if (!u->path || (!u->method && !u->prefilled_bytes))
+			continue;
+		fprintf(out, "  never written: ");
+		if (u->method)
+			fprintf(out, "%s%.1f%% of the %s read on %s (%s)",
+				u->lower_bound ? "at least " : "",
+				100 * share(u->start_bytes, u->region_bytes),
+				fmt_bytes(u->region_bytes, a, sizeof(a)), u->path, u->method);
+		else
+			fprintf(out, "unknown on %s", u->path);
+		if (u->prefilled_bytes)
+			fprintf(out, ", after a prefill of %s in %s",
+				fmt_bytes(u->prefilled_bytes, b, sizeof(b)),
+				fmt_ns(u->prefill_ns, c, sizeof(c)));
+		if (u->prefilled_bytes && u->method)
+			fprintf(out, " (%.1f%% before)", 100 * share(u->found_bytes, u->region_bytes));
+		fprintf(out, "\n");
+	}
+}
+
+/* s as a JSON string into out (len >= 16), escaped; a path too long to fit is cut short. */
+static void json_str(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	out[n++] = '"';
+	for (; *s && n + 8 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)ch;
+		} else if (ch < 0x20) {
+			n += (size_t)snprintf(out + n, len - n, "\\u%04x", ch);
+		} else {
+			out[n++] = (char)ch;
+		}
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+}
+
+/* ", \"targets\": [...]": what each target read that was never written, and the prefill. */
+static size_t unwritten_json(const struct replay_result *r, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, ", \"targets\": [");
+	bool first = true;
+
+	for (int i = 0; i < REPLAY_MAX_TARGETS && n < len; i++) {
+		const struct replay_unwritten *u = &r->unwritten[i];
+		char one[8704], path[8192], now[32] = "null", found[32] = "null";
+		int k;
+
+		if (!u->path)
+			continue;
+		if (u->method) {
+			snprintf(now, sizeof(now), "%.6f", share(u->start_bytes, u->region_bytes));
+			snprintf(found, sizeof(found), "%.6f", share(u->found_bytes, u->region_bytes));
+		}
+		json_str(path, sizeof(path), u->path);
+		k = snprintf(one, sizeof(one),
+			     "%s{\"path\": %s, \"read_region_bytes\": %llu, \"unwritten_method\": "
+			     "\"%s\", \"unwritten_lower_bound\": %s, \"unwritten_share\": %s, "
+			     "\"unwritten_share_found\": %s, \"prefilled_bytes\": %llu, "
+			     "\"prefill_ns\": %llu}",
+			     first ? "" : ", ", path, (unsigned long long)u->region_bytes,
+			     u->method ? u->method : "none", u->lower_bound ? "true" : "false", now,
+			     found, (unsigned long long)u->prefilled_bytes,
+			     (unsigned long long)u->prefill_ns);
+		if (k < 0 || n + (size_t)k + 2 >= len)
+			break; /* no room for more: the list ends shorter, still valid */
+		memcpy(buf + n, one, (size_t)k + 1);
+		n += (size_t)k;
+		first = false;
+	}
+	if (n + 2 <= len)
+		n += (size_t)snprintf(buf + n, len - n, "]");
+	return n;
+}
+
 void replay_fidelity_print(const struct replay_result *r, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 
 	fprintf(out, "replay fidelity (%s mode, %s engine):\n", replay_mode_name(r->mode),
 		r->engine);
-	if (r->mode == REPLAY_TIMED && r->lateness.count) {
+	bool clocked = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP;
+
+	if (clocked && r->lateness.count) {
 		fprintf(out,
-			"  lateness (submit - deadline): p50=%s, p99=%s, p99.9=%s, max=%s, "
+			"  lateness (submit - %s): p50=%s, p99=%s, p99.9=%s, max=%s, "
 			"mean=%s\n",
+			r->mode == REPLAY_DEP ? "release" : "deadline",
 			fmt_ns(hist_percentile(&r->lateness, 50), a, sizeof(a)),
 			fmt_ns(hist_percentile(&r->lateness, 99), b, sizeof(b)),
 			fmt_ns(hist_percentile(&r->lateness, 99.9), c, sizeof(c)),
@@ -26,7 +198,9 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 					  : 0.0,
 			(unsigned long long)r->late_100us, (unsigned long long)r->lateness.count);
 	}
-	if (r->mode == REPLAY_TIMED)
+	if (r->mode == REPLAY_DEP)
+		dep_print(r, out);
+	if (clocked)
 		fprintf(out, "  duration: replay %s vs trace %s, stretch %+.3f%%\n",
 			fmt_ns(r->replay_span_ns, a, sizeof(a)),
 			fmt_ns(r->trace_span_ns, b, sizeof(b)), 100.0 * r->stretch);
@@ -52,18 +226,22 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 		fprintf(out, "  errors: %llu I/Os failed, first: %s at offset %llu\n",
 			(unsigned long long)r->errors, strerror(-r->first_error),
 			(unsigned long long)r->first_error_offset);
+	unwritten_print(r, out);
 }
 
 int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 {
 	const struct hist *h = &r->lateness;
-	bool timed = r->mode == REPLAY_TIMED && h->count;
-	char stretch[32] = "null"; /* only a timed replay has a duration to keep */
+	bool clocked = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP;
+	bool timed = clocked && h->count;
+	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
+	char dep[1024];
 
-	if (r->mode == REPLAY_TIMED)
+	if (clocked)
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);
+	dep_json(r, dep, sizeof(dep));
 
-	return snprintf(
+	int n = snprintf(
 		buf, len,
 		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", "
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
@@ -72,7 +250,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, \"inflight_cap\": %llu, "
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
-		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}}",
+		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}%s",
 		replay_mode_name(r->mode), r->engine,
 		(unsigned long long)(timed ? hist_percentile(h, 50) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99) : 0),
@@ -86,5 +264,10 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		(unsigned long long)r->realigned, (unsigned long long)r->converted,
 		(unsigned long long)r->skipped[0], (unsigned long long)r->skipped[1],
 		(unsigned long long)r->skipped[2], (unsigned long long)r->skipped[3],
-		(unsigned long long)r->skipped[4]);
+		(unsigned long long)r->skipped[4], dep);
+
+	if (n < 0 || (size_t)n + 2 >= len)
+		return n;
+	n += (int)unwritten_json(r, buf + n, len - (size_t)n - 1);
+	return n + snprintf(buf + n, len - (size_t)n, "}");
 }

@@ -32,10 +32,20 @@ static void usage(FILE *f)
 "      --allow-writes       replay writes, discards and write-zeroes (destroys target data)\n"
 "      --writes-as-reads    replay writes as reads of the same range\n"
 "      --force              write even to a mounted device or one with a signature\n"
+"      --prefill            before the clock starts, write once (random data) the regions\n"
+"                           the trace reads, so reads hit written blocks (needs\n"
+"                           --allow-writes; not timed). Without it, replay warns when\n"
+"                           they were never written: file holes, fresh zram, loop devices\n"
+"                           over sparse files read as zeroes from memory\n"
+"      --no-prefill         no warning either: measure never-written space as it is\n"
 "timing:\n"
 "  -e, --engine NAME        io_uring, libaio, psync, null (no I/O). Default: io_uring, or\n"
 "                           libaio for a device that refuses RWF_NOWAIT (zram, md, dm)\n"
-"      --mode MODE          timed (recorded traces), afap, closed (synthesized traces)\n"
+"      --mode MODE          timed (recorded traces), dep, afap, closed (synthesized traces)\n"
+"                           timed: each I/O at its recorded time (the offered load: can\n"
+"                           the candidate absorb it?); dep: each I/O once the I/Os it\n"
+"                           waited for completed on the target, plus the recorded think\n"
+"                           time (how would this workload run there?)\n"
 "      --speed X            timed: X times as fast (0.5 = half speed)\n"
 "      --iodepth N          afap: I/Os in flight (default 32)\n"
 "      --max-inflight N     timed: cap on I/Os in flight (default 1024; numjobs x iodepth\n"
@@ -48,6 +58,17 @@ static void usage(FILE *f)
 "      --write-data KIND    random (default: incompressible, as fio writes) or pattern:\n"
 "                           every 512-byte sector stamped with its offset, to verify where\n"
 "                           writes landed (compresses well: not for compressing targets)\n"
+"dependencies (--mode dep, see replay/README.md):\n"
+"      --think-scale X      recorded think times x X (default 1: the same CPU)\n"
+"      --dep-think-max TIME a longer gap waits for something outside the storage: keep\n"
+"                           the trace's clock (default 10ms)\n"
+"      --dep-xwin TIME      how far back another thread's flush may have woken an I/O\n"
+"                           (default 1ms)\n"
+"      --dep-eps TIME       a completion this close before an I/O did not wake it (2us)\n"
+"      --no-dep-barrier     no edges to other threads' flushes\n"
+"      --no-dep-overlap     no ordering of overlapping writes\n"
+"      --dep-fallback MODE  timed or afap for a trace without completion times or thread\n"
+"                           ids (imported logs); without it such a trace is refused\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -59,8 +80,10 @@ static void usage(FILE *f)
 "examples:\n"
 "  ioreel replay prod.ioreel --target /dev/md1 -o run-md1.ioreel\n"
 "  ioreel replay prod.ioreel --target /mnt/xfs/big.img --size 20G --allow-writes\n"
+"  ioreel replay prod.ioreel --target /dev/md1 --allow-writes --prefill\n"
 "  ioreel replay two.ioreel --map nvme0n1=/dev/loop3 --map nvme1n1=/dev/loop4 --json\n"
-"  ioreel replay synth.ioreel --target /dev/zram1 --mode afap --iodepth 64 --engine libaio\n");
+"  ioreel replay synth.ioreel --target /dev/zram1 --mode afap --iodepth 64 --engine libaio\n"
+"  ioreel replay db.ioreel --target /dev/md1 --allow-writes --force --mode dep -o run.ioreel\n");
 }
 
 static void warn_cb(const char *msg)
@@ -95,7 +118,7 @@ static char *join_args(int argc, char **argv)
 static void print_report(const struct replay_result *res, bool json)
 {
 	if (json) {
-		char extra[2048];
+		char extra[16384];
 
 		replay_fidelity_json(res, extra, sizeof(extra));
 		if (res->analysis)
@@ -133,6 +156,15 @@ int cmd_replay(int argc, char **argv)
 		{ "no-realtime", no_argument, 0, 12 },
 		{ "realtime", no_argument, 0, 13 },
 		{ "write-data", required_argument, 0, 14 },
+		{ "think-scale", required_argument, 0, 15 },
+		{ "dep-think-max", required_argument, 0, 16 },
+		{ "dep-xwin", required_argument, 0, 17 },
+		{ "dep-eps", required_argument, 0, 18 },
+		{ "no-dep-barrier", no_argument, 0, 19 },
+		{ "no-dep-overlap", no_argument, 0, 20 },
+		{ "dep-fallback", required_argument, 0, 21 },
+		{ "prefill", no_argument, 0, 22 },
+		{ "no-prefill", no_argument, 0, 23 },
 		{ 0, 0, 0, 0 }
 	};
 	struct replay_map maps[MAX_MAPS];
@@ -144,6 +176,7 @@ int cmd_replay(int argc, char **argv)
 	char *end;
 	int c, ret;
 
+	dep_opts_default(&o.dep);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:m:o:e:jqh", lo, NULL)) != -1) {
 		switch (c) {
@@ -184,8 +217,12 @@ int cmd_replay(int argc, char **argv)
 				o.mode = REPLAY_AFAP;
 			else if (!strcmp(optarg, "closed"))
 				o.mode = REPLAY_CLOSED;
+			else if (!strcmp(optarg, "dep"))
+				o.mode = REPLAY_DEP;
+			else if (!strcmp(optarg, "auto"))
+				o.mode = REPLAY_MODE_AUTO;
 			else {
-				cli_error("--mode: timed, afap or closed, not '%s'", optarg);
+				cli_error("--mode: timed, dep, afap, closed or auto, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -258,6 +295,49 @@ int cmd_replay(int argc, char **argv)
 			}
 			cli_error("--write-data '%s': give random or pattern", optarg);
 			return EXIT_USAGE;
+		case 15:
+			o.think_scale = strtod(optarg, &end);
+			if (*end || !(o.think_scale >= 0) || o.think_scale > 1e6) {
+				cli_error("--think-scale wants a factor >= 0 (0.5 = half the recorded "
+					  "think time), got '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			if (o.think_scale == 0)
+				o.think_scale = 1e-9; /* 0 means the default inside replay */
+			break;
+		case 16:
+		case 17:
+		case 18:
+			if (parse_duration_ns(optarg, c == 16   ? &o.dep.think_max_ns
+						      : c == 17 ? &o.dep.xwin_ns
+								: &o.dep.eps_ns)) {
+				cli_error("--%s wants a duration like 10ms or 2us, got '%s'",
+					  c == 16 ? "dep-think-max" : c == 17 ? "dep-xwin" : "dep-eps",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			o.dep_set = true;
+			break;
+		case 19:
+			o.dep.barrier = false;
+			o.dep_set = true;
+			break;
+		case 20:
+			o.dep.overlap = false;
+			o.dep_set = true;
+			break;
+		case 21:
+			if (!strcmp(optarg, "timed") || !strcmp(optarg, "afap")) {
+				o.dep_fallback_set = true;
+				o.dep_fallback = optarg[0] == 't' ? REPLAY_TIMED : REPLAY_AFAP;
+				break;
+			}
+			cli_error("--dep-fallback '%s': give timed or afap", optarg);
+			return EXIT_USAGE;
+		case 22:
+		case 23:
+			o.prefill = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -272,6 +352,11 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!o.target && !o.nmaps) {
 		cli_error("no target: give --target PATH (or --map DEV=PATH per device)");
+		return EXIT_USAGE;
+	}
+	if (o.prefill == REPLAY_PREFILL_ON && !o.allow_writes) {
+		cli_error("--prefill writes the regions the trace reads: give --allow-writes too "
+			  "(it destroys the data there)");
 		return EXIT_USAGE;
 	}
 	if (o.allow_writes && o.writes_as_reads) {

@@ -10,18 +10,29 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analyze/hist.h"
+#include "replay/dep.h"
 
 enum replay_mode {
 	REPLAY_MODE_AUTO = -1, /* timed for recorded traces, closed for synthesized ones */
 	REPLAY_TIMED = 0,      /* each I/O at start + (t - genesis) / speed */
 	REPLAY_AFAP = 1,       /* trace order, iodepth in flight, no waiting */
 	REPLAY_CLOSED = 2,     /* each stream keeps its recorded depth in flight */
+	REPLAY_DEP = 3,	       /* each I/O once those it waited for completed, plus think time */
 };
 
 enum replay_offsets {
 	REPLAY_OFFSETS_WRAP = 0,  /* offsets beyond the target wrap around (default) */
 	REPLAY_OFFSETS_SCALE = 1, /* offsets scaled by target size / trace device size */
 	REPLAY_OFFSETS_STRICT = 2, /* refuse a trace that reaches beyond the target */
+};
+
+/* Reads of never-written space (replay/prefill.h): what replay does about it before the clock. */
+enum replay_prefill {
+	REPLAY_PREFILL_WARN = 0, /* detect and warn (replay's default) */
+	REPLAY_PREFILL_OFF = 1,	 /* --no-prefill: detect and report, no warning */
+	REPLAY_PREFILL_ON = 2,	 /* --prefill: write the read regions once (needs allow_writes) */
+	REPLAY_PREFILL_AUTO = 3, /* bench: prefill targets found partly unwritten, if writes are
+				  * allowed; else warn */
 };
 
 struct replay_map {
@@ -50,9 +61,29 @@ struct replay_opts {
 	bool realtime;		    /* timed: try SCHED_FIFO for the scheduling thread */
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
 	uint64_t spin_ns;	    /* spin this long before a deadline; 0 = 200 us */
+	int prefill;		    /* enum replay_prefill */
 	const char *command_line;   /* stored in the result trace's options */
+	/* dep mode */
+	struct dep_opts dep;	    /* inference thresholds (dep_opts_default when dep_set is 0) */
+	bool dep_set;
+	double think_scale;	    /* recorded think times x this; 0 = 1.0 */
+	bool dep_fallback_set;	    /* a trace inference cannot use is replayed in dep_fallback */
+	int dep_fallback;	    /* (with a warning) instead of being refused */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */
 	void (*warn)(const char *msg);
+};
+
+/* Never-written space in what the trace reads on one target, found before the clock started. */
+#define REPLAY_MAX_TARGETS 64 /* = TRACE_MAX_DEVICES */
+struct replay_unwritten {
+	const char *path;	 /* the target (points into the options); NULL: reads nothing */
+	const char *method;	 /* how it was told ("SEEK_HOLE", "zram mm_stat"); NULL: no way */
+	bool lower_bound;	 /* only "at least found_bytes" is known (zram, partly written) */
+	uint64_t region_bytes;	 /* what the trace reads there, in 1 MiB granules (or coarser) */
+	uint64_t found_bytes;	 /* never written in it, as found */
+	uint64_t start_bytes;	 /* never written when the clock started (after a prefill) */
+	uint64_t prefilled_bytes;
+	uint64_t prefill_ns;
 };
 
 struct replay_result {
@@ -76,8 +107,16 @@ struct replay_result {
 	uint64_t inflight_cap;	    /* I/Os allowed in flight (--max-inflight, --iodepth, jobs) */
 	uint64_t bytes;
 	uint64_t elapsed_ns;	    /* whole run */
-	struct hist lateness;	    /* timed: submit - deadline */
+	struct hist lateness;	    /* timed: submit - deadline; dep: submit - release */
+	/* dep mode */
+	struct dep_stats dep;	    /* what inference found */
+	uint64_t dep_released[DEP__KINDS]; /* I/Os released per kind */
+	struct hist stall;	    /* release - trace time, for I/Os released after it */
+	uint64_t ahead;		    /* I/Os released before their trace time (faster target) */
+	uint64_t held_depth;	    /* times an I/O waited for its thread's recorded depth */
+	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
 	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
+	struct replay_unwritten unwritten[REPLAY_MAX_TARGETS]; /* per trace device */
 	char warnings[2048];	    /* what the caller should print before the summary */
 };
 

@@ -42,7 +42,7 @@ static void out_event(struct run *r, const struct done_ev *d)
 	}
 	if (r->an)
 		analysis__add(r->an, ev, 1);
-	if (r->mode == REPLAY_TIMED) {
+	if (r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP) {
 		uint64_t late = d->submit_ns > ev->queue_ns ? d->submit_ns - ev->queue_ns : 0;
 
 		hist_add(&r->res->lateness, late);
@@ -69,9 +69,9 @@ static void progress_line(struct run *r, uint64_t now)
 	fprintf(stderr, "\r\033[K%s/%s  %.0f IOPS  %llu done  late p99 %s  in flight %u",
 		fmt_ns(el, a, sizeof(a)), fmt_ns(r->res->trace_span_ns, b, sizeof(b)), iops,
 		(unsigned long long)ios,
-		r->mode == REPLAY_TIMED ? fmt_ns(hist_percentile(&r->res->lateness, 99), c,
-						 sizeof(c))
-					: "-",
+		r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
+			? fmt_ns(hist_percentile(&r->res->lateness, 99), c, sizeof(c))
+			: "-",
 		__atomic_load_n(&r->inflight, __ATOMIC_RELAXED));
 	r->prog_ios = ios;
 	r->prog_at = now;
@@ -106,10 +106,15 @@ static long feed(struct run *r)
 		s = spsc_slot(&r->in);
 		if (!s)
 			break;
-		if (run_map_event(r, &r->buf[r->pos++], s)) {
+		if (run_map_event(r, &r->buf[r->pos], s)) {
+			/* dep mode: the ring holds struct dsev, the I/O and what it waited for */
+			if (r->infer)
+				dep_infer__next(r->infer, &r->buf[r->pos],
+						&((struct dsev *)s)->dep);
 			spsc_push(&r->in);
 			moved++;
 		}
+		r->pos++;
 	}
 	if (r->reader_eof && r->pos == r->nbuf)
 		__atomic_store_n(&r->input_done, true, __ATOMIC_RELEASE);
@@ -186,12 +191,14 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		spsc_push(&r->out);
 		if (r->mode == REPLAY_CLOSED)
 			r->cs[io->stream].inflight--;
+		else if (r->mode == REPLAY_DEP)
+			dep_sched_done(r, io, ev->complete_ns);
 		r->free_slots[r->nfree++] = io->slot;
 	}
 	r->inflight -= (unsigned int)n;
 }
 
-static int reap(struct run *r, uint64_t timeout_ns)
+int run_reap(struct run *r, uint64_t timeout_ns)
 {
 	int n = r->eng->reap(r->e, r->done, r->depth, timeout_ns);
 
@@ -201,7 +208,7 @@ static int reap(struct run *r, uint64_t timeout_ns)
 }
 
 /* Takes a free slot and queues one I/O on it. */
-static int issue(struct run *r, const struct sev *s, uint64_t deadline)
+int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag)
 {
 	uint32_t slot = r->free_slots[--r->nfree];
 	struct replay_io *io = &r->slots[slot];
@@ -216,6 +223,7 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline)
 	io->op = s->op;
 	io->flags = s->flags;
 	io->res = 0;
+	io->tag = tag;
 	io->buf = (char *)r->arena + (size_t)slot * r->slot_bytes;
 	if (s->op == IO_OP_WRITE) {
 		if (r->wdata) {
@@ -237,7 +245,7 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline)
 	return 0;
 }
 
-static int submit(struct run *r)
+int run_submit(struct run *r)
 {
 	uint64_t t = now_mono_ns() - r->start_mono, back;
 	unsigned int n = r->nbatch;
@@ -263,18 +271,9 @@ static int submit(struct run *r)
 	return ret < 0 ? ret : 0;
 }
 
-/*
- * In the spin window, the scheduling thread yields the CPU until this close to the deadline:
- * the kernel threads serving the target (loop workers, io-wq, kworkers) then run on this core
- * too. Spinning flat out took a core from them on this 2-core machine: a 20k IOPS random-write
- * job on ext4 over a loop device saw 117-133 us mean clat where fio saw 79 us; yielding gives
- * 70-81 us, with lateness at block_bio_queue unchanged at p99 (zram, 10k and 100k IOPS).
- */
-#define SPIN_YIELD_NS 20000
-
 static int loop_timed(struct run *r)
 {
-	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : 200000;
+	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : SPIN_DEFAULT_NS;
 	bool starved = false;
 	int ret;
 
@@ -283,7 +282,7 @@ static int loop_timed(struct run *r)
 		uint64_t now, due;
 
 		if (r->inflight)
-			reap(r, 0);
+			run_reap(r, 0);
 		s = spsc_peek(&r->in);
 		if (!s) {
 			if (__atomic_load_n(&r->input_done, __ATOMIC_ACQUIRE) && !spsc_peek(&r->in))
@@ -292,7 +291,7 @@ static int loop_timed(struct run *r)
 				r->res->starved++; /* count each time the decoder fell behind */
 			starved = true;
 			if (r->inflight)
-				reap(r, 20000);
+				run_reap(r, 20000);
 			continue;
 		}
 		starved = false;
@@ -305,7 +304,7 @@ static int loop_timed(struct run *r)
 				continue; /* spin, peeking at completions meanwhile */
 			}
 			if (r->inflight)
-				reap(r, due - now - spin);
+				run_reap(r, due - now - spin);
 			else
 				sched_wait_until(due - spin, 0);
 			continue;
@@ -316,17 +315,17 @@ static int loop_timed(struct run *r)
 				r->res->cap_hits++;
 				break;
 			}
-			ret = issue(r, s, s->t);
+			ret = run_issue(r, s, s->t, 0);
 			if (ret)
 				return ret;
 			spsc_pop(&r->in);
 			s = spsc_peek(&r->in);
 		}
-		ret = submit(r);
+		ret = run_submit(r);
 		if (ret)
 			return ret;
 		if (r->inflight >= r->depth)
-			reap(r, 1000000);
+			run_reap(r, 1000000);
 	}
 	return 0;
 }
@@ -339,12 +338,12 @@ static int loop_afap(struct run *r)
 		const struct sev *s;
 
 		while (r->inflight < r->depth && (s = spsc_peek(&r->in))) {
-			ret = issue(r, s, now_mono_ns() - r->start_mono);
+			ret = run_issue(r, s, now_mono_ns() - r->start_mono, 0);
 			if (ret)
 				return ret;
 			spsc_pop(&r->in);
 		}
-		ret = submit(r);
+		ret = run_submit(r);
 		if (ret)
 			return ret;
 		if (!spsc_peek(&r->in)) {
@@ -354,7 +353,7 @@ static int loop_afap(struct run *r)
 				r->res->starved++;
 		}
 		if (r->inflight)
-			reap(r, r->inflight >= r->depth ? 1000000 : 0);
+			run_reap(r, r->inflight >= r->depth ? 1000000 : 0);
 	}
 	return 0;
 }
@@ -380,7 +379,7 @@ static int loop_closed(struct run *r)
 						break;
 					c->pos = 0; /* time_based: cycle the job, as fio's loops */
 				}
-				ret = issue(r, &c->ev[c->pos++], now);
+				ret = run_issue(r, &c->ev[c->pos++], now, 0);
 				if (ret)
 					return ret;
 				c->inflight++;
@@ -389,7 +388,7 @@ static int loop_closed(struct run *r)
 				 * first I/Os back while the kernel prepared the rest under one plug:
 				 * random writes to a file on ext4 over a loop device ran at 0.88-0.94
 				 * of fio's IOPS that way, and at 1.01-1.02 one by one. */
-				ret = submit(r);
+				ret = run_submit(r);
 				if (ret)
 					return ret;
 			}
@@ -398,7 +397,7 @@ static int loop_closed(struct run *r)
 		}
 		if (!more)
 			break;
-		reap(r, 1000000);
+		run_reap(r, 1000000);
 	}
 	return 0;
 }
@@ -439,7 +438,7 @@ int run_schedule(struct run *r)
 	 * 2-core machine a pgbench trace replayed to a loop device then saw flushes take 28 ms
 	 * instead of 0.2 ms and 600 I/Os pile up in flight: the target measured was the replayer.
 	 */
-	if (r->o->realtime && r->mode == REPLAY_TIMED) {
+	if (r->o->realtime && (r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP)) {
 		struct sched_param sp = { .sched_priority = 10 };
 
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
@@ -467,11 +466,13 @@ int run_schedule(struct run *r)
 		ret = loop_timed(r);
 	else if (r->mode == REPLAY_AFAP)
 		ret = loop_afap(r);
+	else if (r->mode == REPLAY_DEP)
+		ret = dep_sched_loop(r);
 	else
 		ret = loop_closed(r);
 	/* drain: every I/O submitted is waited for and recorded */
 	while (r->inflight) {
-		int n = reap(r, 100000000);
+		int n = run_reap(r, 100000000);
 
 		if (n < 0 && n != -EINTR && n != -ETIME) {
 			ret = ret ? ret : n;

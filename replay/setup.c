@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "formats/trace.h"
+#include "replay/prefill.h"
 #include "replay/replay_int.h"
 #include "util/cli.h"
 
@@ -27,6 +28,7 @@ struct prescan {
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;
 	bool sorted;
+	struct dep_fitness fit; /* what dependency inference would lack */
 };
 
 const char *replay_mode_name(int mode)
@@ -38,6 +40,8 @@ const char *replay_mode_name(int mode)
 		return "afap";
 	case REPLAY_CLOSED:
 		return "closed";
+	case REPLAY_DEP:
+		return "dep";
 	}
 	return "auto";
 }
@@ -91,8 +95,9 @@ bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
 	s->stream = ev->stream;
 	if (r->mode == REPLAY_CLOSED && s->stream >= r->ncs)
 		s->stream = r->ncs - 1;
-	s->t = r->mode == REPLAY_TIMED ? sched_deadline(io_event_time(ev), r->genesis,
-							  r->o->speed) : 0;
+	s->t = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
+		       ? sched_deadline(io_event_time(ev), r->genesis, r->o->speed)
+		       : 0;
 	if (op == IO_OP_FLUSH) {
 		s->offset = 0;
 		s->len = 0;
@@ -123,6 +128,11 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 	memset(p, 0, sizeof(*p));
 	p->first = UINT64_MAX;
 	p->sorted = true;
+	r->rmap = readmap_new(r->ndev, r->o->writes_as_reads && !r->o->allow_writes);
+	if (!r->rmap) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	while ((n = trace_reader__next(r->rd, r->buf, RUN_DECODE)) > 0) {
 		for (long i = 0; i < n; i++) {
 			const struct io_event *ev = &r->buf[i];
@@ -141,6 +151,11 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 			}
 			p->events++;
 			p->count[ev->op]++;
+			p->fit.events++;
+			if (ev->complete_ns == IO_TS_NONE)
+				p->fit.no_completion++;
+			if (!ev->tid)
+				p->fit.no_tid++;
 			if (t < prev)
 				p->sorted = false;
 			prev = t;
@@ -152,6 +167,7 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 				p->max_stream = ev->stream;
 			if (ev->op == IO_OP_FLUSH)
 				continue;
+			readmap_note(r->rmap, ev); /* the regions it reads: prefill.c */
 			if (ev->offset + ev->length > p->max_end[ev->dev])
 				p->max_end[ev->dev] = ev->offset + ev->length;
 			if (ev->length > p->max_dev_len[ev->dev])
@@ -329,19 +345,6 @@ static int load_streams(struct run *r, const struct prescan *p, char *err, size_
 /* 1 MiB of rotation: enough distinct blocks that no target sees the same 4 KiB twice in a row. */
 #define WDATA_SPAN (1u << 20)
 
-/* Incompressible bytes (xorshift64*), filled once: what fio writes by default. */
-static void fill_random(void *buf, size_t len)
-{
-	uint64_t x = 0x9E3779B97F4A7C15ULL ^ now_mono_ns(), *w = buf;
-
-	for (size_t i = 0; i < len / 8; i++) {
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		w[i] = x * 0x2545F4914F6CDD1DULL;
-	}
-}
-
 static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	uint32_t lbs = 512;
@@ -352,7 +355,10 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 		if (r->tg[i].lbs > lbs)
 			lbs = r->tg[i].lbs;
 	r->slot_bytes = (sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) & ~4095UL;
-	if (r->mode == REPLAY_TIMED) {
+	if (r->mode == REPLAY_DEP) {
+		/* a safety valve: the threads' own recorded depths hold dep mode back first */
+		r->depth = r->o->max_inflight ? r->o->max_inflight : 1024;
+	} else if (r->mode == REPLAY_TIMED) {
 		/* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight,
 		 * as fio does: when the target falls behind, fio's rate lags rather than queueing
 		 * without bound. A recorded trace has no such limit: 1024. */
@@ -400,7 +406,7 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 	}
 	if (!r->o->pattern_data) {
 		r->wdata = (char *)r->arena + (size_t)r->depth * r->slot_bytes;
-		fill_random(r->wdata, r->wdata_span + r->slot_bytes);
+		pattern_random(r->wdata, r->wdata_span + r->slot_bytes);
 	}
 	for (unsigned int i = 0; i < r->depth; i++) {
 		r->slots[i].slot = i;
@@ -428,7 +434,9 @@ static int open_output(struct run *r)
 
 	if (!m)
 		return -ENOMEM;
+	/* "replay:dep": analyze says which question the result answers (timed or dep) */
 	trace_meta_init(m, "replay");
+	snprintf(m->source, sizeof(m->source), "replay:%s", replay_mode_name(r->mode));
 	snprintf(m->options, sizeof(m->options), "%s",
 		 r->o->command_line ? r->o->command_line : "");
 	m->mode = TRACE_MODE_TIMED;
@@ -477,8 +485,11 @@ static void run_free(struct run *r)
 	free(r->cs);
 	spsc_free(&r->in);
 	spsc_free(&r->out);
+	dep_infer__free(r->infer);
+	dep_sched_free(r);
 	if (r->rd)
 		trace_reader__close(r->rd);
+	readmap_free(r->rmap);
 	free(r);
 }
 
@@ -486,9 +497,11 @@ static void finish(struct run *r, const struct prescan *p)
 {
 	struct replay_result *res = r->res;
 
-	res->trace_span_ns = r->mode == REPLAY_TIMED ? sched_deadline(p->last, p->first,
-								       r->o->speed)
-						     : p->last - p->first;
+	res->trace_span_ns = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
+				     ? sched_deadline(p->last, p->first, r->o->speed)
+				     : p->last - p->first;
+	if (r->infer)
+		res->dep = *dep_infer__stats(r->infer);
 	res->replay_span_ns = r->first_submit_set ? r->last_submit - r->first_submit : 0;
 	res->stretch = res->trace_span_ns ? (double)res->replay_span_ns /
 						    (double)res->trace_span_ns - 1.0
@@ -496,6 +509,42 @@ static void finish(struct run *r, const struct prescan *p)
 	res->elapsed_ns = r->end_mono > r->start_mono ? r->end_mono - r->start_mono : 0;
 	res->analysis = r->an;
 	r->an = NULL;
+}
+
+/*
+ * Dep mode needs completion times and thread ids. A trace without them is refused with what
+ * it lacks, or replayed in the mode the user chose for that case (--dep-fallback), never
+ * silently in another mode.
+ */
+static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	char why[512];
+	struct dep_opts o;
+
+	if (!dep_fitness_ok(&p->fit, why, sizeof(why))) {
+		if (!r->o->dep_fallback_set) {
+			snprintf(err, errlen,
+				 "%s cannot be replayed in dep mode: %s. Replay it with --mode "
+				 "timed or afap, or give --dep-fallback timed|afap to do that "
+				 "whenever dep mode cannot be used",
+				 r->o->trace, why);
+			return -EINVAL;
+		}
+		run_warn(r, "dep mode: %s; replaying in %s mode (--dep-fallback)", why,
+			 replay_mode_name(r->o->dep_fallback));
+		r->mode = r->o->dep_fallback;
+		return 0;
+	}
+	if (r->o->dep_set)
+		o = r->o->dep;
+	else
+		dep_opts_default(&o);
+	r->infer = dep_infer__new(&o);
+	if (!r->infer || dep_sched_new(r, &o)) {
+		snprintf(err, errlen, "out of memory for dep mode's window of %u I/Os", DEP_WINDOW);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -567,7 +616,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (ret)
 		goto out;
 	r->genesis = p.first;
-	if (!p.sorted && r->mode == REPLAY_TIMED)
+	if (r->mode == REPLAY_DEP) {
+		ret = dep_setup(r, &p, err, errlen);
+		if (ret)
+			goto out;
+		res->mode = r->mode;
+	}
+	if (!p.sorted && (r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP))
 		run_warn(r, "%s is not in time order: I/Os that come after later ones in the file "
 			    "will be issued late", o->trace);
 	if (p.bad_op)
@@ -580,6 +635,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		pick_engine(r);
 	res->engine = r->eng->name;
 	warn_skips(r, &p);
+	/* reads of never-written space: found, warned about, --prefill'ed (prefill.c) */
+	ret = prefill_targets(r, err, errlen);
+	if (ret)
+		goto out;
 	if (r->mode == REPLAY_CLOSED) {
 		ret = load_streams(r, &p, err, errlen);
 		if (ret)
@@ -589,7 +648,8 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	}
 	ret = setup_slots(r, &p, err, errlen);
 	if (!ret)
-		ret = spsc_init(&r->in, sizeof(struct sev), RUN_RING);
+		ret = spsc_init(&r->in, r->infer ? sizeof(struct dsev) : sizeof(struct sev),
+				RUN_RING);
 	if (!ret)
 		ret = spsc_init(&r->out, sizeof(struct done_ev), RUN_RING);
 	if (ret) {

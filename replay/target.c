@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 #include "replay/target.h"
+#include "util/cli.h"
 
 void pattern_fill(void *buf, uint64_t offset, uint32_t len, uint64_t magic)
 {
@@ -24,6 +25,18 @@ void pattern_fill(void *buf, uint64_t offset, uint32_t len, uint64_t magic)
 			*w++ = offset;
 			*w++ = magic;
 		}
+}
+
+void pattern_random(void *buf, size_t len)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL ^ now_mono_ns(), *w = buf;
+
+	for (size_t i = 0; i < len / 8; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		w[i] = x * 0x2545F4914F6CDD1DULL;
+	}
 }
 
 static uint32_t read_sysfs_u32(const char *path, uint32_t dflt)

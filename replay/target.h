@@ -51,5 +51,7 @@ int target_check_writable(const struct target *t, char *err, size_t errlen);
 #define PATTERN_MAGIC 0x57524c4552454f49ULL	 /* "IOERELRW": written by a replayed write */
 #define PATTERN_FILL_MAGIC 0x4c4c4946454f4949ULL /* "IIOEFILL": laid out by --size */
 void pattern_fill(void *buf, uint64_t offset, uint32_t len, uint64_t magic);
+/* Incompressible bytes (xorshift64*, seeded from the clock): what fio writes by default. */
+void pattern_random(void *buf, size_t len);
 
 #endif

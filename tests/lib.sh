@@ -107,6 +107,58 @@ make_fs() {
 	echo "$mnt"
 }
 
+# make_throttled_cgroup MAJ:MIN READ_IOPS WRITE_IOPS: a fresh cgroup whose tasks get at most
+# that many reads and writes (flushes count as writes) per second on the device, removed at
+# exit; prints the file to write a pid into ("echo $$ >FILE" in a subshell, then exec). cgroup
+# v2's io.max where the io controller is there, else v1's blkio.throttle (both blk-throttle).
+make_throttled_cgroup() {
+	local dev=$1 r=$2 w=$3 root cg
+	root=$(findmnt -n -o TARGET -t cgroup2 | head -n1)
+	if [ -n "$root" ] && grep -qw io "$root/cgroup.controllers" 2>/dev/null; then
+		grep -qw io "$root/cgroup.subtree_control" ||
+			echo +io >"$root/cgroup.subtree_control" 2>/dev/null
+		cg=$root/ioreel-throttle-$$-$RANDOM
+		mkdir "$cg" || fail "cannot create cgroup $cg"
+		cleanup_push "rmdir '$cg'"
+		echo "$dev riops=$r wiops=$w" >"$cg/io.max" || fail "cannot set io.max in $cg"
+	else
+		root=$(findmnt -n -o TARGET -t cgroup | grep -m1 blkio)
+		[ -n "$root" ] && [ -e "$root/blkio.throttle.read_iops_device" ] ||
+			skip_kernel "no blk-throttle: neither cgroup v2's io.max nor v1's blkio.throttle"
+		cg=$root/ioreel-throttle-$$-$RANDOM
+		mkdir "$cg" || fail "cannot create cgroup $cg"
+		cleanup_push "rmdir '$cg'"
+		echo "$dev $r" >"$cg/blkio.throttle.read_iops_device" &&
+			echo "$dev $w" >"$cg/blkio.throttle.write_iops_device" ||
+			fail "cannot set blkio.throttle limits in $cg"
+	fi
+	echo "$cg/cgroup.procs"
+}
+
+# make_memory_cgroup BYTES: a fresh cgroup, below our own, whose tasks (and the page cache they
+# bring in) get at most BYTES of memory, removed at exit; prints the file to write a pid into.
+# cgroup v2's memory.max where the memory controller is there, else v1's memory.limit_in_bytes.
+make_memory_cgroup() {
+	local lim=$1 root cg own
+	root=$(findmnt -n -o TARGET -t cgroup2 | head -n1)
+	if [ -n "$root" ] && grep -qw memory "$root/cgroup.controllers" 2>/dev/null; then
+		own=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+		cg=$root$own/ioreel-mem-$$-$RANDOM
+		mkdir "$cg" || fail "cannot create cgroup $cg"
+		cleanup_push "rmdir '$cg'"
+		echo "$lim" >"$cg/memory.max" || fail "cannot set memory.max in $cg"
+	else
+		root=$(findmnt -n -o TARGET -t cgroup | grep -m1 '/memory$')
+		[ -n "$root" ] || skip_kernel "no memory controller in cgroup v1 or v2"
+		own=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+		cg=$root$own/ioreel-mem-$$-$RANDOM
+		mkdir "$cg" || fail "cannot create cgroup $cg"
+		cleanup_push "rmdir '$cg'"
+		echo "$lim" >"$cg/memory.limit_in_bytes" || fail "cannot set a memory limit in $cg"
+	fi
+	echo "$cg/cgroup.procs"
+}
+
 # dev_majmin /dev/X -> "MAJ:MIN"
 dev_majmin() { printf '%d:%d\n' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
 

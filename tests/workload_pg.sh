@@ -53,7 +53,31 @@ pg_start() {
 	# initdb's own fsyncs only slow the set-up down; the workload that matters runs later.
 	out=$(_pg_as "$bin/initdb" -D "$PG_DATA" -U "$PG_USER" -A trust -E UTF8 --no-sync 2>&1) ||
 		fail "initdb -D $PG_DATA failed: $out"
-	out=$(_pg_as "$bin/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 -o "-c port=$PG_PORT \
+	_pg_up
+}
+
+# pg_use DIR: the cluster in DIR/data is the one the other functions talk to (PG_DATA, the
+# client's environment); for a server started in a subshell (pg_resume in a cgroup).
+pg_use() {
+	PG_DATA=$1/data PG_SOCK=$1/sock PG_LOG=$1/postgres.log
+	export PGHOST=$PG_SOCK PGPORT=$PG_PORT PGUSER=$PG_USER PGDATABASE=$PG_DB
+}
+
+# pg_resume DIR: start the cluster that pg_start made in DIR/data earlier (on a filesystem
+# restored from an image since, say), and wait until it accepts connections.
+pg_resume() {
+	pg_bindir >/dev/null || skip "needs PostgreSQL and pgbench (make deps installs postgresql)"
+	pg_use "$1"
+	[ -f "$PG_DATA/PG_VERSION" ] || fail "pg_resume: no cluster in $PG_DATA"
+	rm -f "$PG_DATA/postmaster.pid" # left by an image taken from a running server
+	echo "$PG_DATA" >>"$(_setups_dir)/pgdata"
+	cleanup_push "pg_stop"
+	_pg_up
+}
+
+_pg_up() {
+	local out
+	out=$(_pg_as "$(pg_bindir)/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 -o "-c port=$PG_PORT \
 -c listen_addresses='' -c unix_socket_directories='$PG_SOCK' -c fsync=on \
 -c synchronous_commit=on -c full_page_writes=on -c shared_buffers=16MB" start 2>&1) ||
 		fail "pg_ctl start on $PG_DATA failed: $out; log: $(tail -n 5 "$PG_LOG" 2>/dev/null)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # ioreel analyze on generated traces: text, fio-shaped JSON read by fio's paths, --compare,
 # --interval, --group-by, --percentiles, --from/--to; empty, single-event and no-completion
-# traces; usage and runtime exit codes.
+# traces; clat_ns of bio-level traces; closed-loop traces; usage and runtime exit codes.
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3 cc
 d=$(scratch_dir)
@@ -25,7 +25,7 @@ grep -q "IO depths    : " "$d/a.txt" || fail "no depth line"
 python3 - "$d/a.json" <<'PY' || fail "JSON check"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["ioreel_schema"] == 1
+assert d["ioreel_schema"] == 2
 j = d["jobs"][0]
 # The paths a fio JSON consumer reads.
 n = j["read"]["total_ios"] + j["write"]["total_ios"]
@@ -101,6 +101,41 @@ grep -q "5000 without completion time" "$d/synth.txt" || fail "no-completion not
 grep -q "clat" "$d/synth.txt" && fail "synth trace: no latency without completions"
 grep -q "read: IOPS=\|write: IOPS=" "$d/one.txt" || fail "single event summary"
 grep -qi "nan\|inf" "$d/one.txt" "$d/synth.txt" "$d/empty.txt" && fail "NaN/inf in output"
+
+# Bio level (queue and completion, no issue time): clat_ns holds every I/O, where fio's
+# readers look (jq .jobs[0].read.clat_ns.percentile), equal to lat_ns; slat_ns is empty.
+awk 'BEGIN { print "queue_ns,complete_ns,dev,offset,length,op"; srand(5);
+	for (i = 0; i < 5000; i++) { t = i * 10000; lat = 20000 + int(rand() * 200000);
+		print t "," t + lat ",zram9," int(rand() * 65536) * 4096 ",4096," (i % 10 < 7 ? "read" : "write") } }' \
+	>"$d/bio.csv"
+"$IOREEL" convert "$d/bio.csv" "$d/bio.ioreel" >/dev/null || fail "convert bio-level CSV"
+"$IOREEL" analyze "$d/bio.ioreel" >"$d/bio.txt" || fail "analyze bio"
+grep -q "clat percentiles" "$d/bio.txt" && grep -q "(clat = lat, queue to completion" "$d/bio.txt" ||
+	fail "bio level text: no clat percentiles or no note on what clat is"
+"$IOREEL" analyze "$d/bio.ioreel" --json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+for ddir in ("read", "write"):
+    r = j[ddir]
+    assert r["clat_ns"]["N"] == r["lat_ns"]["N"] == r["total_ios"] > 0, r
+    assert r["clat_ns"]["mean"] == r["lat_ns"]["mean"] and r["slat_ns"]["N"] == 0
+    assert r["clat_ns"]["percentile"]["99.000000"] >= r["clat_ns"]["percentile"]["50.000000"] >= 20000
+assert j["ioreel"]["clat_meaning"].startswith("queue to completion")
+assert j["read"]["total_ios"] + j["write"]["total_ios"] == 5000
+' || fail "bio level JSON: clat_ns"
+
+# Closed loop (synth without a rate): the times are an order, so no IOPS or bandwidth.
+"$IOREEL" synth --rw randwrite --bs 4k --size 16m --iodepth 8 --number-ios 2000 -o "$d/closed.ioreel" \
+	>/dev/null || fail "synth closed"
+"$IOREEL" analyze "$d/closed.ioreel" >"$d/closed.txt" || fail "analyze closed"
+grep -q "write: IOPS=n/a, BW=n/a (closed-loop trace" "$d/closed.txt" || fail "closed: rates shown"
+"$IOREEL" analyze "$d/closed.ioreel" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ioreel"]["traces"][0]["times"] == "order"
+w = d["jobs"][0]["write"]
+assert w["total_ios"] == 2000 and w["iops"] == 0 and w["runtime"] == 0, w
+' || fail "closed: JSON"
 
 # Exit codes: usage 2, runtime 1 with a message naming the file.
 assert_status 2 "$IOREEL" analyze

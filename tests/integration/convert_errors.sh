@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Bad input and bad options: one line naming the file and the line/byte, exit 1 (2 for usage),
-# never a crash, never a half-written output left behind.
+# never a crash, never a half-written output left behind. A name convert cannot place gets
+# the list of suffixes it knows; the suffixes fio users write (.v3, .iolog, .log) work.
 . "$(dirname "$0")/../lib.sh"
 d=$(scratch_dir)
 check() { # WANT_RC PATTERN ARGS...
@@ -14,6 +15,7 @@ check() { # WANT_RC PATTERN ARGS...
 	return 0
 }
 : >"$d/empty"
+printf 'fio version 3 iolog\n1 /f read 0 4096\n' | "$IOREEL" convert - "$d/ok.ioreel" >/dev/null || fail "stdin sniff"
 check 1 "empty.*empty file" "$d/empty" "$d/o.ioreel"
 printf 'fio version 3 iolog\n0 /f add\n12 /f read 0\n' >"$d/bad.iolog"
 check 1 "bad.iolog: line 3:" "$d/bad.iolog" "$d/o.ioreel"
@@ -29,7 +31,8 @@ python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<IIQQIIIIIHH
 check 1 "byte 0: blktrace version 0x08" "$d/v8.blktrace" "$d/o.ioreel"
 head -c 4096 /dev/urandom >"$d/noise.bin"
 printf 'zzz' | cat - "$d/noise.bin" >"$d/noise"
-check 1 "cannot tell the input format" "$d/noise" "$d/o.ioreel"
+check 1 "cannot tell the input format.*known suffixes: .ioreel (ioreel), .iolog .log .fio .v3 (fio3)" \
+	"$d/noise" "$d/o.ioreel"
 check 1 "byte 0: bad magic" "$d/noise" "$d/o.ioreel" --from blktrace
 printf '1,X,0,1,2\n' >"$d/a.csv"
 check 1 "a.csv: line 1: opcode" "$d/a.csv" "$d/o.ioreel" --from alibaba
@@ -41,12 +44,23 @@ check 1 "line 2: line longer" "$d/long.iolog" "$d/o.ioreel"
 check 2 "need IN and OUT" "$d/s.iolog"
 check 2 "unknown input format" --from nope "$d/s.iolog" "$d/o.ioreel"
 check 2 "cannot write that format" --to msr "$d/s.iolog" "$d/o.x"
-check 2 "cannot tell the output format" "$d/s.iolog" "$d/o.unknown"
+check 2 "cannot tell the output format.*known suffixes: .ioreel (ioreel), .iolog .log .fio .v3 (fio3), .csv (csv)" \
+	"$d/s.iolog" "$d/o.unknown"
+check 2 "says fio2, which convert reads but cannot write" "$d/s.iolog" "$d/o.v2"
+check 2 "says blktrace" "$d/s.iolog" "$d/o.blktrace"
+# the suffixes fio users write: .v3, .iolog and .log out; in, the header line decides
+for ext in v3 iolog log; do
+	"$IOREEL" convert "$d/ok.ioreel" "$d/fio.$ext" >/dev/null || fail "convert to .$ext"
+	[ "$(head -1 "$d/fio.$ext")" = "fio version 3 iolog" ] || fail ".$ext is not a fio v3 iolog"
+	"$IOREEL" convert "$d/fio.$ext" "$d/back-$ext.csv" >/dev/null || fail "convert from .$ext"
+	grep -q "^1000,,,/f,0,4096,read," "$d/back-$ext.csv" || fail ".$ext round trip: $(cat "$d/back-$ext.csv")"
+done
+printf '1 /f read 0 4096\n' >"$d/nohead.log"
+check 1 "line 1: not a fio iolog (expected 'fio version 2 iolog'" "$d/nohead.log" "$d/o.ioreel"
 check 2 "stdout" "$d/s.iolog" - --to ioreel
 "$IOREEL" convert --help | grep -q "Examples" || fail "--help"
 # stdin works (spooled), and a damaged .ioreel is refused with its name
 "$IOREEL" convert - "$d/o.csv" --from fio <"$d/s.iolog" --salvage >/dev/null || fail "stdin"
-printf 'fio version 3 iolog\n1 /f read 0 4096\n' | "$IOREEL" convert - "$d/ok.ioreel" >/dev/null || fail "stdin sniff"
 head -c 40 "$d/ok.ioreel" >"$d/cut.ioreel"
 "$IOREEL" convert "$d/cut.ioreel" "$d/o.csv" 2>"$d/err"; rc=$?
 [ $rc = 1 ] && grep -q "cut.ioreel" "$d/err" || fail "truncated .ioreel: rc $rc $(cat "$d/err")"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `ioreel info` on a generated trace (fio v3 log converted to .ioreel): text and JSON agree
-# with what was generated; usage errors exit 2.
+# with what was generated; on closed-loop synthesized traces it gives streams, depths, the
+# pass and the runtime instead of a span and rates of times that are only an order; usage
+# errors exit 2.
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3 awk
 d=$(scratch_dir)
@@ -42,7 +44,41 @@ assert j["dropped"] is None
 assert j["duration_ns"] > 0 and j["chunks"] >= 1
 assert j["devices"][0]["name"] == "/dev/sdx"
 assert j["source"].startswith("import"), j["source"]
+assert j["times"] == "schedule" and j["closed_loop"] is None
+assert abs(j["iops"] - 100000 * 1e9 / j["duration_ns"]) < 1e-3 * j["iops"]
 print("json ok:", j["events"], "events,", j["bytes_per_event"], "bytes/event")
+PY
+
+# Closed loop: times are the file order. No span or rate; streams, depths, pass and runtime.
+"$IOREEL" synth --preset 4k-randrw70 --number-ios 1000 -o "$d/c.ioreel" >/dev/null || fail "synth preset"
+"$IOREEL" synth --rw randread --bs 4k --size 64m --iodepth 4 --numjobs 3 --number-ios 500 \
+	-o "$d/c2.ioreel" >/dev/null || fail "synth randread"
+"$IOREEL" info "$d/c.ioreel" >"$d/c.txt" || fail "info closed-loop"
+cat "$d/c.txt"
+grep -qE "span|IOPS|/s$" "$d/c.txt" && fail "closed-loop trace: a span or rate of times that are no schedule"
+grep -q "times      an order, not a schedule" "$d/c.txt" || fail "closed: no times line"
+grep -q "streams    8, depth 32 each (256 I/Os in flight at most)" "$d/c.txt" || fail "closed: streams"
+grep -q "one pass   8000 I/Os, .* (1000 per stream)" "$d/c.txt" || fail "closed: pass"
+grep -q "replay     runs 120.00s, cycling the pass (time based)" "$d/c.txt" || fail "closed: runtime"
+"$IOREEL" info "$d/c2.ioreel" | grep -q "replay     runs the pass once" || fail "closed, not time based"
+for t in c c2; do "$IOREEL" info --json "$d/$t.ioreel" >"$d/$t.json" || fail "info --json $t"; done
+python3 - "$d/c.json" "$d/c2.json" <<'PY' || fail "closed-loop json check failed"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for j in (a, b):
+    assert j["mode"] == "closed" and j["times"] == "order", j["times"]
+    for k in ("first_ns", "last_ns", "duration_ns", "iops", "bandwidth_bytes_per_s"):
+        assert j[k] is None, (k, j[k])
+    c = j["closed_loop"]
+    assert c["streams"] == len(j["streams"]) and c["in_flight"] == sum(j["streams"])
+    assert sum(c["stream_ios"]) == c["pass_ios"] == j["events"]
+    assert c["pass_bytes"] == sum(j["op_bytes"].values())
+ca, cb = a["closed_loop"], b["closed_loop"]
+assert ca["streams"] == 8 and ca["in_flight"] == 256 and ca["stream_ios"] == [1000] * 8, ca
+assert ca["ends"] == "runtime" and ca["runtime_ns"] == 120 * 10**9, ca
+assert cb["streams"] == 3 and cb["in_flight"] == 12 and cb["stream_ios"] == [500] * 3, cb
+assert cb["ends"] == "pass", cb
+print("closed-loop json ok")
 PY
 
 assert_status 0 "$IOREEL" info --help >/dev/null

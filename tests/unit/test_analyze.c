@@ -2,7 +2,8 @@
 /*
  * analysis__*: percentiles, means and rates against exact values computed from the same
  * generated events; depth reconstruction on a known queue depth; empty, single-event and
- * no-completion inputs; the bounded interval series; grouping.
+ * no-completion inputs; the bounded interval series; grouping; clat without issue times (bio
+ * level); closed-loop traces (no runtime).
  */
 #include <math.h>
 #include <stdio.h>
@@ -246,8 +247,88 @@ static void test_replay_label(void)
 	analysis__free(a);
 }
 
+/*
+ * Bio level: queue and completion, no issue. clat is queue to completion (fio's clat), equal to
+ * lat; slat stays empty. Beside I/Os with an issue time, clat keeps issue to completion.
+ */
+static void test_clat_without_issue(void)
+{
+	struct analysis *a = analysis__new(NULL, NULL, "bio");
+	char *buf = NULL;
+	size_t len = 0;
+
+	for (unsigned int k = 0; k < 1000; k++) {
+		uint64_t q = k * 100000ULL;
+		struct io_event e = ev(q, IO_TS_NONE, q + 20000 + k, 0, 4096, IO_OP_READ);
+		analysis__add(a, &e, 1);
+	}
+	an_finish(a);
+	const struct an_op *o = &a->groups[0].op[IO_OP_READ];
+	CHECK(o->clat.count == 1000 && o->lat.count == 1000 && o->slat.count == 0,
+	      "bio level: clat %llu lat %llu slat %llu", (unsigned long long)o->clat.count,
+	      (unsigned long long)o->lat.count, (unsigned long long)o->slat.count);
+	CHECK(o->clat.min == 20000 && o->clat.max == 20999 &&
+		      hist_mean(&o->clat) == hist_mean(&o->lat),
+	      "bio level: clat is queue to completion");
+	CHECK(hist_percentile(&o->clat, 99) == hist_percentile(&o->lat, 99), "same percentiles");
+	FILE *f = open_memstream(&buf, &len);
+	analysis__print_text(a, f);
+	analysis__print_json(a, f, NULL);
+	fclose(f);
+	CHECK(strstr(buf, "clat percentiles (") && strstr(buf, "(clat = lat, queue to "),
+	      "text: clat percentiles and the note: %s", buf);
+	CHECK(strstr(buf, "\"clat_meaning\": \"queue to completion (no issue time recorded)\""),
+	      "JSON clat_meaning");
+	free(buf);
+	buf = NULL;
+
+	/* A flush without an issue time among reads with one (request level). */
+	struct io_event r = ev(0, 1000, 9000, 0, 4096, IO_OP_READ);
+	struct io_event fl = ev(500, IO_TS_NONE, 700500, 0, 0, IO_OP_FLUSH);
+	analysis__add(a, &r, 1);
+	analysis__add(a, &fl, 1);
+	an_finish(a);
+	CHECK(a->groups[0].op[IO_OP_READ].clat.min == 8000, "clat from issue when there is one");
+	CHECK(a->groups[0].op[IO_OP_FLUSH].clat.count == 1 &&
+		      a->groups[0].op[IO_OP_FLUSH].clat.min == 700000,
+	      "flush clat from queue");
+	CHECK(!strcmp(an_clat_meaning(a),
+		      "issue to completion, or queue to completion without an issue time"),
+	      "mixed meaning");
+	analysis__free(a);
+}
+
+/* A closed-loop trace's times are positions in the file: no runtime, no rates. */
+static void test_closed_loop(void)
+{
+	static struct trace_meta m;
+	char *buf = NULL;
+	size_t len = 0;
+
+	strcpy(m.source, "synth");
+	m.mode = TRACE_MODE_CLOSED;
+	struct analysis *a = analysis__new(NULL, &m, "closed");
+	for (unsigned int k = 0; k < 1000; k++) {
+		struct io_event e = ev(k, IO_TS_NONE, IO_TS_NONE, k * 4096ULL, 4096, IO_OP_WRITE);
+		analysis__add(a, &e, 1);
+	}
+	CHECK(an_runtime_ns(a) == 0 && an_iops(a, &a->groups[0].op[IO_OP_WRITE]) == 0,
+	      "closed loop: no runtime");
+	FILE *f = open_memstream(&buf, &len);
+	analysis__print_text(a, f);
+	analysis__print_json(a, f, NULL);
+	fclose(f);
+	CHECK(strstr(buf, "IOPS=n/a") && strstr(buf, "an order, not a schedule") &&
+		      strstr(buf, "\"times\": \"order\""),
+	      "closed loop text/JSON: %s", buf);
+	free(buf);
+	analysis__free(a);
+}
+
 int main(void)
 {
+	test_clat_without_issue();
+	test_closed_loop();
 	test_replay_label();
 	test_bucket_copy();
 	test_exact();

@@ -191,7 +191,7 @@ static void test_roundtrip(void)
 	if (!r)
 		goto out;
 	CHECK(trace_reader__meta(r)->level == TRACE_LEVEL_FILE &&
-		  trace_reader__meta(r)->version == (1u << 16 | 1),
+		  trace_reader__meta(r)->version == (1u << 16 | 2),
 	      "level %u version %x", trace_reader__meta(r)->level, trace_reader__meta(r)->version);
 	CHECK(trace_reader__has_index(r) && trace_reader__event_count(r) == n &&
 		  trace_reader__chunk_count(r) == 11,

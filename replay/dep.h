@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The dependency-aware replay (`--mode dep`): which earlier I/Os each I/O of a recorded trace
+ * waited for (inference, dep_infer.c), and a scheduler that releases it only once those have
+ * really completed on the target, plus the think time the trace recorded (dep_run.c).
+ *
+ * Why: a database is closed loop. Its threads wait for their reads and their commits, then
+ * think, then issue the next I/O. A timed replay keeps the recorded offered load instead, so on
+ * a slower candidate it piles up I/O no real database would issue (a pgbench trace replayed to
+ * btrfs RAID6 saw its writes 443 times slower than the real run there). Design and prior work:
+ * replay/README.md ("dep mode"); research: hfplayer (TOS 2017), rbd-replay, //TRACE (FAST '07).
+ */
+#ifndef IOREEL_REPLAY_DEP_H
+#define IOREEL_REPLAY_DEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "formats/event.h"
+
+/* How an I/O is released, and the kind of each edge to a parent. */
+enum dep_kind {
+	DEP_OPEN = 0,	 /* no parent: at its trace time (stream head, or a kernel thread's new work) */
+	DEP_SYNC = 1,	 /* its thread had nothing in flight: parent's completion + think time */
+	DEP_ASYNC = 2,	 /* its thread had I/O in flight: previous submission + the recorded gap */
+	DEP_BARRIER = 3, /* another thread's flush/FUA/preflush completed just before it woke */
+	DEP_OVERLAP = 4, /* a write over an earlier write still in flight: issued after it */
+	DEP_WAIT = 5,	 /* a gap longer than --dep-think-max: trace time, not before the parent */
+	DEP__KINDS
+};
+
+#define DEP_MAX_PARENTS 3
+/* Parents lie at most this many I/Os back (an edge further back is dropped: the I/O is open).
+ * The scheduler's window holds twice as many, so a parent's slot is never reused before its
+ * children have read it. */
+#define DEP_MAX_BACK (1u << 16)
+#define DEP_WINDOW (2u * DEP_MAX_BACK)
+
+struct dep_edge {
+	uint64_t gap_ns; /* recorded: child queue - parent completion (or - parent queue) */
+	uint32_t back;	 /* child's sequence number - parent's (>= 1) */
+	uint8_t kind;	 /* DEP_SYNC, DEP_ASYNC, DEP_BARRIER, DEP_OVERLAP or DEP_WAIT */
+	uint8_t _pad[3];
+};
+
+/* What inference says about one I/O. */
+struct dep_info {
+	struct dep_edge par[DEP_MAX_PARENTS];
+	uint32_t stream; /* dense id of its recorded thread */
+	uint16_t depth;	 /* its thread's earlier I/Os still in flight when it was queued */
+	uint8_t kind;	 /* enum dep_kind: how it is released */
+	uint8_t npar;
+};
+
+struct dep_opts {
+	uint64_t eps_ns;       /* a completion this close before a queue did not wake it (2 us) */
+	uint64_t think_max_ns; /* longer gaps wait for outside events: trace time (10 ms) */
+	uint64_t xwin_ns;      /* barrier edges look back this far (1 ms) */
+	bool barrier;	       /* cross-thread flush edges (default on) */
+	bool overlap;	       /* write-after-write edges (default on) */
+};
+
+void dep_opts_default(struct dep_opts *o);
+
+/* Inference, in one streaming pass over the replayed I/Os in queue order, bounded memory. */
+struct dep_infer;
+
+struct dep_stats {
+	uint64_t kind[DEP__KINDS]; /* I/Os per release kind */
+	uint64_t edges[DEP__KINDS]; /* edges per kind (an I/O may have a barrier and an overlap) */
+	uint64_t dropped_far;	   /* edges dropped: parent more than DEP_MAX_BACK I/Os back */
+	uint64_t no_completion;	   /* I/Os without a recorded completion time */
+	uint64_t streams;	   /* recorded threads seen */
+	uint64_t kthread;	   /* I/Os of kernel threads */
+};
+
+struct dep_infer *dep_infer__new(const struct dep_opts *o);
+/* The next I/O of the trace (queue-time order; sequence numbers count the calls from 0). */
+void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_info *out);
+const struct dep_stats *dep_infer__stats(const struct dep_infer *d);
+void dep_infer__free(struct dep_infer *d);
+
+const char *dep_kind_name(unsigned int kind);
+
+/*
+ * Can inference work on this trace? It needs completion times and thread ids. Fills why with
+ * what is missing; true when usable. Counted over the events given (a prescan).
+ */
+struct dep_fitness {
+	uint64_t events, no_completion, no_tid;
+};
+bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len);
+
+#endif

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Dependency inference for `--mode dep`: one pass over the replayed I/Os in queue order, with
+ * memory bounded by the threads, flushes and writes in flight, never by the trace's length.
+ *
+ * Per I/O e of thread T, queued at q, with recorded completions c:
+ *  1. Stream edge. If T had nothing in flight at q - eps, T was blocked or thinking: e depends
+ *     on the completion of L, T's latest-completing earlier I/O, with think time q - c(L)
+ *     (DEP_SYNC). A think time above think_max means T waited for something outside the
+ *     storage (a client, a timer): e keeps its trace time but never goes before L completed
+ *     (DEP_WAIT); for a kernel thread, whose next work item has nothing to do with its last,
+ *     such an I/O is open. If T had I/O in flight it is asynchronous (AIO, readahead,
+ *     writeback): e follows T's previous submission by the recorded gap (DEP_ASYNC), and T
+ *     keeps at most as many I/Os in flight as it had then (depth).
+ *  2. Barrier edge. A synchronous e also depends on the latest flush-class I/O (flush, FUA,
+ *     preflush) of another thread that completed in (c(L), q - eps] and within xwin before q:
+ *     an fsync waiting on a journal commit, a lock released by another backend's commit.
+ *  3. Overlap edge. A write over an earlier write still in flight is issued after it, so the
+ *     device sees them in the recorded order.
+ * Edges whose parent lies more than DEP_MAX_BACK I/Os back are dropped (counted).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay/dep.h"
+
+#define TID_EMPTY UINT32_MAX
+#define GRANULE_SHIFT 16 /* overlap buckets: 64 KiB */
+#define OVL_BUCKETS 16384
+#define OVL_WAYS 4
+#define OVL_MAX_GRANULES 64 /* a write over more granules is checked at both ends only */
+
+struct tid_state {
+	uint32_t tid;
+	uint32_t stream;      /* dense id */
+	uint64_t last_seq;    /* previous I/O of the thread */
+	uint64_t last_q;
+	uint64_t max_c;	      /* latest recorded completion of its I/Os so far */
+	uint64_t max_c_seq;
+	/* completions of its I/Os still in flight (a small min-heap), for its depth */
+	uint64_t *inflight;
+	uint32_t ninflight, capinflight;
+};
+
+struct flush_ent {
+	uint64_t seq, c;
+	uint32_t tid;
+};
+
+struct ovl_ent {
+	uint64_t seq, q, c, off;
+	uint32_t len, dev; /* len 0: empty way */
+};
+
+struct dep_infer {
+	struct dep_opts o;
+	uint64_t seq;
+	struct tid_state *tids; /* open addressing, capacity a power of two */
+	uint32_t ntids, captids;
+	uint32_t next_stream;
+	struct flush_ent *fl; /* flush-class I/Os that may still be barrier parents */
+	uint32_t nfl, capfl;
+	struct ovl_ent *ovl; /* OVL_BUCKETS x OVL_WAYS writes, recent ones first out */
+	struct dep_stats st;
+};
+
+const char *dep_kind_name(unsigned int kind)
+{
+	static const char *const n[DEP__KINDS] = { "open",    "sync",	 "async",
+						   "barrier", "overlap", "wait" };
+
+	return kind < DEP__KINDS ? n[kind] : "?";
+}
+
+void dep_opts_default(struct dep_opts *o)
+{
+	o->eps_ns = 2000;
+	o->think_max_ns = 10000000;
+	o->xwin_ns = 1000000;
+	o->barrier = true;
+	o->overlap = true;
+}
+
+bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
+{
+	/* A few completions a million are missing from a healthy recording (requests the kernel
+	 * ended unseen, record/LEVELS.md); more than 1 % means the source had none. */
+	if (f->events && f->no_completion * 100 > f->events) {
+		snprintf(why, len,
+			 "%llu of %llu I/Os have no completion time (an imported fio/MSR log or a "
+			 "synthesized trace?): dependencies are inferred from when each I/O "
+			 "completed in the recording",
+			 (unsigned long long)f->no_completion, (unsigned long long)f->events);
+		return false;
+	}
+	if (f->events && f->no_tid == f->events) {
+		snprintf(why, len,
+			 "no I/O has a thread id: dependencies are inferred per recorded thread");
+		return false;
+	}
+	return true;
+}
+
+struct dep_infer *dep_infer__new(const struct dep_opts *o)
+{
+	struct dep_infer *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	if (o)
+		d->o = *o;
+	else
+		dep_opts_default(&d->o);
+	d->captids = 256;
+	d->tids = malloc(d->captids * sizeof(*d->tids));
+	d->ovl = calloc((size_t)OVL_BUCKETS * OVL_WAYS, sizeof(*d->ovl));
+	if (!d->tids || !d->ovl) {
+		dep_infer__free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < d->captids; i++)
+		d->tids[i].tid = TID_EMPTY;
+	return d;
+}
+
+void dep_infer__free(struct dep_infer *d)
+{
+	if (!d)
+		return;
+	for (uint32_t i = 0; d->tids && i < d->captids; i++)
+		if (d->tids[i].tid != TID_EMPTY)
+			free(d->tids[i].inflight);
+	free(d->tids);
+	free(d->fl);
+	free(d->ovl);
+	free(d);
+}
+
+const struct dep_stats *dep_infer__stats(const struct dep_infer *d)
+{
+	return &d->st;
+}
+
+static uint32_t tid_hash(uint32_t tid, uint32_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static struct tid_state *tid_slot(struct tid_state *t, uint32_t cap, uint32_t tid)
+{
+	uint32_t i = tid_hash(tid, cap);
+
+	while (t[i].tid != TID_EMPTY && t[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return &t[i];
+}
+
+/*
+ * Threads come and go (a busy server forks short-lived workers for days): a thread silent
+ * for a minute is forgotten when the table fills; if it comes back it starts a new stream,
+ * as its next I/O would be open or trace-clocked anyway after so long a gap.
+ */
+static int tids_make_room(struct dep_infer *d, uint64_t now)
+{
+	uint32_t cap = d->captids, keep = 0;
+	struct tid_state *old = d->tids, *t;
+
+	for (uint32_t i = 0; i < cap; i++)
+		if (old[i].tid != TID_EMPTY &&
+		    (now < 60000000000ULL || old[i].last_q >= now - 60000000000ULL))
+			keep++;
+	while (keep * 2 >= cap)
+		cap *= 2;
+	t = malloc(cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < cap; i++)
+		t[i].tid = TID_EMPTY;
+	d->ntids = 0;
+	for (uint32_t i = 0; i < d->captids; i++) {
+		if (old[i].tid == TID_EMPTY)
+			continue;
+		if (now >= 60000000000ULL && old[i].last_q < now - 60000000000ULL) {
+			free(old[i].inflight);
+			continue;
+		}
+		*tid_slot(t, cap, old[i].tid) = old[i];
+		d->ntids++;
+	}
+	free(old);
+	d->tids = t;
+	d->captids = cap;
+	return 0;
+}
+
+/* ---- a thread's in-flight completions: a min-heap ---- */
+
+static void heap_drop_done(struct tid_state *s, uint64_t q)
+{
+	uint64_t *h = s->inflight;
+
+	while (s->ninflight && h[0] <= q) {
+		uint64_t last = h[--s->ninflight];
+		uint32_t i = 0;
+
+		for (;;) {
+			uint32_t c = 2 * i + 1;
+
+			if (c >= s->ninflight)
+				break;
+			if (c + 1 < s->ninflight && h[c + 1] < h[c])
+				c++;
+			if (h[c] >= last)
+				break;
+			h[i] = h[c];
+			i = c;
+		}
+		if (s->ninflight)
+			h[i] = last;
+	}
+}
+
+static int heap_add(struct tid_state *s, uint64_t c)
+{
+	uint32_t i;
+
+	if (s->ninflight == s->capinflight) {
+		uint32_t cap = s->capinflight ? s->capinflight * 2 : 8;
+		uint64_t *h;
+
+		/* a thread with more in flight than this is not tracked deeper: its depth is
+		 * reported as the cap, which only loosens its limit */
+		if (cap > 65536)
+			return -E2BIG;
+		h = realloc(s->inflight, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		s->inflight = h;
+		s->capinflight = cap;
+	}
+	i = s->ninflight++;
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+
+		if (s->inflight[p] <= c)
+			break;
+		s->inflight[i] = s->inflight[p];
+		i = p;
+	}
+	s->inflight[i] = c;
+	return 0;
+}
+
+/* ---- barrier and overlap candidates ---- */
+
+static bool is_flush_class(const struct io_event *ev)
+{
+	return ev->op == IO_OP_FLUSH || (ev->flags & (IO_F_FUA | IO_F_PREFLUSH));
+}
+
+/* Forgets flush-class I/Os completed before lo: too old for this and every later I/O. */
+static void barrier_prune(struct dep_infer *d, uint64_t lo)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < d->nfl; i++)
+		if (d->fl[i].c >= lo)
+			d->fl[n++] = d->fl[i];
+	d->nfl = n;
+}
+
+/* The latest flush-class completion of another thread in (after, upto], not before lo. */
+static const struct flush_ent *barrier_find(struct dep_infer *d, uint32_t tid, uint64_t after,
+					    uint64_t upto, uint64_t lo)
+{
+	const struct flush_ent *best = NULL;
+
+	barrier_prune(d, lo);
+	for (uint32_t i = 0; i < d->nfl; i++) {
+		const struct flush_ent *f = &d->fl[i];
+
+		if (f->tid != tid && f->c > after && f->c <= upto && (!best || f->c > best->c))
+			best = f;
+	}
+	return best;
+}
+
+static void barrier_add(struct dep_infer *d, uint64_t seq, uint32_t tid, uint64_t c, uint64_t q)
+{
+	if (d->nfl == d->capfl)
+		barrier_prune(d, q > d->o.xwin_ns ? q - d->o.xwin_ns : 0);
+	if (d->nfl == d->capfl) {
+		uint32_t cap = d->capfl ? d->capfl * 2 : 64;
+		struct flush_ent *f;
+
+		/* an unbounded burst of flushes in flight: keep the newest candidates */
+		if (cap > (1u << 20)) {
+			memmove(d->fl, d->fl + d->nfl / 2, (d->nfl - d->nfl / 2) * sizeof(*f));
+			d->nfl -= d->nfl / 2;
+		} else {
+			f = realloc(d->fl, cap * sizeof(*f));
+			if (!f)
+				return; /* a missed barrier edge, not an error */
+			d->fl = f;
+			d->capfl = cap;
+		}
+	}
+	d->fl[d->nfl++] = (struct flush_ent){ .seq = seq, .c = c, .tid = tid };
+}
+
+static struct ovl_ent *ovl_bucket(struct dep_infer *d, uint32_t dev, uint64_t granule)
+{
+	uint64_t h = (granule ^ ((uint64_t)dev << 40)) * 0x9E3779B97F4A7C15ULL;
+
+	return &d->ovl[(h >> 50) % OVL_BUCKETS * OVL_WAYS];
+}
+
+/* The latest earlier write overlapping [off, off+len) still in flight at q, or NULL. */
+static const struct ovl_ent *overlap_find(struct dep_infer *d, const struct io_event *ev,
+					  uint64_t q)
+{
+	uint64_t g0 = ev->offset >> GRANULE_SHIFT;
+	uint64_t g1 = (ev->offset + ev->length - 1) >> GRANULE_SHIFT;
+	const struct ovl_ent *best = NULL;
+
+	for (uint64_t g = g0; g <= g1; g++) {
+		struct ovl_ent *b;
+
+		if (g1 - g0 >= OVL_MAX_GRANULES && g != g0 && g != g1)
+			continue;
+		b = ovl_bucket(d, ev->dev, g);
+		for (int w = 0; w < OVL_WAYS; w++) {
+			struct ovl_ent *x = &b[w];
+
+			if (!x->len || x->dev != ev->dev || x->c <= q)
+				continue;
+			if (x->off < ev->offset + ev->length && ev->offset < x->off + x->len &&
+			    (!best || x->seq > best->seq))
+				best = x;
+		}
+	}
+	return best;
+}
+
+static void overlap_add(struct dep_infer *d, const struct io_event *ev, uint64_t seq, uint64_t q,
+			uint64_t c)
+{
+	uint64_t g0 = ev->offset >> GRANULE_SHIFT;
+	uint64_t g1 = (ev->offset + ev->length - 1) >> GRANULE_SHIFT;
+
+	for (uint64_t g = g0; g <= g1; g++) {
+		struct ovl_ent *b, *victim;
+
+		if (g1 - g0 >= OVL_MAX_GRANULES && g != g0 && g != g1)
+			continue;
+		b = ovl_bucket(d, ev->dev, g);
+		victim = &b[0];
+		/* replace an empty or finished way, else the one that finishes first */
+		for (int w = 0; w < OVL_WAYS; w++) {
+			if (!b[w].len || b[w].c <= q) {
+				victim = &b[w];
+				break;
+			}
+			if (b[w].c < victim->c)
+				victim = &b[w];
+		}
+		*victim = (struct ovl_ent){ .seq = seq, .q = q, .c = c, .off = ev->offset,
+					    .len = ev->length, .dev = ev->dev };
+	}
+}
+
+/* ---- the pass ---- */
+
+static void add_edge(struct dep_infer *d, struct dep_info *out, uint64_t seq, uint64_t parent,
+		     uint8_t kind, uint64_t gap)
+{
+	if (seq - parent > DEP_MAX_BACK) {
+		d->st.dropped_far++;
+		return;
+	}
+	for (uint8_t i = 0; i < out->npar; i++)
+		if (out->par[i].back == seq - parent && out->par[i].kind == kind)
+			return;
+	out->par[out->npar++] = (struct dep_edge){ .gap_ns = gap,
+						   .back = (uint32_t)(seq - parent),
+						   .kind = kind };
+	d->st.edges[kind]++;
+}
+
+void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_info *out)
+{
+	uint64_t seq = d->seq++;
+	uint64_t q = io_event_time(ev);
+	bool has_c = ev->complete_ns != IO_TS_NONE && ev->complete_ns >= q;
+	/* without a completion, the I/O is taken as done when queued: never waited for */
+	uint64_t c = has_c ? ev->complete_ns : q;
+	bool kthread = ev->flags & IO_F_KTHREAD;
+	struct tid_state *t;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = DEP_OPEN;
+	if (!has_c)
+		d->st.no_completion++;
+	if (kthread)
+		d->st.kthread++;
+	if (d->ntids * 2 >= d->captids && tids_make_room(d, q))
+		goto done; /* out of memory: this I/O stays open */
+	t = tid_slot(d->tids, d->captids, ev->tid);
+	if (t->tid == TID_EMPTY) {
+		memset(t, 0, sizeof(*t));
+		t->tid = ev->tid;
+		t->stream = d->next_stream++;
+		d->ntids++;
+		d->st.streams++;
+	} else {
+		uint64_t since = q > d->o.eps_ns ? q - d->o.eps_ns : 0;
+
+		/* its depth counts what was still in flight at q itself: a completion at q freed
+		 * the slot this I/O took (eps only decides whether the thread had waited) */
+		heap_drop_done(t, q);
+		out->depth = t->ninflight > UINT16_MAX ? UINT16_MAX : (uint16_t)t->ninflight;
+		if (t->max_c > since) {
+			out->kind = DEP_ASYNC;
+			add_edge(d, out, seq, t->last_seq, DEP_ASYNC, q - t->last_q);
+		} else if (q - t->max_c > d->o.think_max_ns) {
+			if (!kthread) {
+				out->kind = DEP_WAIT;
+				add_edge(d, out, seq, t->max_c_seq, DEP_WAIT, q - t->max_c);
+			}
+		} else {
+			const struct flush_ent *f = NULL;
+
+			out->kind = DEP_SYNC;
+			add_edge(d, out, seq, t->max_c_seq, DEP_SYNC, q - t->max_c);
+			if (d->o.barrier)
+				f = barrier_find(d, ev->tid, t->max_c, since,
+						 q > d->o.xwin_ns ? q - d->o.xwin_ns : 0);
+			if (f)
+				add_edge(d, out, seq, f->seq, DEP_BARRIER, q - f->c);
+		}
+	}
+	out->stream = t->stream;
+	if (d->o.overlap && ev->op == IO_OP_WRITE && ev->length) {
+		const struct ovl_ent *w = overlap_find(d, ev, q);
+
+		if (w && out->npar < DEP_MAX_PARENTS)
+			add_edge(d, out, seq, w->seq, DEP_OVERLAP, q - w->q);
+		overlap_add(d, ev, seq, q, c);
+	}
+	t->last_seq = seq;
+	t->last_q = q;
+	if (c >= t->max_c) {
+		t->max_c = c;
+		t->max_c_seq = seq;
+	}
+	if (has_c && c > q)
+		heap_add(t, c);
+	if (has_c && is_flush_class(ev))
+		barrier_add(d, seq, ev->tid, c, q);
+done:
+	d->st.kind[out->kind]++;
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The scheduling loop of `--mode dep`. The helper thread decodes the trace and infers, per I/O,
+ * the earlier I/Os it waited for (dep_infer.c); here an I/O is released once those have really
+ * been submitted (issue edges) or completed (completion edges) on the target, plus the gap the
+ * trace recorded after them, and no earlier than its trace time when it has no parent or waited
+ * for something outside the storage. Then, as in timed mode, it goes out at its release time
+ * (sleep, then spin), and its thread keeps no more I/O in flight than it had in the recording.
+ *
+ * The I/Os read ahead wait in a window of DEP_WINDOW slots indexed by sequence number: a parent
+ * lies at most DEP_MAX_BACK behind its child, so its slot still holds it when the child is
+ * read, and the window never holds more than DEP_WINDOW I/Os past the oldest unfinished one.
+ * A child waiting for a parent hangs on one of the parent's two waiter lists (released at its
+ * submission, at its completion); ready I/Os wait in a min-heap by release time. Nothing here
+ * ever blocks on an unrelated thread: an I/O waits only for its own parents (no head-of-line
+ * blocking, unlike hfplayer's per-worker lists).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay/replay_int.h"
+#include "util/cli.h"
+
+#define NONE UINT32_MAX
+
+enum dslot_state { DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_DONE };
+
+struct dslot {
+	struct sev s;
+	uint64_t seq;
+	uint64_t release;     /* ns since the start: the latest constraint resolved so far */
+	uint64_t submit_ns;   /* on the target, ns since the start */
+	uint64_t complete_ns;
+	uint32_t wait_issue;  /* children released by this one's submission (waiter list) */
+	uint32_t wait_done;   /* children released by its completion */
+	uint32_t stream;
+	uint32_t next_parked; /* its thread's queue of I/Os held to the recorded depth */
+	uint16_t depth;
+	uint8_t kind;
+	uint8_t pending;      /* parents not yet resolved */
+	uint8_t state;
+};
+
+struct waiter {
+	uint64_t gap;	/* ns, already scaled */
+	uint32_t child; /* window slot */
+	uint32_t next;
+	uint8_t kind;
+};
+
+struct dstream {
+	uint32_t inflight;
+	uint32_t park_head, park_tail;
+};
+
+struct dep_sched {
+	struct dslot *slot; /* DEP_WINDOW */
+	struct waiter *pool;
+	uint32_t pool_free;
+	uint64_t next_seq; /* next I/O to read from the input ring */
+	uint64_t floor;	   /* every I/O before it is done */
+	uint32_t *heap;	   /* ready slots by release time */
+	uint32_t nheap;
+	struct dstream *st;
+	uint32_t nst;
+	double think_scale, speed;
+	uint64_t eps;
+};
+
+static inline uint32_t wslot(uint64_t seq)
+{
+	return (uint32_t)(seq & (DEP_WINDOW - 1));
+}
+
+int dep_sched_new(struct run *r, const struct dep_opts *o)
+{
+	struct dep_sched *d = calloc(1, sizeof(*d));
+	uint32_t npool = DEP_MAX_PARENTS * DEP_WINDOW;
+
+	if (!d)
+		return -ENOMEM;
+	r->dep = d;
+	d->slot = calloc(DEP_WINDOW, sizeof(*d->slot));
+	d->pool = malloc(npool * sizeof(*d->pool));
+	d->heap = malloc(DEP_WINDOW * sizeof(*d->heap));
+	d->nst = 1024;
+	d->st = malloc(d->nst * sizeof(*d->st));
+	if (!d->slot || !d->pool || !d->heap || !d->st)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < npool; i++)
+		d->pool[i].next = i + 1 < npool ? i + 1 : NONE;
+	for (uint32_t i = 0; i < d->nst; i++)
+		d->st[i] = (struct dstream){ 0, NONE, NONE };
+	d->think_scale = r->o->think_scale > 0 ? r->o->think_scale : 1.0;
+	d->speed = r->o->speed > 0 ? r->o->speed : 1.0;
+	d->eps = o->eps_ns;
+	return 0;
+}
+
+void dep_sched_free(struct run *r)
+{
+	struct dep_sched *d = r->dep;
+
+	if (!d)
+		return;
+	free(d->slot);
+	free(d->pool);
+	free(d->heap);
+	free(d->st);
+	free(d);
+	r->dep = NULL;
+}
+
+/* ---- the ready heap ---- */
+
+static void heap_push(struct dep_sched *d, uint32_t w)
+{
+	uint32_t i = d->nheap++;
+	uint64_t t = d->slot[w].release;
+
+
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+
+		if (d->slot[d->heap[p]].release <= t)
+			break;
+		d->heap[i] = d->heap[p];
+		i = p;
+	}
+	d->heap[i] = w;
+	d->slot[w].state = DS_READY;
+}
+
+static void heap_pop(struct dep_sched *d)
+{
+	uint32_t last = d->heap[--d->nheap], i = 0;
+	uint64_t t = d->slot[last].release;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= d->nheap)
+			break;
+		if (c + 1 < d->nheap && d->slot[d->heap[c + 1]].release < d->slot[d->heap[c]].release)
+			c++;
+		if (d->slot[d->heap[c]].release >= t)
+			break;
+		d->heap[i] = d->heap[c];
+		i = c;
+	}
+	if (d->nheap)
+		d->heap[i] = last;
+}
+
+/* ---- releasing ---- */
+
+static void resolve(struct dep_sched *d, uint32_t w, uint64_t at)
+{
+	struct dslot *s = &d->slot[w];
+
+	if (at > s->release)
+		s->release = at;
+	if (--s->pending == 0)
+		heap_push(d, w);
+}
+
+/*
+ * When a parent's time is known: the constraint its edge puts on the child.
+ *
+ * The replayer's own lateness in submitting the parent (submit - release) is not the
+ * workload's: it is taken out of the think time that follows, where the gap allows, instead
+ * of being passed down the chain. Without that, every late wake-up of the scheduling thread
+ * added up along a thread's chain: a pgbench trace replayed with the null engine on this
+ * (busy) 2-core machine had its backends drift up to 90 ms behind the trace's clock, as fio's
+ * iolog replay drifts. A child still never goes before the parent's submission (issue edges)
+ * or completion (completion edges).
+ */
+static uint64_t edge_time(const struct dep_sched *d, const struct dslot *p, uint8_t kind,
+			  uint64_t gap)
+{
+	uint64_t late = p->submit_ns > p->release ? p->submit_ns - p->release : 0;
+	uint64_t think = gap > late ? gap - late : 0;
+
+	switch (kind) {
+	case DEP_ASYNC:
+	case DEP_OVERLAP:
+		return p->submit_ns + think;
+	case DEP_WAIT:
+		return p->complete_ns + d->eps;
+	default: /* DEP_SYNC, DEP_BARRIER: think time after the completion */
+		return p->complete_ns + think;
+	}
+}
+
+static void wake(struct dep_sched *d, uint32_t *list, const struct dslot *p)
+{
+	uint32_t i = *list;
+
+	*list = NONE;
+	while (i != NONE) {
+		struct waiter *x = &d->pool[i];
+		uint32_t next = x->next;
+
+		resolve(d, x->child, edge_time(d, p, x->kind, x->gap));
+		x->next = d->pool_free;
+		d->pool_free = i;
+		i = next;
+	}
+}
+
+static int grow_streams(struct dep_sched *d, uint32_t stream)
+{
+	uint32_t n = d->nst;
+	struct dstream *st;
+
+	while (n <= stream)
+		n *= 2;
+	st = realloc(d->st, n * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	for (uint32_t i = d->nst; i < n; i++)
+		st[i] = (struct dstream){ 0, NONE, NONE };
+	d->st = st;
+	d->nst = n;
+	return 0;
+}
+
+/* Takes one I/O from the input ring into the window. 0, or -errno. */
+static int admit(struct run *r, const struct dsev *in)
+{
+	struct dep_sched *d = r->dep;
+	uint64_t seq = d->next_seq++;
+	uint32_t w = wslot(seq);
+	struct dslot *s = &d->slot[w];
+	const struct dep_info *di = &in->dep;
+
+	if (di->stream >= d->nst && grow_streams(d, di->stream))
+		return -ENOMEM;
+	*s = (struct dslot){ .s = in->s, .seq = seq, .wait_issue = NONE, .wait_done = NONE,
+			     .stream = di->stream, .next_parked = NONE, .depth = di->depth,
+			     .kind = di->kind, .pending = 1, .state = DS_WAITING };
+	/* open and wait I/Os keep the trace's clock; the others follow their parents only */
+	if (di->kind == DEP_OPEN || di->kind == DEP_WAIT)
+		s->release = in->s.t;
+	r->res->dep_released[di->kind]++;
+	for (uint8_t k = 0; k < di->npar; k++) {
+		const struct dep_edge *e = &di->par[k];
+		struct dslot *p = &d->slot[wslot(seq - e->back)];
+		bool issue_edge = e->kind == DEP_ASYNC || e->kind == DEP_OVERLAP;
+		double g = (double)e->gap_ns / d->speed;
+		uint64_t gap;
+		uint32_t x;
+
+		if (e->kind == DEP_SYNC || e->kind == DEP_BARRIER)
+			g *= d->think_scale;
+		gap = (uint64_t)g;
+		if (p->seq != seq - e->back)
+			continue; /* cannot happen (DEP_MAX_BACK < DEP_WINDOW); be safe */
+		if (p->state == DS_DONE || (issue_edge && p->state == DS_INFLIGHT)) {
+			uint64_t at = edge_time(d, p, e->kind, gap);
+
+			if (at > s->release)
+				s->release = at;
+			continue;
+		}
+		x = d->pool_free;
+		d->pool_free = d->pool[x].next;
+		d->pool[x] = (struct waiter){ .gap = gap, .child = w, .kind = e->kind };
+		if (issue_edge) {
+			d->pool[x].next = p->wait_issue;
+			p->wait_issue = x;
+		} else {
+			d->pool[x].next = p->wait_done;
+			p->wait_done = x;
+		}
+		s->pending++;
+	}
+	resolve(d, w, 0);
+	return 0;
+}
+
+/* Reads what the helper decoded while the window has room. */
+static int admit_ready(struct run *r)
+{
+	struct dep_sched *d = r->dep;
+	const struct dsev *in;
+	int n = 0;
+
+	while ((in = spsc_peek(&r->in))) {
+		int ret;
+
+		if (d->next_seq - d->floor >= DEP_WINDOW) {
+			r->res->window_full++;
+			break;
+		}
+		ret = admit(r, in);
+		if (ret)
+			return ret;
+		spsc_pop(&r->in);
+		if (++n == 4096)
+			break; /* come back to the deadlines */
+	}
+	return 0;
+}
+
+/* A thread keeps no more I/O in flight than it had when the I/O was queued in the trace. */
+static bool depth_allows(const struct dep_sched *d, const struct dslot *s)
+{
+	return d->st[s->stream].inflight <= s->depth;
+}
+
+static void park(struct dep_sched *d, uint32_t w)
+{
+	struct dstream *st = &d->st[d->slot[w].stream];
+
+	d->slot[w].state = DS_PARKED;
+	d->slot[w].next_parked = NONE;
+	if (st->park_tail == NONE)
+		st->park_head = w;
+	else
+		d->slot[st->park_tail].next_parked = w;
+	st->park_tail = w;
+}
+
+/* Called by run.c's complete() for each I/O reaped. */
+void dep_sched_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
+{
+	struct dep_sched *d = r->dep;
+	struct dslot *s = &d->slot[io->tag];
+	struct dstream *st = &d->st[s->stream];
+
+	s->complete_ns = complete_ns;
+	s->state = DS_DONE;
+	st->inflight--;
+	wake(d, &s->wait_done, s);
+	/* the thread's oldest held I/O may go now, as the recorded thread did when a slot freed */
+	while (st->park_head != NONE && depth_allows(d, &d->slot[st->park_head])) {
+		uint32_t w = st->park_head;
+
+		st->park_head = d->slot[w].next_parked;
+		if (st->park_head == NONE)
+			st->park_tail = NONE;
+		if (d->slot[w].release < complete_ns)
+			d->slot[w].release = complete_ns;
+		heap_push(d, w);
+	}
+	while (d->floor < d->next_seq && d->slot[wslot(d->floor)].state == DS_DONE)
+		d->floor++;
+}
+
+/* Issues every ready I/O due by now; false when the in-flight cap stopped it. */
+static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned int *nissued)
+{
+	struct dep_sched *d = r->dep;
+
+	while (d->nheap) {
+		uint32_t w = d->heap[0];
+		struct dslot *s = &d->slot[w];
+		int ret;
+
+		if (s->release > now_rel)
+			break;
+		if (r->inflight >= r->depth) {
+			r->res->cap_hits++;
+			break;
+		}
+		heap_pop(d);
+		if (!depth_allows(d, s)) {
+			r->res->held_depth++;
+			park(d, w);
+			continue;
+		}
+		if (s->release > s->s.t)
+			hist_add(&r->res->stall, s->release - s->s.t);
+		else if (s->release < s->s.t)
+			r->res->ahead++;
+		s->s.stream = s->kind; /* the result trace's stream says how it was released */
+		ret = run_issue(r, &s->s, s->release, w);
+		if (ret)
+			return ret;
+		s->state = DS_INFLIGHT;
+		d->st[s->stream].inflight++;
+		issued[(*nissued)++] = w;
+	}
+	return 0;
+}
+
+int dep_sched_loop(struct run *r)
+{
+	struct dep_sched *d = r->dep;
+	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : SPIN_DEFAULT_NS;
+	uint32_t *issued = malloc(r->depth * sizeof(*issued));
+	bool starved = false;
+	int ret = 0;
+
+	if (!issued)
+		return -ENOMEM;
+	while (!replay_stop) {
+		uint64_t now, due;
+		unsigned int n = 0;
+
+		if (r->inflight)
+			run_reap(r, 0);
+		ret = admit_ready(r);
+		if (ret)
+			break;
+		if (!d->nheap) {
+			bool input_done = __atomic_load_n(&r->input_done, __ATOMIC_ACQUIRE) &&
+					  !spsc_peek(&r->in);
+
+			if (input_done && d->floor == d->next_seq)
+				break; /* everything issued and completed */
+			if (!input_done && !spsc_peek(&r->in) && !starved)
+				r->res->starved++;
+			starved = !input_done && !spsc_peek(&r->in);
+			/* waiting for completions to release the next I/Os, or for the decoder */
+			if (r->inflight)
+				run_reap(r, 1000000);
+			else
+				sched_wait_until(now_mono_ns() + 20000, 0);
+			continue;
+		}
+		starved = false;
+		now = now_mono_ns();
+		due = r->start_mono + d->slot[d->heap[0]].release;
+		if (due > now) {
+			/* as timed mode: sleep (here: wait for completions) until the spin window,
+			 * but never so long that newly decoded I/Os are not looked at */
+			uint64_t left = due - now;
+
+			if (left <= spin) {
+				if (left > SPIN_YIELD_NS)
+					sched_yield();
+				continue;
+			}
+			left -= spin;
+			if (left > 1000000)
+				left = 1000000;
+			if (r->inflight)
+				run_reap(r, left);
+			else
+				sched_wait_until(now + left, 0);
+			continue;
+		}
+		ret = issue_due(r, now - r->start_mono, issued, &n);
+		if (!ret && n)
+			ret = run_submit(r);
+		if (ret)
+			break;
+		/* submitted: their children on issue edges can be released now */
+		for (unsigned int i = 0; i < n; i++) {
+			struct dslot *s = &d->slot[issued[i]];
+
+			s->submit_ns = r->last_submit;
+			wake(d, &s->wait_issue, s);
+		}
+		if (r->inflight >= r->depth)
+			run_reap(r, 1000000);
+	}
+	free(issued);
+	return ret;
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Dependency inference (replay/dep_infer.c) on small hand-built traces whose dependencies are
+ * known: a synchronous thread, an asynchronous thread at depth 8, an fsync waiting on a
+ * journal thread's commit, overlapping writes, long gaps, and traces inference cannot use.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "replay/dep.h"
+
+#include "tests/unit/check.h"
+
+#define US 1000ULL
+
+static struct io_event ev(uint32_t tid, uint64_t q_us, uint64_t c_us, uint8_t op, uint8_t flags,
+			  uint64_t off, uint32_t len)
+{
+	struct io_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.queue_ns = q_us * US;
+	e.issue_ns = IO_TS_NONE;
+	e.complete_ns = c_us == UINT64_MAX ? IO_TS_NONE : c_us * US;
+	e.tid = e.pid = tid;
+	e.op = op;
+	e.flags = flags;
+	e.offset = off;
+	e.length = len;
+	return e;
+}
+
+/* Runs inference over n events (in queue order), one dep_info each. */
+static struct dep_infer *infer(const struct io_event *e, size_t n, struct dep_info *out,
+			       const struct dep_opts *o)
+{
+	struct dep_infer *d = dep_infer__new(o);
+
+	CHECK(d != NULL, "dep_infer__new");
+	if (!d)
+		exit(1);
+	for (size_t i = 0; i < n; i++)
+		dep_infer__next(d, &e[i], &out[i]);
+	return d;
+}
+
+/* Has info an edge of this kind to the I/O back positions earlier, with this gap? */
+static bool has_edge(const struct dep_info *x, uint8_t kind, uint32_t back, uint64_t gap_us)
+{
+	for (int i = 0; i < x->npar; i++)
+		if (x->par[i].kind == kind && x->par[i].back == back &&
+		    x->par[i].gap_ns == gap_us * US)
+			return true;
+	return false;
+}
+
+static void test_sync_thread(void)
+{
+	/* read, think 50 us, write, think 20 us, flush: each waits for the one before */
+	struct io_event e[] = {
+		ev(10, 0, 100, IO_OP_READ, 0, 0, 8192),
+		ev(10, 150, 250, IO_OP_WRITE, IO_F_SYNC, 8192, 8192),
+		ev(10, 270, 400, IO_OP_FLUSH, IO_F_SYNC, 0, 0),
+	};
+	struct dep_info x[3];
+	struct dep_infer *d = infer(e, 3, x, NULL);
+
+	CHECK(x[0].kind == DEP_OPEN && x[0].npar == 0, "stream head is open");
+	CHECK(x[1].kind == DEP_SYNC && x[1].npar == 1 && has_edge(&x[1], DEP_SYNC, 1, 50),
+	      "write after the read's completion + 50 us (kind %d npar %d)", x[1].kind, x[1].npar);
+	CHECK(x[2].kind == DEP_SYNC && has_edge(&x[2], DEP_SYNC, 1, 20), "flush after the write");
+	CHECK(x[1].stream == x[0].stream && x[2].depth == 0, "one stream, nothing in flight");
+	CHECK(dep_infer__stats(d)->streams == 1, "one thread");
+	dep_infer__free(d);
+}
+
+static void test_async_depth8(void)
+{
+	/* 8 reads 1 us apart, each taking 500 us; a 9th as the first completes keeps depth 8;
+	 * after all are done, one more waits for the latest completion */
+	struct io_event e[11];
+	struct dep_info x[11];
+	struct dep_infer *d;
+
+	for (int i = 0; i < 8; i++)
+		e[i] = ev(20, (uint64_t)i, 500 + (uint64_t)i, IO_OP_READ, 0, (uint64_t)i << 20, 4096);
+	e[8] = ev(20, 503, 1000, IO_OP_READ, 0, 8 << 20, 4096);	 /* 4 of 8 done */
+	e[9] = ev(21, 600, 700, IO_OP_READ, 0, 9 << 20, 4096);	 /* another thread */
+	e[10] = ev(20, 1100, 1200, IO_OP_READ, 0, 10 << 20, 4096); /* all of 20's done */
+	d = infer(e, 11, x, NULL);
+	CHECK(x[0].kind == DEP_OPEN, "head");
+	for (int i = 1; i < 8; i++) {
+		CHECK(x[i].kind == DEP_ASYNC && has_edge(&x[i], DEP_ASYNC, 1, 1),
+		      "read %d follows the previous submission by 1 us (kind %d)", i, x[i].kind);
+		CHECK(x[i].depth == i, "read %d: %d earlier in flight, not %d", i, i, x[i].depth);
+	}
+	/* completions at 500..503 are done by 503: 4 of 8 still in flight */
+	CHECK(x[8].kind == DEP_ASYNC && has_edge(&x[8], DEP_ASYNC, 1, 496), "9th is async");
+	CHECK(x[8].depth == 4, "9th: 4 still in flight (completions up to 503 us are done), "
+			       "got %d", x[8].depth);
+	CHECK(x[9].kind == DEP_OPEN && x[9].stream != x[0].stream, "other thread: its own head");
+	CHECK(x[10].kind == DEP_SYNC && has_edge(&x[10], DEP_SYNC, 2, 100) && x[10].depth == 0,
+	      "after all completed: sync on the latest completion (the 9th, 2 back), 100 us");
+	dep_infer__free(d);
+}
+
+static void test_fsync_journal(void)
+{
+	/* user thread 30 writes data and fsyncs: jbd2 (kernel thread 31) writes the journal
+	 * block, then the commit block with preflush+fua once it completed; thread 30 goes on
+	 * 20 us after the commit completed. A flush by thread 32 completes too early to count. */
+	uint8_t k = IO_F_KTHREAD;
+	struct io_event e[] = {
+		ev(32, 0, 30, IO_OP_FLUSH, 0, 0, 0),
+		ev(30, 10, 100, IO_OP_WRITE, IO_F_SYNC, 0, 4096),
+		ev(31, 110, 200, IO_OP_WRITE, k, 1 << 20, 4096),
+		ev(31, 210, 300, IO_OP_WRITE, k | IO_F_PREFLUSH | IO_F_FUA, 2 << 20, 4096),
+		ev(30, 320, 400, IO_OP_WRITE, IO_F_SYNC, 4096, 4096),
+	};
+	struct dep_info x[5];
+	struct dep_infer *d = infer(e, 5, x, NULL);
+
+	CHECK(x[3].kind == DEP_SYNC && has_edge(&x[3], DEP_SYNC, 1, 10),
+	      "commit block after the journal block");
+	CHECK(x[4].kind == DEP_SYNC && has_edge(&x[4], DEP_SYNC, 3, 220),
+	      "thread 30: its own write, 220 us before");
+	CHECK(has_edge(&x[4], DEP_BARRIER, 1, 20) && x[4].npar == 2,
+	      "thread 30: the commit's completion 20 us before (npar %d)", x[4].npar);
+	CHECK(dep_infer__stats(d)->kthread == 2, "two I/Os by a kernel thread");
+	CHECK(dep_infer__stats(d)->edges[DEP_BARRIER] == 1, "one barrier edge");
+	dep_infer__free(d);
+
+	/* without barrier edges, or outside xwin, thread 30 depends on itself only */
+	struct dep_opts o;
+
+	dep_opts_default(&o);
+	o.barrier = false;
+	d = infer(e, 5, x, &o);
+	CHECK(x[4].npar == 1, "--no-dep-barrier");
+	dep_infer__free(d);
+	dep_opts_default(&o);
+	o.xwin_ns = 10 * US;
+	d = infer(e, 5, x, &o);
+	CHECK(x[4].npar == 1, "the commit completed 20 us before, xwin 10 us");
+	dep_infer__free(d);
+}
+
+static void test_overlap(void)
+{
+	struct io_event e[] = {
+		ev(40, 0, 1000, IO_OP_WRITE, 0, 0, 8192),
+		ev(41, 10, 500, IO_OP_WRITE, 0, 4096, 4096),	   /* over the first, in flight */
+		ev(42, 20, 500, IO_OP_WRITE, 0, 16384, 4096),	   /* elsewhere */
+		ev(43, 30, 500, IO_OP_READ, 0, 0, 4096),	   /* a read: not ordered */
+		ev(44, 2000, 2500, IO_OP_WRITE, 0, 0, 8192),	   /* over, but all done */
+		ev(45, 2010, 2600, IO_OP_WRITE, 1, 70000, 200000), /* spans granules... */
+		ev(46, 2020, 2700, IO_OP_WRITE, 0, 200000, 512),   /* ...and is in flight */
+	};
+	struct dep_info x[7];
+	struct dep_infer *d = infer(e, 7, x, NULL);
+
+	CHECK(has_edge(&x[1], DEP_OVERLAP, 1, 10) && x[1].npar == 1, "write over a write in "
+	      "flight is issued after it");
+	CHECK(x[2].npar == 0 && x[3].npar == 0 && x[4].npar == 0, "no overlap edges elsewhere");
+	CHECK(has_edge(&x[6], DEP_OVERLAP, 1, 10), "an overlap inside a long write's range");
+	dep_infer__free(d);
+}
+
+static void test_long_gaps(void)
+{
+	struct io_event e[] = {
+		ev(50, 0, 100, IO_OP_READ, 0, 0, 4096),
+		ev(51, 0, 100, IO_OP_WRITE, IO_F_KTHREAD, 4096, 4096),
+		ev(50, 20100, 20200, IO_OP_READ, 0, 0, 4096),		   /* 20 ms: a client */
+		ev(51, 20100, 20200, IO_OP_WRITE, IO_F_KTHREAD, 0, 4096), /* new work item */
+		ev(50, 20300, UINT64_MAX, IO_OP_READ, 0, 0, 4096),	   /* no completion */
+		ev(50, 20400, 20500, IO_OP_READ, 0, 0, 4096),
+	};
+	struct dep_info x[6];
+	struct dep_infer *d = infer(e, 6, x, NULL);
+
+	CHECK(x[2].kind == DEP_WAIT && has_edge(&x[2], DEP_WAIT, 2, 20000), "a user thread's "
+	      "20 ms gap keeps the trace clock, after its parent");
+	CHECK(x[3].kind == DEP_OPEN && x[3].npar == 0, "a kernel thread's is open");
+	CHECK(x[4].kind == DEP_SYNC && x[5].kind == DEP_SYNC && has_edge(&x[5], DEP_SYNC, 1, 100),
+	      "an I/O without completion is taken as done when queued");
+	CHECK(dep_infer__stats(d)->no_completion == 1, "counted");
+	dep_infer__free(d);
+}
+
+static void test_far_parents(void)
+{
+	/* a thread whose previous I/O lies more than DEP_MAX_BACK back: the edge is dropped */
+	struct dep_infer *d = dep_infer__new(NULL);
+	struct io_event a = ev(60, 0, 10, IO_OP_READ, 0, 0, 4096), b;
+	struct dep_info x;
+
+	dep_infer__next(d, &a, &x);
+	for (uint32_t i = 0; i < DEP_MAX_BACK; i++) {
+		b = ev(61, 1 + i / 1000, 2 + i / 1000, IO_OP_READ, 0, 0, 4096);
+		dep_infer__next(d, &b, &x);
+	}
+	a = ev(60, 100 + DEP_MAX_BACK / 1000, 200 + DEP_MAX_BACK / 1000, IO_OP_READ, 0, 0, 4096);
+	dep_infer__next(d, &a, &x);
+	CHECK(x.npar == 0 && dep_infer__stats(d)->dropped_far == 1, "dropped (npar %d)", x.npar);
+	dep_infer__free(d);
+}
+
+static void test_fitness(void)
+{
+	char why[512];
+	struct dep_fitness ok = { .events = 1000000, .no_completion = 3 };
+	struct dep_fitness imported = { .events = 1000, .no_completion = 1000 };
+	struct dep_fitness no_tid = { .events = 1000, .no_tid = 1000 };
+
+	CHECK(dep_fitness_ok(&ok, why, sizeof(why)), "a few missing completions are fine");
+	CHECK(!dep_fitness_ok(&imported, why, sizeof(why)) && strstr(why, "no completion time"),
+	      "%s", why);
+	CHECK(!dep_fitness_ok(&no_tid, why, sizeof(why)) && strstr(why, "thread id"), "%s", why);
+}
+
+int main(void)
+{
+	test_sync_thread();
+	test_async_depth8();
+	test_fsync_journal();
+	test_overlap();
+	test_long_gaps();
+	test_far_parents();
+	test_fitness();
+	if (!failures)
+		printf("dep inference: all checks passed\n");
+	return failures ? 1 : 0;
+}
