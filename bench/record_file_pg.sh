@@ -6,7 +6,8 @@
 # runs alternating plain (A) and recorded (B), A B A B ...: the recorder follows the postmaster
 # and every backend it forks (--pid). Prints each run's TPS and, for recorded runs, the calls
 # recorded, drops, bytes per call and the recorder's own CPU; then the median TPS of each and
-# their ratio, and what one recorded run held (ioreel info).
+# their ratio, and what one recorded run held (ioreel info); then, with kernel.bpf_stats_enabled,
+# the time the BPF programs took per recorded call.
 # Env: SECONDS_PER_RUN (30), ROUNDS (5), CLIENTS (4), SCALE (10), ATTACH (auto: the recorder's
 # --attach). Figures only: never fails on time.
 set -u
@@ -83,3 +84,29 @@ print(f"median TPS plain {ma:.1f}, recorded {mb:.1f}: ratio {mb / ma:.3f} (goal 
 PY
 echo "what the last recorded run holds:"
 "$IOREEL" info "$out/b$rounds.ioreel"
+
+# Time in the BPF programs per recorded call, from the kernel's own accounting (one more
+# recorded run, not in the ratio: bpf_stats costs some 60 ns per program run itself).
+command -v bpftool >/dev/null || exit 0
+old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+cleanup_push "echo $old > /proc/sys/kernel/bpf_stats_enabled"
+start_rec stats
+t0=$(cpu_ticks $rec)
+PG_PGBENCH_OUT=$out/stats.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+bpftool prog show --json >"$out/progs.json"
+awk '/^prog_id:/ {print $2}' /proc/$rec/fdinfo/* 2>/dev/null | sort -u >"$out/ids"
+stop_rec stats "$t0"
+echo "$old" >/proc/sys/kernel/bpf_stats_enabled
+python3 - "$out/progs.json" "$out/ids" "$out/stats.json" <<'PY'
+import json, sys
+ids = {int(x) for x in open(sys.argv[2]).read().split()}
+progs = [p for p in json.load(open(sys.argv[1])) if p["id"] in ids and p.get("run_cnt")]
+calls = json.load(open(sys.argv[3]))["events"]
+for p in progs:
+    print(f"  {p['name']:<16} {p['run_cnt']:>10} runs {p['run_time_ns'] / p['run_cnt']:7.1f} ns/run")
+tot = sum(p["run_time_ns"] for p in progs)
+if calls:
+    print(f"BPF time per recorded call (every run counted, other processes' calls included): "
+          f"{tot / calls:.0f} ns")
+PY

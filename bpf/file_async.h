@@ -222,15 +222,14 @@ static __always_inline struct file *fixed_file(struct io_kiocb *req, __u32 idx)
 	return (struct file *)(ptr & ~3ul);
 }
 
-/* Parks a request of a recorded process until io_uring_complete (keyed by the request). */
+/* Parks a request of a recorded process (the caller checked wanted()) until io_uring_complete,
+ * keyed by the request. */
 static __always_inline void uring_park(struct io_kiocb *req, const struct uring_args *a)
 {
 	struct fl_akey key = {(__u64)FL_AK_URING << 32};
 	struct fl_event e;
 	struct file *f;
 
-	if (stopping || !wanted())
-		return;
 	fill_task(&e, bpf_ktime_get_ns());
 	e.iface = FL_IF_URING;
 	if (uring_op(a, &e))
@@ -258,11 +257,14 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 {
 	struct io_rw *rw = (void *)&req->cmd;
 	struct io_sync *sy = (void *)&req->cmd;
-	struct uring_args a = {
-	    .opcode = BPF_CORE_READ(req, opcode),
-	    .fd = BPF_CORE_READ(req, cqe.fd),
-	    .fixed = BPF_CORE_READ(req, flags) & REQ_F_FIXED_FILE,
-	};
+	struct uring_args a = {};
+
+	/* every ring of the machine passes here: the filter before any read of the request */
+	if (stopping || !wanted())
+		return 0;
+	a.opcode = BPF_CORE_READ(req, opcode);
+	a.fd = BPF_CORE_READ(req, cqe.fd);
+	a.fixed = BPF_CORE_READ(req, flags) & REQ_F_FIXED_FILE;
 
 	/* prepared by io_init_req() already: io_rw or io_sync in req->cmd */
 	if (a.opcode == 3 || a.opcode == 8 || a.opcode == 17) {
@@ -286,15 +288,17 @@ int BPF_PROG(uring_submit, struct io_kiocb *req)
 SEC("tp_btf/io_uring_req_failed")
 int BPF_PROG(uring_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
 {
-	struct uring_args a = {
-	    .opcode = BPF_CORE_READ(sqe, opcode),
-	    .fd = BPF_CORE_READ(sqe, fd),
-	    .fixed = BPF_CORE_READ(sqe, flags) & 1, /* IOSQE_FIXED_FILE */
-	    .off = BPF_CORE_READ(sqe, off),
-	    .len = BPF_CORE_READ(sqe, len),
-	    .addr = BPF_CORE_READ(sqe, addr),
-	    .flags = BPF_CORE_READ(sqe, rw_flags),
-	};
+	struct uring_args a = {};
+
+	if (stopping || !wanted())
+		return 0;
+	a.opcode = BPF_CORE_READ(sqe, opcode);
+	a.fd = BPF_CORE_READ(sqe, fd);
+	a.fixed = BPF_CORE_READ(sqe, flags) & 1; /* IOSQE_FIXED_FILE */
+	a.off = BPF_CORE_READ(sqe, off);
+	a.len = BPF_CORE_READ(sqe, len);
+	a.addr = BPF_CORE_READ(sqe, addr);
+	a.flags = BPF_CORE_READ(sqe, rw_flags);
 
 	if (a.opcode == 17) { /* fallocate: length in addr, mode in len */
 		a.flags = a.len;
