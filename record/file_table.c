@@ -594,11 +594,14 @@ static int publish(struct fl_files *t, struct fl_file *f, const struct fl_event 
 
 		tf.mode = e->mode;
 		tf.size = e->size;
-		/* st_blocks, not the inode's i_blocks: XFS computes it and leaves i_blocks 0 */
-		if (file_stat(e, f->path, &st)) {
+		/* The inode's i_blocks, as the call saw it, where the filesystem keeps it; XFS
+		 * leaves it 0 and computes st_blocks: fstat() then, a moment later. */
+		if (e->blocks || !e->size) {
+			tf.alloc = e->blocks * 512;
+		} else if (file_stat(e, f->path, &st)) {
 			tf.alloc = (uint64_t)st.st_blocks * 512;
 		} else {
-			tf.alloc = e->blocks * 512;
+			tf.alloc = 0;
 			tf.origin |= TRACE_FILE_ALLOC_INODE;
 		}
 		tf.oflags = e->fflags;
