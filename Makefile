@@ -27,6 +27,9 @@ BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS     := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Programs integration tests run as workloads (not tests themselves).
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 DEPFILES  := $(LIB_OBJS:.o=.d) $(BUILD)/ioreel.d $(UNIT_BINS:=.d)
 
 # Debian package names the build, tests and demo need (make deps installs the missing ones).
@@ -80,12 +83,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libioreel.a
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libioreel.a $(LDLIBS)
 
+$(BUILD)/tests/tools/%: tests/tools/%.c
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
 # Refresh the pinned kernel types from the running kernel's BTF.
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
 
 check test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)BUILD=$(abspath $(BUILD)) tests/run.sh $(T)
 
 demo: deps

@@ -49,6 +49,14 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 		errno = saved;
 		return NULL;
 	}
+	if (trace_reader__meta(r)->level == TRACE_LEVEL_FILE) {
+		/* its ops are calls on files: the block summaries would misread them */
+		saved = EMEDIUMTYPE;
+		snprintf(err, errlen, "%s: a file-level trace (record --level file): analyze reads "
+			 "block-level traces for now; ioreel info %s describes it, ioreel convert %s "
+			 "calls.csv lists its calls", path, path, path);
+		goto fail;
+	}
 	a = analysis__new(opts, trace_reader__meta(r), base_name(path));
 	buf = malloc(BATCH * sizeof(*buf));
 	if (!a || !buf) {

@@ -30,8 +30,10 @@ static const bool pack_worth[17] = { [2] = 1, [3] = 1, [4] = 1, [6] = 1, [12] = 
 
 struct codec_enc {
 	uint32_t cap, n;
-	uint64_t *v[COL__COUNT];
-	uint32_t nv[COL__COUNT];
+	bool file;
+	unsigned int ncols;
+	uint64_t *v[COL__FCOUNT];
+	uint32_t nv[COL__FCOUNT];
 	uint64_t prev_q, prev_i, prev_c;
 	uint64_t first, last, prev_t;
 	bool sorted;
@@ -40,7 +42,7 @@ struct codec_enc {
 	uint32_t *hash; /* dictionary index + 1, 0 = empty slot */
 };
 
-struct codec_enc *codec_enc_new(uint32_t cap)
+struct codec_enc *codec_enc_new(uint32_t cap, bool file)
 {
 	struct codec_enc *e = calloc(1, sizeof(*e));
 	uint32_t hs = 16;
@@ -48,12 +50,14 @@ struct codec_enc *codec_enc_new(uint32_t cap)
 	if (!e)
 		return NULL;
 	e->cap = cap;
+	e->file = file;
+	e->ncols = codec_ncols(file);
 	while (hs < 2 * cap)
 		hs <<= 1;
 	e->hmask = hs - 1;
 	e->hash = calloc(hs, sizeof(*e->hash));
 	e->dict = malloc((size_t)cap * IO_COMM_LEN);
-	for (int c = 0; c < COL__COUNT; c++) {
+	for (unsigned int c = 0; c < e->ncols; c++) {
 		e->v[c] = malloc((size_t)cap * sizeof(uint64_t));
 		if (!e->v[c])
 			goto fail;
@@ -73,7 +77,7 @@ void codec_enc_free(struct codec_enc *e)
 {
 	if (!e)
 		return;
-	for (int c = 0; c < COL__COUNT; c++)
+	for (int c = 0; c < COL__FCOUNT; c++)
 		free(e->v[c]);
 	free(e->hash);
 	free(e->dict);
@@ -162,14 +166,28 @@ void codec_enc_add(struct codec_enc *e, const struct io_event *ev)
 	e->prev_t = t;
 }
 
+void codec_enc_add_file(struct codec_enc *e, const struct io_event *ev, const struct io_fext *x)
+{
+	uint32_t i = e->n;
+
+	codec_enc_add(e, ev);
+	e->v[COL_FILE][i] = x->file;
+	e->v[COL_FD][i] = (uint64_t)(int64_t)x->fd;
+	e->v[COL_OFLAGS][i] = x->oflags;
+	e->v[COL_AUX][i] = x->aux;
+	e->v[COL_RESULT][i] = (uint64_t)x->result;
+	e->v[COL_ARG][i] = x->arg;
+	e->v[COL_IFACE][i] = x->iface;
+}
+
 size_t codec_enc_raw_bound(const struct codec_enc *e)
 {
-	return 16 + (size_t)e->ndict * IO_COMM_LEN + COL__COUNT * (24 + 8 * (size_t)e->n);
+	return 16 + (size_t)e->ndict * IO_COMM_LEN + e->ncols * (24 + 8 * (size_t)e->n);
 }
 
 size_t codec_enc_max_cuts(void)
 {
-	return COL__COUNT * 8 + 2;
+	return COL__FCOUNT * 8 + 2;
 }
 
 /* Minimum (as signed: deltas may be negative) and largest distance to it. */
@@ -187,13 +205,18 @@ static void col_range(const uint64_t *v, uint32_t n, uint64_t *min, uint64_t *ra
 	*range = n ? (uint64_t)hi - (uint64_t)lo : 0;
 }
 
-/* Offset as a distance from where the previous I/O of the same device ended, in place. */
+/*
+ * Offset as a distance from where the previous I/O of the same slot ended, in place. The slot
+ * is the device (dev & 63), or in a file-level chunk the file (file & 63): a file's offsets
+ * follow each other, a filesystem's do not.
+ */
 static void offsets_to_deltas(struct codec_enc *e)
 {
+	const uint64_t *slot = e->v[e->file ? COL_FILE : COL_DEV];
 	uint64_t prev_end[64] = { 0 };
 
 	for (uint32_t i = 0; i < e->n; i++) {
-		unsigned int d = e->v[COL_DEV][i] & 63;
+		unsigned int d = slot[i] & 63;
 		uint64_t off = e->v[COL_OFF][i];
 
 		e->v[COL_OFF][i] = off - prev_end[d];
@@ -203,11 +226,12 @@ static void offsets_to_deltas(struct codec_enc *e)
 
 static uint64_t delta_range(const struct codec_enc *e)
 {
+	const uint64_t *slot = e->v[e->file ? COL_FILE : COL_DEV];
 	uint64_t prev_end[64] = { 0 };
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
 	for (uint32_t i = 0; i < e->n; i++) {
-		unsigned int d = e->v[COL_DEV][i] & 63;
+		unsigned int d = slot[i] & 63;
 		int64_t x = (int64_t)(e->v[COL_OFF][i] - prev_end[d]);
 
 		prev_end[d] = e->v[COL_OFF][i] + e->v[COL_LEN][i];
@@ -223,12 +247,12 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 
 	put_u32(out, e->n);
 	put_u32(out + 4, e->ndict);
-	put_u32(out + 8, COL__COUNT);
+	put_u32(out + 8, e->ncols);
 	put_u32(out + 12, 0);
 	memcpy(out + pos, e->dict, (size_t)e->ndict * IO_COMM_LEN);
 	pos += (size_t)e->ndict * IO_COMM_LEN;
 
-	for (int c = 0; c < COL__COUNT; c++) {
+	for (unsigned int c = 0; c < e->ncols; c++) {
 		uint32_t n = (c >= COL_Q && c <= COL_C) ? e->nv[c] : e->n;
 		uint64_t *v = e->v[c], min, range, g = 0, scaled;
 		unsigned int width = 0, mode = 0, radix;
@@ -323,12 +347,14 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 /* ---- decoder ---- */
 
 int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t ndevices,
-		   const char **what)
+		   bool file, uint32_t nfiles, const char **what)
 {
-	uint32_t ncols;
+	uint32_t ncols, known = codec_ncols(file);
 	size_t pos = 16;
 
 	memset(d, 0, sizeof(*d));
+	d->file = file;
+	d->nfiles = nfiles;
 	if (len < 16) {
 		*what = "chunk too short";
 		return -EBADMSG;
@@ -337,7 +363,7 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 	d->ndict = get_u32(raw + 4);
 	ncols = get_u32(raw + 8);
 	d->ndevices = ndevices;
-	if (get_u32(raw + 12) || ncols < COL__COUNT || ncols > 256) {
+	if (get_u32(raw + 12) || ncols < known || ncols > 256) {
 		*what = "bad column table";
 		return -EBADMSG;
 	}
@@ -371,13 +397,13 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 		if (col.width > 8 || raw[pos - 21] || (col.radix && (!col.digits || !col.width)) ||
 		    bytes > len - pos ||
 		    col.mode > (c == COL_OFF ? 1 : 0) || col.n > d->count ||
-		    (c < COL__COUNT && !(c >= COL_Q && c <= COL_C) && col.n != d->count)) {
+		    (c < known && !(c >= COL_Q && c <= COL_C) && col.n != d->count)) {
 			*what = "bad column header";
 			return -EBADMSG;
 		}
 		col.data = raw + pos;
 		pos += bytes;
-		if (c >= COL__COUNT)
+		if (c >= known)
 			continue;
 		d->col[c] = col;
 		for (unsigned int b = 0; col.radix && b < 256; b++)
@@ -458,13 +484,41 @@ static void col_get(struct codec_col *c, const uint8_t (*unpack)[8], uint64_t *r
 	}
 }
 
-static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, const char **what)
+/* The io_fext columns of a file-level chunk, for m events, into x. Returns 0 or -EBADMSG. */
+static int dec_fext(struct codec_dec *d, struct io_fext *x, uint32_t m, const char **what)
+{
+	uint64_t v[COL__FCOUNT - COL_FILE][DEC_BATCH], bad = 0;
+
+	for (unsigned int c = COL_FILE; c < COL__FCOUNT; c++)
+		col_get(&d->col[c], d->unpack[c], v[c - COL_FILE], m);
+	for (uint32_t i = 0; i < m; i++) {
+		uint64_t file = v[COL_FILE - COL_FILE][i], fd = v[COL_FD - COL_FILE][i];
+		uint64_t ofl = v[COL_OFLAGS - COL_FILE][i], aux = v[COL_AUX - COL_FILE][i];
+		uint64_t iface = v[COL_IFACE - COL_FILE][i];
+
+		bad |= (file > d->nfiles) | (fd + (1ull << 31)) >> 32 | (ofl | aux) >> 32 |
+		       (iface >= IO_FIF__COUNT);
+		x[i] = (struct io_fext){ .file = file, .fd = (int32_t)fd, .oflags = ofl, .aux = aux,
+					 .result = (int64_t)v[COL_RESULT - COL_FILE][i],
+					 .arg = v[COL_ARG - COL_FILE][i], .iface = iface };
+	}
+	if (bad) {
+		*what = "a file-level column value is out of range (or names a file not in the table)";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *x, uint32_t m,
+		     const char **what)
 {
 	uint64_t pres[DEC_BATCH], tq[DEC_BATCH], ti[DEC_BATCH], tc[DEC_BATCH], off[DEC_BATCH];
 	uint64_t len[DEC_BATCH], dev[DEC_BATCH], pid[DEC_BATCH], tid[DEC_BATCH], err[DEC_BATCH];
 	uint64_t stream[DEC_BATCH], cpu[DEC_BATCH], op[DEC_BATCH], fl[DEC_BATCH], comm[DEC_BATCH];
 	uint32_t nq = 0, ni = 0, nc = 0, jq = 0, ji = 0, jc = 0;
 	uint64_t bad = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
+	uint64_t nops = d->file ? IO_FOP__COUNT : IO_OP__COUNT;
+	uint64_t flmask = d->file ? IO_FF__ALL : IO_F__ALL;
 	struct codec_col *col = d->col;
 
 	col_get(&col[COL_PRES], d->unpack[COL_PRES], pres, m);
@@ -493,6 +547,8 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, cons
 	col_get(&col[COL_OP], d->unpack[COL_OP], op, m);
 	col_get(&col[COL_FLAGS], d->unpack[COL_FLAGS], fl, m);
 	col_get(&col[COL_COMM], d->unpack[COL_COMM], comm, m);
+	if (d->file && dec_fext(d, x, m, what))
+		return -EBADMSG;
 
 	for (uint32_t i = 0; i < m; i++) {
 		struct io_event *e = &out[i];
@@ -514,11 +570,14 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, cons
 		}
 		o = off[i];
 		if (col[COL_OFF].mode) {
-			o += d->prev_end[dev[i] & 63];
-			d->prev_end[dev[i] & 63] = o + len[i];
+			/* the same slot as the encoder's offsets_to_deltas() */
+			unsigned int s = (d->file ? x[i].file : dev[i]) & 63;
+
+			o += d->prev_end[s];
+			d->prev_end[s] = o + len[i];
 		}
 		bad |= (len[i] | pid[i] | t | stream[i]) >> 32 | (err[i] + (1ull << 31)) >> 32 |
-		       cpu[i] >> 16 | (op[i] >= IO_OP__COUNT) | (fl[i] & ~(uint64_t)IO_F__ALL) |
+		       cpu[i] >> 16 | (op[i] >= nops) | (fl[i] & ~flmask) |
 		       (dev[i] >= ndev) | (comm[i] >= d->ndict);
 		e->queue_ns = q;
 		e->issue_ns = is;
@@ -544,15 +603,20 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, uint32_t m, cons
 	return 0;
 }
 
-long codec_dec_next(struct codec_dec *d, struct io_event *out, size_t cap, const char **what)
+long codec_dec_next(struct codec_dec *d, struct io_event *out, struct io_fext *x, size_t cap,
+		    const char **what)
 {
 	size_t total = d->count - d->done, done = 0;
 
+	if (d->file && !x) {
+		*what = "a file-level chunk read as block events";
+		return -EMEDIUMTYPE;
+	}
 	if (cap < total)
 		total = cap;
 	while (done < total) {
 		uint32_t m = total - done > DEC_BATCH ? DEC_BATCH : total - done;
-		int err = dec_batch(d, out + done, m, what);
+		int err = dec_batch(d, out + done, d->file ? x + done : NULL, m, what);
 
 		if (err)
 			return err;

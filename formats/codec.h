@@ -11,13 +11,18 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "formats/trace.h"
+#include "formats/file.h"
 
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 1 /* 1.1: flags bit 5, kthread (FORMAT.md) */
+/* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5) */
+#define TRACE_VERSION_MINOR 2
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u
 #define TRACE_SKIP_MAGIC_INDEX 0x184D2A52u
+#define TRACE_SKIP_MAGIC_FILES 0x184D2A53u /* file table (file-level traces, 1.1) */
+#define TRACE_SKIP_MAGIC_COUNTERS 0x184D2A54u /* named counters, written at close (1.1) */
+#define TRACE_MAX_SIDE_FRAME (16u << 20) /* file table and counters frames */
 #define TRACE_CHUNK_HDR_SIZE 52u
 #define TRACE_FOOTER_SIZE 24u
 #define TRACE_INDEX_ENTRY_SIZE 40u
@@ -27,7 +32,7 @@
 #define TRACE_MAX_COMP (TRACE_MAX_RAW + (1u << 20))
 #define TRACE_MAX_CHUNK_EVENTS (1u << 20)
 #define TRACE_DEFAULT_CHUNK_EVENTS 65536u
-/* The writer's cap: 136 raw bytes per event at worst (15 columns of 8 bytes plus a comm) must
+/* The writer's cap: 192 raw bytes per event at worst (22 columns of 8 bytes plus a comm) must
  * stay under TRACE_MAX_RAW, which readers enforce. */
 #define TRACE_WRITER_MAX_CHUNK_EVENTS (1u << 18)
 
@@ -47,8 +52,21 @@ enum codec_col_id {
 	COL_OP,
 	COL_FLAGS,
 	COL_COMM,
-	COL__COUNT
+	COL__COUNT,
+	/* file-level chunks only (chunk flag bit 1): the struct io_fext fields */
+	COL_FILE = COL__COUNT,
+	COL_FD,
+	COL_OFLAGS,
+	COL_AUX,
+	COL_RESULT,
+	COL_ARG,
+	COL_IFACE,
+	COL__FCOUNT
 };
+
+/* Chunk header flags. */
+#define TRACE_CHUNK_SORTED 1u
+#define TRACE_CHUNK_FILE 2u /* file-level events: columns COL_FILE.. follow the block ones */
 
 static inline void put_u16(uint8_t *p, uint16_t v)
 {
@@ -80,10 +98,17 @@ static inline uint64_t get_u64(const uint8_t *p)
 
 /* ---- chunk encoder: events in, raw column bytes out (then zstd'ed by the writer) ---- */
 struct codec_enc;
-struct codec_enc *codec_enc_new(uint32_t cap);
+/* file: a file-level chunk (codec_enc_add_file only); else block events (codec_enc_add). */
+struct codec_enc *codec_enc_new(uint32_t cap, bool file);
 void codec_enc_free(struct codec_enc *e);
 /* Appends one event; the caller keeps count < cap. */
 void codec_enc_add(struct codec_enc *e, const struct io_event *ev);
+void codec_enc_add_file(struct codec_enc *e, const struct io_event *ev, const struct io_fext *x);
+/* Columns a chunk of this kind has. */
+static inline unsigned int codec_ncols(bool file)
+{
+	return file ? COL__FCOUNT : COL__COUNT;
+}
 uint32_t codec_enc_count(const struct codec_enc *e);
 uint64_t codec_enc_first(const struct codec_enc *e);
 uint64_t codec_enc_last(const struct codec_enc *e);
@@ -93,7 +118,7 @@ size_t codec_enc_raw_bound(const struct codec_enc *e);
 /* Writes the raw chunk into out; cuts[] receives the end offsets of the segments (planes)
  * worth a zstd block of their own, *ncuts their number. Returns the raw size. Resets e. */
 size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t *ncuts);
-size_t codec_enc_max_cuts(void);
+size_t codec_enc_max_cuts(void); /* for either kind of chunk */
 
 /* ---- chunk decoder: raw column bytes in, events out in batches ---- */
 struct codec_col {
@@ -108,17 +133,22 @@ struct codec_dec {
 	uint32_t count, done, ndict;
 	const uint8_t *dict;
 	uint32_t ndevices; /* 0: any device index accepted */
-	struct codec_col col[COL__COUNT];
+	uint32_t nfiles;   /* file-level: file ids 1..nfiles accepted */
+	bool file;	   /* a file-level chunk */
+	struct codec_col col[COL__FCOUNT];
 	uint64_t prev_q, prev_i, prev_c;
 	uint64_t prev_end[64];
-	uint8_t unpack[COL__COUNT][256][8]; /* packed byte -> its digits, per packed column */
+	uint8_t unpack[COL__FCOUNT][256][8]; /* packed byte -> its digits, per packed column */
 };
 
-/* Validates the raw chunk's structure. 0 or -EBADMSG with *what set. */
+/* Validates the raw chunk's structure (file: the chunk header has TRACE_CHUNK_FILE).
+ * 0 or -EBADMSG with *what set. */
 int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t ndevices,
-		   const char **what);
-/* Decodes up to cap events. Returns the count (0 when done) or -EBADMSG with *what set. */
-long codec_dec_next(struct codec_dec *d, struct io_event *out, size_t cap, const char **what);
+		   bool file, uint32_t nfiles, const char **what);
+/* Decodes up to cap events; x (file-level chunks only, else NULL) gets their io_fext halves.
+ * Returns the count (0 when done) or -EBADMSG with *what set. */
+long codec_dec_next(struct codec_dec *d, struct io_event *out, struct io_fext *x, size_t cap,
+		    const char **what);
 
 /* ---- header (meta.c) ---- */
 /* Serializes meta into a malloc'ed skippable frame (magic+size+payload). NULL on ENOMEM. */

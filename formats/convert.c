@@ -26,6 +26,8 @@ static void usage(FILE *o)
 		"                      [--window N] [--json]\n"
 		"\n"
 		"Converts block I/O traces. IN/OUT may be '-' (stdin/stdout; give --from/--to).\n"
+		"A file-level trace (record --level file) goes to csv, json or ioreel, a line per\n"
+		"call with its file's path (header queue_ns,complete_ns,op,file,path,...).\n"
 		"Formats (guessed from magic, header lines or CSV shape, then the file name):\n"
 		"  ioreel    the .ioreel container (in and out)\n"
 		"  fio       fio iolog v2 or v3 (in); fio3 (out): 'fio --read_iolog=OUT' replays it\n"
@@ -87,7 +89,7 @@ struct conv {
 	size_t nbatch;
 	char err[512];
 	/* summary */
-	uint64_t events, records, skipped, late, damaged;
+	uint64_t events, records, skipped, late, damaged, files;
 };
 
 static int flush_batch(struct conv *cv)
@@ -278,6 +280,14 @@ static int run_reader(struct conv *cv)
 		return -EINVAL;
 	}
 	*cv->meta = *trace_reader__meta(r);
+	if (cv->meta->level == TRACE_LEVEL_FILE) {
+		err = convert_file_trace(r, cv->out_path, cv->to, &cv->events, cv->err,
+					 sizeof(cv->err));
+		cv->records = cv->events;
+		cv->files = trace_reader__file_count(r);
+		trace_reader__close(r);
+		return err;
+	}
 	if ((err = open_output(cv)))
 		goto out;
 	/* a trace that is not sorted (rare: imported unsorted) is sorted within the window */
@@ -344,9 +354,14 @@ static void report(const struct conv *cv)
 			cv->meta->ndevices);
 		return;
 	}
-	fprintf(o, "%s (%s) -> %s (%s): %" PRIu64 " I/Os, %u device%s", cv->in_path,
-		conv_fmt_name(cv->from), cv->out_path, conv_fmt_name(cv->to), cv->events,
-		cv->meta->ndevices, cv->meta->ndevices == 1 ? "" : "s");
+	if (cv->meta->level == TRACE_LEVEL_FILE)
+		fprintf(o, "%s (%s, file level) -> %s (%s): %" PRIu64 " calls, %" PRIu64 " files",
+			cv->in_path, conv_fmt_name(cv->from), cv->out_path, conv_fmt_name(cv->to),
+			cv->events, cv->files);
+	else
+		fprintf(o, "%s (%s) -> %s (%s): %" PRIu64 " I/Os, %u device%s", cv->in_path,
+			conv_fmt_name(cv->from), cv->out_path, conv_fmt_name(cv->to), cv->events,
+			cv->meta->ndevices, cv->meta->ndevices == 1 ? "" : "s");
 	if (cv->skipped)
 		fprintf(o, ", %" PRIu64 " bad records skipped", cv->skipped);
 	if (cv->damaged)

@@ -131,10 +131,20 @@ struct export_ctx {
 	char err[256];
 };
 
+/* s as one CSV field (quoted when it holds a comma, quote or line break). */
+void export_csv_field(FILE *o, const char *s);
+/* s (at most max bytes) as a JSON string; bytes that are not printable ASCII as \u00XX. */
+void export_json_str(FILE *o, const char *s, size_t max);
+
 int export_begin(struct export_ctx *x, FILE *out, enum conv_fmt fmt,
 		 const struct trace_meta *meta);
 int export_events(struct export_ctx *x, const struct io_event *ev, size_t n);
 int export_end(struct export_ctx *x);
+
+/* A file-level trace (export_file.c) to csv, json or ioreel at out; *events gets the count.
+ * 0 or -errno with err set. */
+int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to,
+		       uint64_t *events, char *err, size_t len);
 
 /* fio v3 file events are stored in meta.options as "fio-files: NAME add@US open@US ...". */
 #define FIO_FILES_TAG "fio-files:"

@@ -43,7 +43,7 @@ static void parse_file_events(struct export_ctx *x, const struct trace_meta *m)
 	x->nfev = nfev;
 }
 
-static void csv_field(FILE *o, const char *s)
+void export_csv_field(FILE *o, const char *s)
 {
 	if (!s[strcspn(s, ",\"\n\r")]) {
 		fputs(s, o);
@@ -58,7 +58,7 @@ static void csv_field(FILE *o, const char *s)
 	fputc('"', o);
 }
 
-static void json_str(FILE *o, const char *s, size_t max)
+void export_json_str(FILE *o, const char *s, size_t max)
 {
 	fputc('"', o);
 	for (size_t i = 0; i < max && s[i]; i++) {
@@ -187,13 +187,13 @@ static void csv_event(struct export_ctx *x, const struct io_event *e)
 	csv_ts(o, e->queue_ns);
 	csv_ts(o, e->issue_ns);
 	csv_ts(o, e->complete_ns);
-	csv_field(o, dev_name(x, e->dev));
+	export_csv_field(o, dev_name(x, e->dev));
 	fprintf(o, ",%" PRIu64 ",%u,%s,%s,%d,%u,%u,", e->offset, e->length, io_op_name(e->op),
 		io_flags_format(e->flags, fl, sizeof(fl)), e->error, e->pid, e->tid);
 	memcpy(comm, e->comm, IO_COMM_LEN);
 	comm[IO_COMM_LEN] = '\0';
 	comm[strcspn(comm, "\n\r")] = '\0'; /* a comm with a newline cannot be one CSV line */
-	csv_field(o, comm);
+	export_csv_field(o, comm);
 	fprintf(o, ",%u,%u\n", e->cpu, e->stream);
 }
 
@@ -207,12 +207,12 @@ static void json_event(struct export_ctx *x, const struct io_event *e)
 	json_ts(o, "issue_ns", e->issue_ns);
 	json_ts(o, "complete_ns", e->complete_ns);
 	fputs("\"dev\":", o);
-	json_str(o, dev_name(x, e->dev), 64);
+	export_json_str(o, dev_name(x, e->dev), 64);
 	fprintf(o, ",\"offset\":%" PRIu64 ",\"length\":%u,\"op\":\"%s\",\"flags\":\"%s\","
 		   "\"error\":%d,\"pid\":%u,\"tid\":%u,\"comm\":",
 		e->offset, e->length, io_op_name(e->op), io_flags_format(e->flags, fl, sizeof(fl)),
 		e->error, e->pid, e->tid);
-	json_str(o, e->comm, IO_COMM_LEN);
+	export_json_str(o, e->comm, IO_COMM_LEN);
 	fprintf(o, ",\"cpu\":%u,\"stream\":%u}\n", e->cpu, e->stream);
 }
 

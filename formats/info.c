@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "formats/trace.h"
+#include "formats/info.h"
 #include "ioreel.h"
 #include "util/cli.h"
 
@@ -32,14 +32,17 @@ static bool is_scheduled(const struct trace_meta *m)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ioreel info FILE [--json] [--salvage]\n"
+	fprintf(f, "usage: ioreel info FILE [--json] [--salvage] [--files]\n"
 		   "Describes a trace: header (source, host, kernel, options), devices, events per\n"
 		   "op, time span, mean IOPS and bandwidth, chunks, bytes on disk per event, whether\n"
 		   "the index was present (absent: the writer was killed) and dropped I/Os.\n"
 		   "A closed-loop trace (ioreel synth without a rate) has no schedule: for it, info\n"
-		   "gives the streams, their depths, the I/Os of a pass and how long a replay runs.\n\n"
+		   "gives the streams, their depths, the I/Os of a pass and how long a replay runs.\n"
+		   "A file-level trace (record --level file): calls per op and interface, its files,\n"
+		   "what was dropped and what was seen but not recorded (uncovered).\n\n"
 		   "  --json      one JSON object on stdout\n"
-		   "  --salvage   skip damaged chunks (counted) instead of failing\n\n"
+		   "  --salvage   skip damaged chunks (counted) instead of failing\n"
+		   "  --files     a file-level trace's files: size, allocation, holes, path\n\n"
 		   "examples:\n"
 		   "  ioreel info prod.ioreel\n"
 		   "  ioreel info --json run-md1.ioreel | python3 -m json.tool\n"
@@ -351,9 +354,10 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
 					      { "salvage", no_argument, NULL, 's' },
+					      { "files", no_argument, NULL, 'f' },
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
-	bool json = false;
+	bool json = false, files = false;
 	unsigned int flags = 0;
 	struct trace_reader *r;
 	struct info in = { 0 };
@@ -361,10 +365,13 @@ int cmd_info(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jsh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jsfh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'f':
+			files = true;
 			break;
 		case 's':
 			flags |= TRACE_SALVAGE;
@@ -386,7 +393,10 @@ int cmd_info(int argc, char **argv)
 		cli_error("%s", why);
 		return EXIT_RUNTIME;
 	}
-	err = scan_events(r, &in);
+	if (trace_reader__meta(r)->level == TRACE_LEVEL_FILE)
+		err = info_file(argv[optind], r, json, files);
+	else
+		err = scan_events(r, &in);
 	if (err) {
 		cli_error("%s", trace_reader__error(r));
 		trace_reader__close(r);
@@ -394,7 +404,9 @@ int cmd_info(int argc, char **argv)
 	}
 	if (trace_reader__notice(r) && !json)
 		cli_warn("%s", trace_reader__notice(r));
-	if (json)
+	if (trace_reader__meta(r)->level == TRACE_LEVEL_FILE)
+		; /* info_file() printed it */
+	else if (json)
 		print_json(argv[optind], r, &in);
 	else
 		print_text(argv[optind], r, &in);

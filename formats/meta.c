@@ -23,6 +23,9 @@ enum {
 	TAG_RUNTIME,
 	TAG_DEVICE,
 	TAG_STREAMS,
+	/* File-level traces (1.1). Numbered apart, so block-level additions (12, 13, ...) never
+	 * collide with them. */
+	TAG_LEVEL = 32,
 };
 
 void trace_meta_init(struct trace_meta *m, const char *source)
@@ -134,6 +137,8 @@ uint8_t *meta_encode(const struct trace_meta *m, size_t *len)
 		memcpy(tmp + 28 + nl, d->model, ml);
 		err |= put_field(&b, TAG_DEVICE, tmp, 28 + nl + ml);
 	}
+	if (m->level != TRACE_LEVEL_BLOCK && !err)
+		err |= put_num(&b, TAG_LEVEL, m->level, 4);
 	if (m->nstreams && !err) {
 		uint32_t n = m->nstreams < TRACE_MAX_STREAMS ? m->nstreams : TRACE_MAX_STREAMS;
 		uint8_t tmp[4 + 4 * TRACE_MAX_STREAMS];
@@ -271,12 +276,19 @@ int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char *
 				m->streams[i].depth = get_u32(v + 4 + 4 * i);
 			break;
 		}
+		case TAG_LEVEL:
+			m->level = get_num(v, n);
+			break;
 		default:
 			break; /* a newer minor version's field: skip it */
 		}
 	}
 	if (m->mode > TRACE_MODE_CLOSED) {
 		*what = "unknown replay mode in the header";
+		return -EINVAL;
+	}
+	if (m->level > TRACE_LEVEL_FILE) {
+		*what = "unknown trace level in the header (written by a newer ioreel?)";
 		return -EINVAL;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "formats/event.h"
+#include "formats/file.h"
 
 #define TRACE_MAX_DEVICES 64
 #define TRACE_MAX_STREAMS 1024
@@ -21,6 +22,12 @@
 enum trace_mode {
 	TRACE_MODE_TIMED = 0,  /* each I/O at its recorded time (recorded, imported traces) */
 	TRACE_MODE_CLOSED = 1, /* keep each stream's depth in flight (synthesized fio-like jobs) */
+};
+
+/* What the events describe (header tag 32; absent in 1.0 files, which are all block-level). */
+enum trace_level {
+	TRACE_LEVEL_BLOCK = 0, /* block I/O of devices: struct io_event */
+	TRACE_LEVEL_FILE = 1,  /* calls on files: io_event + io_fext, and a file table */
 };
 
 struct trace_device {
@@ -51,6 +58,7 @@ struct trace_meta {
 	uint64_t runtime_ns;	      /* closed mode with time_based */
 	uint32_t ndevices;
 	uint32_t nstreams;
+	uint32_t level; /* enum trace_level */
 	struct trace_device devices[TRACE_MAX_DEVICES];
 	struct trace_stream streams[TRACE_MAX_STREAMS];
 };
@@ -77,8 +85,20 @@ struct trace_writer_opts {
 /* Creates path (mode 0600, truncating) and writes the header. NULL + errno on failure. */
 struct trace_writer *trace_writer__open(const char *path, const struct trace_meta *meta,
 					const struct trace_writer_opts *opts);
-/* Appends n events; encodes and writes a chunk each time one fills. Memory stays bounded. */
+/* Appends n events; encodes and writes a chunk each time one fills. Memory stays bounded.
+ * Block-level traces only (-EMEDIUMTYPE on a file-level writer). */
 int trace_writer__add(struct trace_writer *w, const struct io_event *ev, size_t n);
+/*
+ * File-level traces (meta.level TRACE_LEVEL_FILE). add_files adds file-table entries, whose ids
+ * must continue 1, 2, ...; they are written before the chunk that holds the next events, so
+ * add a file before the events that name it. add_fevents appends n events, each an io_event and
+ * its io_fext (ev[i] with x[i]); a file id must be in the table already. set_counters keeps named
+ * counters (copied) for the close. Each returns 0 or -errno (message in trace_writer__error()).
+ */
+int trace_writer__add_files(struct trace_writer *w, const struct trace_file *f, size_t n);
+int trace_writer__add_fevents(struct trace_writer *w, const struct io_event *ev,
+			      const struct io_fext *x, size_t n);
+int trace_writer__set_counters(struct trace_writer *w, const struct trace_counter *c, size_t n);
 /* Ends the current chunk early and writes it out (a recorder does this once a second). */
 int trace_writer__flush(struct trace_writer *w);
 /* Bytes written to the file so far (header + chunks). */
@@ -121,8 +141,20 @@ uint64_t trace_reader__event_count(const struct trace_reader *r);
 /* True when every event's time is >= the previous one's (file order is time order). */
 bool trace_reader__is_sorted(const struct trace_reader *r);
 /* Fills up to cap events in file order; returns the count, 0 at the end, -errno on a damaged
- * chunk (message in trace_reader__error(), with the chunk's file offset). */
+ * chunk (message in trace_reader__error(), with the chunk's file offset). A file-level trace
+ * is refused here with -EMEDIUMTYPE and a message saying so: use trace_reader__next_file(). */
 long trace_reader__next(struct trace_reader *r, struct io_event *buf, size_t cap);
+/* The same for a file-level trace: ev[i] and x[i] are the two halves of event i. -EMEDIUMTYPE
+ * on a block-level trace. */
+long trace_reader__next_file(struct trace_reader *r, struct io_event *ev, struct io_fext *x,
+			     size_t cap);
+/* The file table of a file-level trace (all of it, read at open): entries with ids 1..count;
+ * trace_reader__file(r, id) is NULL for an id not in it. */
+size_t trace_reader__file_count(const struct trace_reader *r);
+const struct trace_file *trace_reader__file(const struct trace_reader *r, uint32_t id);
+/* Named counters the writer stored at close (none when killed or not given). */
+size_t trace_reader__counter_count(const struct trace_reader *r);
+const struct trace_counter *trace_reader__counter(const struct trace_reader *r, size_t i);
 /* Positions at the first chunk that may hold events at or after t_ns (via the index). */
 int trace_reader__seek(struct trace_reader *r, uint64_t t_ns);
 /* Rewinds to the first event. */

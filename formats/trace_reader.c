@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "formats/codec.h"
+#include "formats/ftable.h"
 
 struct trace_reader {
 	int fd;
@@ -27,6 +27,10 @@ struct trace_reader {
 	bool has_index, has_stats, sorted, loaded;
 	struct trace_chunk_info *chunks;
 	size_t nchunks, chunks_cap, cur;
+	struct trace_chunk_info *sides; /* file table and counters frames (count: IDX_ kind) */
+	size_t nsides, sides_cap;
+	struct ftab ftab;
+	struct counters counters;
 	struct codec_dec dec;
 	ZSTD_DCtx *dctx;
 	uint8_t *comp, *raw;
@@ -105,6 +109,27 @@ static int add_chunk(struct trace_reader *r, const struct trace_chunk_info *c)
 	return 0;
 }
 
+/* A side frame (file table, counters) found by the index or the scan; count holds its kind. */
+static int add_side(struct trace_reader *r, uint64_t off, uint64_t bytes, uint32_t kind)
+{
+	if (r->nsides == r->sides_cap) {
+		size_t cap = r->sides_cap ? 2 * r->sides_cap : 16;
+		void *p = realloc(r->sides, cap * sizeof(*r->sides));
+
+		if (!p)
+			return -ENOMEM;
+		r->sides = p;
+		r->sides_cap = cap;
+	}
+	r->sides[r->nsides++] = (struct trace_chunk_info){ .file_offset = off, .file_bytes = bytes,
+							   .count = kind };
+	return 0;
+}
+
+/* The smallest frame the index may list (a side frame's magic, size, tag, count, reserved and
+ * crc): bounds the number of index entries a file of that size can hold. */
+#define MIN_FRAME 24u
+
 /* Checks a 60-byte chunk header frame; fills c (offset excluded). */
 static const char *check_chunk_header(const uint8_t *b, struct trace_chunk_info *c,
 				      uint32_t *flags, uint32_t *raw, uint32_t *crc)
@@ -125,7 +150,7 @@ static const char *check_chunk_header(const uint8_t *b, struct trace_chunk_info 
 	*raw = get_u32(h + 40);
 	*crc = get_u32(h + 44);
 	if (!c->count || c->count > TRACE_MAX_CHUNK_EVENTS || comp > TRACE_MAX_COMP ||
-	    *raw > TRACE_MAX_RAW || (*flags & ~1u))
+	    *raw > TRACE_MAX_RAW || (*flags & ~(TRACE_CHUNK_SORTED | TRACE_CHUNK_FILE)))
 		return "chunk header out of bounds";
 	c->file_bytes = 8 + TRACE_CHUNK_HDR_SIZE + (uint64_t)comp;
 	return NULL;
@@ -147,7 +172,7 @@ static bool read_index(struct trace_reader *r)
 	plen = TRACE_INDEX_FIXED + (uint64_t)n * TRACE_INDEX_ENTRY_SIZE + 4 + TRACE_FOOTER_SIZE;
 	/* Every chunk takes at least 60 bytes before the index: that bounds the allocation. */
 	if (get_u32(foot + 12) || at < r->data_start || at > size || size - at != 8 + plen ||
-	    n > (at - r->data_start) / (8 + TRACE_CHUNK_HDR_SIZE))
+	    n > (at - r->data_start) / MIN_FRAME)
 		goto bad;
 	buf = malloc(8 + plen);
 	if (!buf)
@@ -170,8 +195,18 @@ static bool read_index(struct trace_reader *r)
 	for (uint64_t i = 0, prev_end = r->data_start; i < n; i++, p += TRACE_INDEX_ENTRY_SIZE) {
 		struct trace_chunk_info c = { get_u64(p), get_u64(p + 8), get_u32(p + 16),
 					      get_u64(p + 24), get_u64(p + 32) };
+		uint32_t kind = get_u32(p + 20);
 
-		if (c.file_offset < prev_end || c.file_bytes < 8 + TRACE_CHUNK_HDR_SIZE ||
+		if (kind == IDX_FILES || kind == IDX_COUNTERS) {
+			if (c.file_offset < prev_end || c.file_bytes < MIN_FRAME ||
+			    c.file_bytes > 8 + TRACE_MAX_SIDE_FRAME || c.file_offset + c.file_bytes > at ||
+			    add_side(r, c.file_offset, c.file_bytes, kind))
+				goto out;
+			prev_end = c.file_offset + c.file_bytes;
+			continue;
+		}
+		if (kind != IDX_CHUNK || c.file_offset < prev_end ||
+		    c.file_bytes < 8 + TRACE_CHUNK_HDR_SIZE ||
 		    c.file_bytes > 8 + TRACE_CHUNK_HDR_SIZE + TRACE_MAX_COMP || c.count == 0 ||
 		    c.count > TRACE_MAX_CHUNK_EVENTS || c.file_offset + c.file_bytes > at ||
 		    add_chunk(r, &c))
@@ -184,6 +219,7 @@ out:
 bad:
 	if (!ok) {
 		r->nchunks = 0;
+		r->nsides = 0;
 		r->events = 0;
 		r->has_stats = false;
 		snprintf(r->notice, sizeof(r->notice),
@@ -234,6 +270,25 @@ static int scan(struct trace_reader *r)
 			return err;
 		if (get_u32(b) == TRACE_SKIP_MAGIC_INDEX)
 			break; /* index present but unusable: read_index() left a notice */
+		if (left >= 8 && (get_u32(b) == TRACE_SKIP_MAGIC_FILES ||
+				  get_u32(b) == TRACE_SKIP_MAGIC_COUNTERS)) {
+			uint64_t sz = 8 + (uint64_t)get_u32(b + 4);
+
+			if (sz > left) {
+				snprintf(r->notice, sizeof(r->notice),
+					 "%s: no index (writer stopped early?); dropped an incomplete "
+					 "side frame at offset %llu",
+					 r->name, (unsigned long long)pos);
+				break;
+			}
+			if (sz >= MIN_FRAME && sz <= 8 + TRACE_MAX_SIDE_FRAME) {
+				if (add_side(r, pos, sz, get_u32(b) == TRACE_SKIP_MAGIC_FILES
+								 ? IDX_FILES : IDX_COUNTERS))
+					return -ENOMEM;
+				pos += sz;
+				continue;
+			}
+		}
 		if (left < 60 && (left < 4 || get_u32(b) == TRACE_SKIP_MAGIC_CHUNK)) {
 			snprintf(r->notice, sizeof(r->notice),
 				 "%s: no index (writer stopped early?); dropped %llu bytes of an incomplete chunk at offset %llu",
@@ -309,6 +364,43 @@ static int open_header(struct trace_reader *r)
 	return err;
 }
 
+/* Reads the file table and counters frames (all of them: they are small). A damaged one is an
+ * error naming its offset; with TRACE_SALVAGE it is skipped and counted, and the events that
+ * name its files are then refused as damaged chunks. */
+static int load_sides(struct trace_reader *r)
+{
+	for (size_t i = 0; i < r->nsides; i++) {
+		const struct trace_chunk_info *c = &r->sides[i];
+		const char *what = "unreadable";
+		uint8_t *buf = malloc(c->file_bytes);
+		int err;
+
+		if (!buf)
+			return -ENOMEM;
+		err = read_at(r, buf, c->file_bytes, c->file_offset);
+		if (!err && get_u32(buf + 4) != c->file_bytes - 8)
+			err = -EBADMSG, what = "frame size disagrees with the index";
+		if (!err && c->count == IDX_FILES)
+			err = ftab_parse(buf + 8, c->file_bytes - 8, &r->ftab, &what);
+		else if (!err)
+			err = counters_parse(buf + 8, c->file_bytes - 8, &r->counters, &what);
+		free(buf);
+		if (err == -ENOMEM)
+			return err;
+		if (err && (r->flags & TRACE_SALVAGE)) {
+			r->damaged++;
+			continue;
+		}
+		if (err) {
+			set_err(r, "%s frame at offset %llu is damaged (%s); use --salvage to skip it",
+				c->count == IDX_FILES ? "file table" : "counters",
+				(unsigned long long)c->file_offset, what);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 struct trace_reader *trace_reader__open(const char *path, unsigned int flags, char *why,
 					size_t why_len)
 {
@@ -352,6 +444,9 @@ struct trace_reader *trace_reader__open(const char *path, unsigned int flags, ch
 		if (err)
 			goto fail;
 	}
+	err = load_sides(r);
+	if (err)
+		goto fail;
 	return r;
 fail:
 	if (why && why_len)
@@ -447,7 +542,12 @@ static int load_chunk(struct trace_reader *r, const struct trace_chunk_info *ci)
 		what = "zstd cannot decompress it";
 		goto bad;
 	}
-	if (codec_dec_init(&r->dec, r->raw, raw, r->meta.ndevices, &what))
+	if (!(flags & TRACE_CHUNK_FILE) != (r->meta.level != TRACE_LEVEL_FILE)) {
+		what = "its kind (block or file events) differs from the trace's level";
+		goto bad;
+	}
+	if (codec_dec_init(&r->dec, r->raw, raw, r->meta.ndevices, flags & TRACE_CHUNK_FILE,
+			   r->ftab.n, &what))
 		goto bad;
 	if (r->dec.count != c.count) {
 		what = "event count differs from the chunk header";
@@ -460,7 +560,8 @@ bad:
 	return -EBADMSG;
 }
 
-long trace_reader__next(struct trace_reader *r, struct io_event *buf, size_t cap)
+static long next_events(struct trace_reader *r, struct io_event *buf, struct io_fext *x,
+			size_t cap)
 {
 	size_t got = 0;
 
@@ -484,7 +585,7 @@ long trace_reader__next(struct trace_reader *r, struct io_event *buf, size_t cap
 				return got ? (long)got : err;
 			r->loaded = true;
 		}
-		n = codec_dec_next(&r->dec, buf + got, cap - got, &what);
+		n = codec_dec_next(&r->dec, buf + got, x ? x + got : NULL, cap - got, &what);
 		if (n < 0) {
 			set_err(r, "chunk at offset %llu is damaged (%s); use --salvage to skip it",
 				(unsigned long long)r->chunks[r->cur].file_offset, what);
@@ -502,6 +603,47 @@ long trace_reader__next(struct trace_reader *r, struct io_event *buf, size_t cap
 		got += n;
 	}
 	return got;
+}
+
+long trace_reader__next(struct trace_reader *r, struct io_event *buf, size_t cap)
+{
+	if (r->meta.level == TRACE_LEVEL_FILE) {
+		set_err(r, "a file-level trace (ioreel record --level file): this command reads "
+			   "block-level traces; ioreel info and ioreel convert read file-level ones");
+		return -EMEDIUMTYPE;
+	}
+	return next_events(r, buf, NULL, cap);
+}
+
+long trace_reader__next_file(struct trace_reader *r, struct io_event *ev, struct io_fext *x,
+			     size_t cap)
+{
+	if (r->meta.level != TRACE_LEVEL_FILE) {
+		set_err(r, "a block-level trace, where a file-level one (ioreel record --level file) "
+			   "was expected");
+		return -EMEDIUMTYPE;
+	}
+	return next_events(r, ev, x, cap);
+}
+
+size_t trace_reader__file_count(const struct trace_reader *r)
+{
+	return r->ftab.n;
+}
+
+const struct trace_file *trace_reader__file(const struct trace_reader *r, uint32_t id)
+{
+	return id && id <= r->ftab.n ? &r->ftab.f[id - 1] : NULL;
+}
+
+size_t trace_reader__counter_count(const struct trace_reader *r)
+{
+	return r->counters.n;
+}
+
+const struct trace_counter *trace_reader__counter(const struct trace_reader *r, size_t i)
+{
+	return i < r->counters.n ? &r->counters.c[i] : NULL;
 }
 
 int trace_reader__seek(struct trace_reader *r, uint64_t t_ns)
@@ -544,6 +686,9 @@ void trace_reader__close(struct trace_reader *r)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->chunks);
+	free(r->sides);
+	ftab_free(&r->ftab);
+	counters_free(&r->counters);
 	free(r->comp);
 	free(r->raw);
 	free(r);

@@ -13,21 +13,29 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "formats/codec.h"
+#include "formats/ftable.h"
+
+/* One index entry: a chunk, or (file-level traces) a file table or counters frame. */
+struct idx_entry {
+	struct trace_chunk_info c;
+	uint32_t kind; /* IDX_CHUNK, IDX_FILES, IDX_COUNTERS */
+};
 
 struct trace_writer {
 	int fd;
-	bool sync, failed;
+	bool sync, failed, file;
 	int level;
-	uint32_t chunk_events, ndevices;
+	uint32_t chunk_events, ndevices, nfiles;
 	struct codec_enc *enc;
 	ZSTD_CCtx *cctx;
 	uint8_t *raw, *comp;
 	size_t raw_cap, comp_cap, *cuts;
 	uint64_t bytes, seq, events, prev_last;
 	bool sorted;
-	struct trace_chunk_info *chunks;
+	struct idx_entry *chunks;
 	size_t nchunks, chunks_cap;
+	struct side_buf files;	  /* file-table entries not written yet (files.count of them) */
+	struct side_buf counters; /* the counters frame, written at close */
 	char err[256];
 };
 
@@ -74,11 +82,12 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 	w->level = opts && opts->zstd_level ? opts->zstd_level : 3;
 	w->sync = opts && opts->sync;
 	w->ndevices = meta->ndevices;
+	w->file = meta->level == TRACE_LEVEL_FILE;
 	w->sorted = true;
-	w->enc = codec_enc_new(w->chunk_events);
+	w->enc = codec_enc_new(w->chunk_events, w->file);
 	w->cctx = ZSTD_createCCtx();
 	w->raw_cap = 16 + (size_t)w->chunk_events * IO_COMM_LEN +
-		     COL__COUNT * (24 + 8 * (size_t)w->chunk_events);
+		     codec_ncols(w->file) * (24 + 8 * (size_t)w->chunk_events);
 	w->raw = malloc(w->raw_cap);
 	w->comp_cap = 8 + TRACE_CHUNK_HDR_SIZE + ZSTD_compressBound(w->raw_cap) +
 		      codec_enc_max_cuts() * 8 + 1024;
@@ -119,6 +128,45 @@ fail_errno:
 	return NULL;
 }
 
+static int add_entry(struct trace_writer *w, const struct trace_chunk_info *c, uint32_t kind)
+{
+	if (w->nchunks == w->chunks_cap) {
+		size_t cap = w->chunks_cap ? 2 * w->chunks_cap : 64;
+		void *p = realloc(w->chunks, cap * sizeof(*w->chunks));
+
+		if (!p) {
+			snprintf(w->err, sizeof(w->err), "out of memory for the chunk index");
+			w->failed = true;
+			return -ENOMEM;
+		}
+		w->chunks = p;
+		w->chunks_cap = cap;
+	}
+	w->chunks[w->nchunks++] = (struct idx_entry){ *c, kind };
+	return 0;
+}
+
+/* Writes the file-table entries added since the last time, as one frame. */
+static int write_files(struct trace_writer *w)
+{
+	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->files.count };
+	int err;
+
+	if (!w->files.count)
+		return 0;
+	if (side_end(&w->files)) {
+		snprintf(w->err, sizeof(w->err), "out of memory for the file table");
+		w->failed = true;
+		return -ENOMEM;
+	}
+	err = write_all(w, w->files.p, w->files.len, "file table");
+	if (err)
+		return err;
+	c.file_bytes = w->bytes - c.file_offset;
+	side_begin(&w->files, TRACE_SKIP_MAGIC_FILES, "IOFT");
+	return add_entry(w, &c, IDX_FILES);
+}
+
 static int write_chunk(struct trace_writer *w)
 {
 	uint32_t count = codec_enc_count(w->enc);
@@ -128,11 +176,15 @@ static int write_chunk(struct trace_writer *w)
 	ZSTD_outBuffer out = { w->comp + 8 + TRACE_CHUNK_HDR_SIZE,
 			       w->comp_cap - 8 - TRACE_CHUNK_HDR_SIZE, 0 };
 	uint8_t *h = w->comp;
-	uint64_t offset = w->bytes;
+	uint64_t offset;
 	int err;
 
 	if (!count)
 		return 0;
+	err = write_files(w); /* the files its events name come first */
+	if (err)
+		return err;
+	offset = w->bytes;
 	raw_len = codec_enc_finish(w->enc, w->raw, w->cuts, &ncuts);
 	ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_only);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
@@ -158,7 +210,7 @@ static int write_chunk(struct trace_writer *w)
 	put_u32(h + 4, TRACE_CHUNK_HDR_SIZE);
 	h += 8;
 	memcpy(h, "IOCH", 4);
-	put_u32(h + 4, sorted ? 1 : 0);
+	put_u32(h + 4, (sorted ? TRACE_CHUNK_SORTED : 0) | (w->file ? TRACE_CHUNK_FILE : 0));
 	put_u64(h + 8, w->seq);
 	put_u64(h + 16, first);
 	put_u64(h + 24, last);
@@ -176,20 +228,11 @@ static int write_chunk(struct trace_writer *w)
 		w->failed = true;
 		return -err;
 	}
-	if (w->nchunks == w->chunks_cap) {
-		size_t cap = w->chunks_cap ? 2 * w->chunks_cap : 64;
-		void *p = realloc(w->chunks, cap * sizeof(*w->chunks));
-
-		if (!p) {
-			snprintf(w->err, sizeof(w->err), "out of memory for the chunk index");
-			w->failed = true;
-			return -ENOMEM;
-		}
-		w->chunks = p;
-		w->chunks_cap = cap;
-	}
-	w->chunks[w->nchunks++] = (struct trace_chunk_info){ offset, w->bytes - offset, count,
-							     first, last };
+	err = add_entry(w, &(struct trace_chunk_info){ offset, w->bytes - offset, count, first,
+						       last },
+			IDX_CHUNK);
+	if (err)
+		return err;
 	if (!sorted || (w->seq && first < w->prev_last))
 		w->sorted = false;
 	w->prev_last = last;
@@ -205,6 +248,10 @@ int trace_writer__add(struct trace_writer *w, const struct io_event *ev, size_t 
 
 		if (w->failed)
 			return -EIO;
+		if (w->file) {
+			snprintf(w->err, sizeof(w->err), "block events given to a file-level trace");
+			return -EMEDIUMTYPE;
+		}
 		if (e->op >= IO_OP__COUNT || (e->flags & ~IO_F__ALL) ||
 		    (w->ndevices && e->dev >= w->ndevices)) {
 			snprintf(w->err, sizeof(w->err),
@@ -222,6 +269,103 @@ int trace_writer__add(struct trace_writer *w, const struct io_event *ev, size_t 
 		}
 	}
 	return 0;
+}
+
+int trace_writer__add_files(struct trace_writer *w, const struct trace_file *f, size_t n)
+{
+	if (w->failed)
+		return -EIO;
+	if (!w->file) {
+		snprintf(w->err, sizeof(w->err), "a file table given to a block-level trace");
+		return -EMEDIUMTYPE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int err;
+
+		if (f[i].id != w->nfiles + 1) {
+			snprintf(w->err, sizeof(w->err), "file id %u out of sequence (%u expected)",
+				 f[i].id, w->nfiles + 1);
+			return -EINVAL;
+		}
+		if (!w->files.count)
+			side_begin(&w->files, TRACE_SKIP_MAGIC_FILES, "IOFT");
+		err = ftab_put(&w->files, &f[i]);
+		if (err) {
+			snprintf(w->err, sizeof(w->err), "file %u: %s", f[i].id,
+				 err == -ENOMEM ? "out of memory" : "bad entry (origin, segments)");
+			return err;
+		}
+		w->nfiles++;
+		/* A frame stays well under the readers' limit on side frames. */
+		if (w->files.len > (1u << 20) && (err = write_files(w)))
+			return err;
+	}
+	return 0;
+}
+
+int trace_writer__add_fevents(struct trace_writer *w, const struct io_event *ev,
+			      const struct io_fext *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct io_event *e = &ev[i];
+
+		if (w->failed)
+			return -EIO;
+		if (!w->file) {
+			snprintf(w->err, sizeof(w->err), "file-level events given to a block trace");
+			return -EMEDIUMTYPE;
+		}
+		if (e->op >= IO_FOP__COUNT || (e->flags & ~IO_FF__ALL) || x[i].file > w->nfiles ||
+		    x[i].iface >= IO_FIF__COUNT) {
+			snprintf(w->err, sizeof(w->err),
+				 "event %llu: op %u, flags 0x%x, file %u (of %u) or interface %u out "
+				 "of range",
+				 (unsigned long long)(w->events + codec_enc_count(w->enc)), e->op,
+				 e->flags, x[i].file, w->nfiles, x[i].iface);
+			return -EINVAL;
+		}
+		codec_enc_add_file(w->enc, e, &x[i]);
+		if (codec_enc_count(w->enc) >= w->chunk_events) {
+			int err = write_chunk(w);
+
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int trace_writer__set_counters(struct trace_writer *w, const struct trace_counter *c, size_t n)
+{
+	side_begin(&w->counters, TRACE_SKIP_MAGIC_COUNTERS, "IOFC");
+	for (size_t i = 0; i < n; i++) {
+		int err = counters_put(&w->counters, c[i].name, c[i].value);
+
+		if (err) {
+			snprintf(w->err, sizeof(w->err), "counter '%.64s': %s", c[i].name,
+				 err == -ENOMEM ? "out of memory" : "bad name or too many counters");
+			side_buf_free(&w->counters);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The counters frame (if any) before the index. */
+static int write_counters(struct trace_writer *w)
+{
+	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->counters.count };
+	int err;
+
+	if (!w->counters.count)
+		return 0;
+	if (side_end(&w->counters))
+		return -ENOMEM;
+	err = write_all(w, w->counters.p, w->counters.len, "counters");
+	if (err)
+		return err;
+	c.file_bytes = w->bytes - c.file_offset;
+	return add_entry(w, &c, IDX_COUNTERS);
 }
 
 int trace_writer__flush(struct trace_writer *w)
@@ -266,11 +410,14 @@ static int write_index(struct trace_writer *w, const struct trace_stats *st)
 	}
 	p += TRACE_INDEX_FIXED;
 	for (size_t i = 0; i < w->nchunks; i++, p += TRACE_INDEX_ENTRY_SIZE) {
-		put_u64(p, w->chunks[i].file_offset);
-		put_u64(p + 8, w->chunks[i].file_bytes);
-		put_u32(p + 16, w->chunks[i].count);
-		put_u64(p + 24, w->chunks[i].first_ns);
-		put_u64(p + 32, w->chunks[i].last_ns);
+		const struct trace_chunk_info *c = &w->chunks[i].c;
+
+		put_u64(p, c->file_offset);
+		put_u64(p + 8, c->file_bytes);
+		put_u32(p + 16, c->count);
+		put_u32(p + 20, w->chunks[i].kind);
+		put_u64(p + 24, c->first_ns);
+		put_u64(p + 32, c->last_ns);
 	}
 	put_u32(p, crc32(0, buf + 8, p - (buf + 8)));
 	p += 4;
@@ -288,6 +435,10 @@ int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 
 	if (!err)
 		err = write_chunk(w);
+	if (!err)
+		err = write_files(w); /* entries no event named */
+	if (!err)
+		err = write_counters(w);
 	if (!err)
 		err = write_index(w, stats);
 	if (!err && w->sync && fdatasync(w->fd))
@@ -311,5 +462,7 @@ void trace_writer__abort(struct trace_writer *w)
 	free(w->comp);
 	free(w->cuts);
 	free(w->chunks);
+	side_buf_free(&w->files);
+	side_buf_free(&w->counters);
 	free(w);
 }

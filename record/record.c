@@ -24,6 +24,7 @@
 #include "ioreel.h"
 #include "util/cli.h"
 #include "record/record_int.h"
+#include "record/file_int.h"
 #include "record.skel.h"
 
 #define POLL_MS 20
@@ -80,7 +81,9 @@ static void usage(FILE *f)
 		"      --pid PID        only I/O submitted by process PID\n"
 		"      --comm NAME      only I/O submitted by tasks named NAME\n"
 		"      --cgroup PATH    only I/O submitted from cgroup v2 PATH (or below)\n"
-		"      --level L        bio, rq or auto (default: rq for blk-mq disks, else bio)\n"
+		"      --level L        bio, rq or auto (default: rq for blk-mq disks, else bio);\n"
+		"                       file: the calls processes make on files instead (see\n"
+		"                       ioreel record --level file --help)\n"
 		"      --attach MODE    tp_btf, raw_tp or auto (default: tp_btf, and raw_tp if\n"
 		"                       tp_btf fails to load or attach on this kernel)\n"
 		"      --inflight N     I/Os tracked in flight at once (default 16384)\n"
@@ -809,6 +812,8 @@ int cmd_record(int argc, char **argv)
 	bool raw, io_start = true;
 	uint64_t genesis;
 
+	if (rec_wants_file_level(argc, argv))
+		return cmd_record_file(argc, argv);
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;

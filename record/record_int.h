@@ -73,7 +73,8 @@ void rec_drain__free(struct rec_drain *d);
 /* ---- rings.c: the per-CPU rings of completed I/Os (bpf/record.h), mmap()ed ---- */
 struct rec_rings {
 	struct rec_ring_ctl *ctl; /* one per CPU */
-	struct rec_rec *buf;	  /* CPU i's records at i << shift */
+	void *buf;		  /* CPU i's records at i << shift, rec_size bytes each */
+	size_t rec_size;	  /* u64 seq, then the payload */
 	size_t ctl_len, buf_len;
 	int ncpu;
 	uint32_t shift;		  /* log2 of records per CPU */
@@ -82,11 +83,17 @@ struct rec_rings {
 };
 
 int rec_rings_open(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, struct rec_rings *r);
+/* The same protocol with records of rec_size bytes (the file level's struct fl_rec). */
+int rec_rings_open_sized(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, size_t rec_size,
+			 struct rec_rings *r);
 void rec_rings_close(struct rec_rings *r);
 /* Hands every published record to sink, CPU by CPU; 0, or the sink's -errno when it refused one
  * (the rest wait for the next call). *fullest (if not NULL) gets the largest share of a ring
  * that was waiting, 0..1. */
 int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest);
+/* The same for any record size: sink gets each record's payload (after its seq). */
+typedef int (*rec_raw_sink_fn)(void *ctx, const void *payload);
+int rec_rings_drain_raw(struct rec_rings *r, rec_raw_sink_fn sink, void *ctx, double *fullest);
 
 /* ---- inflight.c: the in-flight table (mmap()ed BPF slots + overflow hash map) ---- */
 struct rec_table {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The consumer side of the per-CPU rings of completed I/Os (the protocol is in bpf/record.h,
- * the producer is ring_out() in bpf/record.bpf.c): both BPF arrays mmap()ed, each CPU's
+ * the producers are ring_out() in bpf/record.bpf.c and emit() in bpf/file.bpf.c, whose records
+ * are larger): both BPF arrays mmap()ed, each CPU's
  * records read in position order while they are published, then the CPU's tail stored so
  * the producer may reuse them.
  */
@@ -31,9 +32,15 @@ static size_t page_round(size_t n)
 
 int rec_rings_open(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, struct rec_rings *r)
 {
-	*r = (struct rec_rings){ .ncpu = ncpu, .shift = shift };
+	return rec_rings_open_sized(ctl_fd, buf_fd, ncpu, shift, sizeof(struct rec_rec), r);
+}
+
+int rec_rings_open_sized(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, size_t rec_size,
+			 struct rec_rings *r)
+{
+	*r = (struct rec_rings){ .ncpu = ncpu, .shift = shift, .rec_size = rec_size };
 	r->ctl_len = page_round(sizeof(struct rec_ring_ctl) * (size_t)ncpu);
-	r->buf_len = page_round(sizeof(struct rec_rec) * ((size_t)ncpu << shift));
+	r->buf_len = page_round(rec_size * ((size_t)ncpu << shift));
 	r->ctl = mmap(NULL, r->ctl_len, PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
 	if (r->ctl == MAP_FAILED) {
 		r->ctl = NULL;
@@ -65,21 +72,23 @@ void rec_rings_close(struct rec_rings *r)
 	*r = (struct rec_rings){ 0 };
 }
 
-/* Hands one CPU's published records to sink, oldest first. Returns 0, or the sink's -errno
- * (the record it refused stays in the ring for the next pass); *fill gets what was waiting. */
-static int drain_cpu(struct rec_rings *r, int cpu, rec_sink_fn sink, void *ctx, uint64_t *fill)
+/* Hands one CPU's published records (their payload, after seq) to sink, oldest first.
+ * Returns 0, or the sink's -errno (the record it refused stays in the ring for the next pass);
+ * *fill gets what was waiting. */
+static int drain_cpu(struct rec_rings *r, int cpu, rec_raw_sink_fn sink, void *ctx,
+		     uint64_t *fill)
 {
 	struct rec_ring_ctl *c = &r->ctl[cpu];
-	struct rec_rec *ring = r->buf + ((size_t)cpu << r->shift);
+	uint8_t *ring = (uint8_t *)r->buf + (((size_t)cpu << r->shift) * r->rec_size);
 	uint64_t mask = (1ULL << r->shift) - 1, tail = c->tail;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
 	int err = 0;
 
 	*fill = head - tail;
 	while (tail != head) {
-		struct rec_rec *rec = &ring[tail & mask];
+		uint8_t *rec = ring + (tail & mask) * r->rec_size;
 
-		if (__atomic_load_n(&rec->seq, __ATOMIC_ACQUIRE) != tail + 1) {
+		if (__atomic_load_n((uint64_t *)rec, __ATOMIC_ACQUIRE) != tail + 1) {
 			/* Claimed, not yet published (a program on that CPU is filling it, or one
 			 * it interrupted is): read it next time, unless it has been a hole for long. */
 			uint64_t now = mono_ns();
@@ -92,7 +101,7 @@ static int drain_cpu(struct rec_rings *r, int cpu, rec_sink_fn sink, void *ctx, 
 				break;
 			r->holes++;
 		} else {
-			err = sink(ctx, &rec->e);
+			err = sink(ctx, rec + sizeof(uint64_t));
 			if (err)
 				break;
 		}
@@ -103,7 +112,25 @@ static int drain_cpu(struct rec_rings *r, int cpu, rec_sink_fn sink, void *ctx, 
 	return err;
 }
 
+/* The block level's sink behind the payload-typed one. */
+struct block_sink {
+	rec_sink_fn sink;
+	void *ctx;
+};
+
+static int to_block_sink(void *b, const void *payload)
+{
+	return ((struct block_sink *)b)->sink(((struct block_sink *)b)->ctx, payload);
+}
+
 int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest)
+{
+	struct block_sink b = { sink, ctx };
+
+	return rec_rings_drain_raw(r, to_block_sink, &b, fullest);
+}
+
+int rec_rings_drain_raw(struct rec_rings *r, rec_raw_sink_fn sink, void *ctx, double *fullest)
 {
 	uint64_t most = 0;
 	int err = 0;

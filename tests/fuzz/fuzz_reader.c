@@ -14,9 +14,12 @@
 #include "formats/codec.h"
 #include "formats/trace.h"
 
+static volatile size_t sink;
+
 static void read_everything(const char *path, unsigned int flags)
 {
 	static struct io_event buf[300];
+	static struct io_fext x[300];
 	char why[256];
 	struct trace_reader *r = trace_reader__open(path, flags, why, sizeof(why));
 	long n;
@@ -25,6 +28,14 @@ static void read_everything(const char *path, unsigned int flags)
 		return;
 	for (size_t i = 0; i < trace_reader__chunk_count(r); i++)
 		(void)trace_reader__chunk(r, i);
+	/* a file-level trace: its table, counters and both halves of its events */
+	for (uint32_t id = 1; id <= trace_reader__file_count(r); id++)
+		sink += strlen(trace_reader__file(r, id)->path) + trace_reader__file(r, id)->nsegs;
+	for (size_t i = 0; i < trace_reader__counter_count(r); i++)
+		sink += strlen(trace_reader__counter(r, i)->name);
+	while ((n = trace_reader__next_file(r, buf, x, 300)) > 0)
+		;
+	trace_reader__rewind(r);
 	while ((n = trace_reader__next(r, buf, 300)) > 0)
 		;
 	if (trace_reader__chunk_count(r)) {
@@ -67,6 +78,12 @@ static void fix_checksums(uint8_t *p, size_t size)
 
 			put_u32(p + pos + 8 + body, crc32(0, p + pos + 8, body));
 			return;
+		}
+		if ((magic == TRACE_SKIP_MAGIC_FILES || magic == TRACE_SKIP_MAGIC_COUNTERS) &&
+		    len >= 16) {
+			put_u32(p + pos + 8 + len - 4, crc32(0, p + pos + 8, len - 4));
+			pos += 8 + (size_t)len;
+			continue;
 		}
 		if (magic != TRACE_SKIP_MAGIC_HEADER)
 			return;

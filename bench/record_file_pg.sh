@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Overhead of `ioreel record --level file` on PostgreSQL (issue 14's goal: pgbench TPS while
+# recorded >= 0.95 x unrecorded, 0 dropped). PostgreSQL on xfs over a loop device (fsync on,
+# 16 MB shared_buffers: the WAL and data files really are written and synced), pgbench TPC-B-like
+# runs alternating plain (A) and recorded (B), A B A B ...: the recorder follows the postmaster
+# and every backend it forks (--pid). Prints each run's TPS and, for recorded runs, the calls
+# recorded, drops, bytes per call and the recorder's own CPU; then the median TPS of each and
+# their ratio, and what one recorded run held (ioreel info); then, with kernel.bpf_stats_enabled,
+# the time the BPF programs took per recorded call.
+# Env: SECONDS_PER_RUN (30), ROUNDS (5), CLIENTS (4), SCALE (10), ATTACH (auto: the recorder's
+# --attach). Figures only: never fails on time.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/lib.sh"
+. "$here/../tests/setups.sh"
+. "$here/../tests/workload_pg.sh"
+need_root
+need_cmd python3 mkfs.xfs runuser
+pg_available || skip "needs PostgreSQL with pgbench and the postgres user (make deps)"
+secs=${SECONDS_PER_RUN:-30}
+rounds=${ROUNDS:-5}
+clients=${CLIENTS:-4}
+scale=${SCALE:-10}
+attach=${ATTACH:-auto}
+out=$(scratch_dir)
+
+setup_fs_loop xfs 2G >/dev/null
+pg_start "$SETUP_MNT/pg"
+pg_pgbench_init "$scale"
+postmaster=$(head -n1 "$PG_DATA/postmaster.pid")
+
+tps_of() { awk '/^tps = / {print $3; exit}' "$1"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+rec=
+start_rec() { # NAME
+	local i
+	"$IOREEL" record --level file --pid "$postmaster" --attach "$attach" -o "$out/$1.ioreel" \
+		--json >"$out/$1.json" 2>"$out/$1.err" &
+	rec=$!
+	cleanup_push "kill -9 $rec"
+	for ((i = 0; i < 200; i++)); do
+		grep -q ' level$' "$out/$1.err" 2>/dev/null && return 0
+		kill -0 "$rec" 2>/dev/null || fail "ioreel record exited: $(cat "$out/$1.err")"
+		sleep 0.05
+	done
+	fail "ioreel record did not attach: $(cat "$out/$1.err")"
+}
+stop_rec() { # NAME TICKS_AT_START: "calls dropped B/call cpu%" into NAME.fig
+	local rc=0 ticks
+	ticks=$(($(cpu_ticks $rec) - $2))
+	kill -INT $rec
+	wait $rec || rc=$?
+	[ $rc = 0 ] || fail "ioreel record exited $rc: $(cat "$out/$1.err")"
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"],
+      "%.1f" % (int(sys.argv[2]) * 100 / float(sys.argv[3]) / int(sys.argv[4])))' \
+		"$out/$1.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$out/$1.fig"
+}
+
+echo "PostgreSQL on xfs over a loop device, pgbench -c $clients scale $scale, ${secs}s per run," \
+	"$rounds rounds, $(nproc) CPUs, record --attach $attach"
+printf '%-4s %-9s %10s %10s %7s %8s %8s\n' run mode TPS calls drops B/call rec-cpu%
+a=() b=()
+for ((r = 1; r <= rounds; r++)); do
+	PG_PGBENCH_OUT=$out/a$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+	a+=("$(tps_of "$out/a$r.pgbench")")
+	printf '%-4s %-9s %10s\n' "$r" plain "${a[-1]}"
+	start_rec "b$r"
+	t0=$(cpu_ticks $rec)
+	PG_PGBENCH_OUT=$out/b$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+	stop_rec "b$r" "$t0"
+	read -r calls drops bpc cpu <"$out/b$r.fig"
+	b+=("$(tps_of "$out/b$r.pgbench")")
+	printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" recorded "${b[-1]}" "$calls" "$drops" \
+		"$bpc" "$cpu"
+done
+python3 - "${a[*]}" "${b[*]}" <<'PY'
+import statistics, sys
+a, b = ([float(x) for x in arg.split()] for arg in sys.argv[1:3])
+ma, mb = statistics.median(a), statistics.median(b)
+print(f"median TPS plain {ma:.1f}, recorded {mb:.1f}: ratio {mb / ma:.3f} (goal >= 0.95)")
+PY
+echo "what the last recorded run holds:"
+"$IOREEL" info "$out/b$rounds.ioreel"
+
+# Time in the BPF programs per recorded call, from the kernel's own accounting (one more
+# recorded run, not in the ratio: bpf_stats costs some 60 ns per program run itself).
+command -v bpftool >/dev/null || exit 0
+old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+cleanup_push "echo $old > /proc/sys/kernel/bpf_stats_enabled"
+start_rec stats
+t0=$(cpu_ticks $rec)
+PG_PGBENCH_OUT=$out/stats.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+bpftool prog show --json >"$out/progs.json"
+awk '/^prog_id:/ {print $2}' /proc/$rec/fdinfo/* 2>/dev/null | sort -u >"$out/ids"
+stop_rec stats "$t0"
+echo "$old" >/proc/sys/kernel/bpf_stats_enabled
+python3 - "$out/progs.json" "$out/ids" "$out/stats.json" <<'PY'
+import json, sys
+ids = {int(x) for x in open(sys.argv[2]).read().split()}
+progs = [p for p in json.load(open(sys.argv[1])) if p["id"] in ids and p.get("run_cnt")]
+calls = json.load(open(sys.argv[3]))["events"]
+for p in progs:
+    print(f"  {p['name']:<16} {p['run_cnt']:>10} runs {p['run_time_ns'] / p['run_cnt']:7.1f} ns/run")
+tot = sum(p["run_time_ns"] for p in progs)
+if calls:
+    print(f"BPF time per recorded call (every run counted, other processes' calls included): "
+          f"{tot / calls:.0f} ns")
+PY

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internals of formats/: the side frames of the container (file table, named counters),
+ * shared by trace_writer.c and trace_reader.c. Layout: formats/FORMAT.md. Not an API for other
+ * folders: use formats/trace.h.
+ */
+#ifndef IOREEL_FORMATS_FTABLE_H
+#define IOREEL_FORMATS_FTABLE_H
+
+#include "formats/codec.h"
+
+/* Index entry kinds (the u32 at offset 20 of an entry; 0 in format 1.0, where all are chunks). */
+enum { IDX_CHUNK = 0, IDX_FILES = 1, IDX_COUNTERS = 2 };
+
+/* A frame being built: magic, size, tag, count, reserved, entries, crc. */
+struct side_buf {
+	uint8_t *p;
+	size_t len, cap;
+	uint32_t count;
+	bool failed; /* out of memory at some point: side_end() says so */
+};
+
+void side_begin(struct side_buf *b, uint32_t magic, const char tag[4]);
+/* Appends one file-table entry; -EINVAL (bad entry) or -ENOMEM. */
+int ftab_put(struct side_buf *b, const struct trace_file *f);
+/* Appends one counter; -EINVAL (empty or too long name, too many) or -ENOMEM. */
+int counters_put(struct side_buf *b, const char *name, uint64_t value);
+/* Fills in count, size and crc: b->p[0 .. b->len) is then the whole frame. 0 or -ENOMEM. */
+int side_end(struct side_buf *b);
+void side_buf_free(struct side_buf *b);
+
+/* The file table as read: entries in id order (f[i].id == i + 1), each with its own copies. */
+struct ftab {
+	struct trace_file *f;
+	size_t n, cap;
+};
+
+/* Appends the entries of one file-table frame's payload (after magic and size) to t. Ids must
+ * continue t's sequence. 0, -ENOMEM, or -EBADMSG with *what. */
+int ftab_parse(const uint8_t *p, size_t len, struct ftab *t, const char **what);
+void ftab_free(struct ftab *t);
+
+struct counters {
+	struct trace_counter *c;
+	size_t n;
+};
+
+/* Replaces c with the counters of one counters frame's payload. 0, -ENOMEM, -EBADMSG. */
+int counters_parse(const uint8_t *p, size_t len, struct counters *c, const char **what);
+void counters_free(struct counters *c);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* `ioreel info` of a file-level trace (info_file.c), called by info.c. Internal to formats/. */
+#ifndef IOREEL_FORMATS_INFO_H
+#define IOREEL_FORMATS_INFO_H
+
+#include <stdbool.h>
+#include "formats/trace.h"
+
+/* Describes r (opened from path) on stdout; files: list the file table too. 0 or the reader's
+ * -errno (message in trace_reader__error()). */
+int info_file(const char *path, struct trace_reader *r, bool json, bool files);
+
+#endif

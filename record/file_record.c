@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ioreel record --level file: the calls chosen processes make on files (record/FILE.md), into a
+ * file-level trace (formats/FORMAT.md, section 5). Loads bpf/file.bpf.c (file_load.c), reads the
+ * files open at start, then drains the rings on a short timer, orders calls by their start
+ * (file_drain.c) and writes them, flushing a chunk once a second. Stops on SIGINT/SIGTERM,
+ * --duration, --max-size, or when the --pid process exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include "util/cli.h"
+#include "record/record_int.h"
+#include "record/file_int.h"
+#include "file.skel.h"
+
+#define POLL_MS 20
+#define STOP_WAIT_NS (500ULL * 1000000ULL)
+#define MAX_TGIDS 65536
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+bool rec_wants_file_level(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--level=file") ||
+		    (!strcmp(argv[i], "--level") && i + 1 < argc && !strcmp(argv[i + 1], "file")))
+			return true;
+	}
+	return false;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ioreel record --level file -o FILE.ioreel\n"
+		"         [--pid PID | --comm NAME | --cgroup DIR] [--under DIR] [options]\n"
+		"\n"
+		"Records the calls processes make on files (reads and writes with their offsets,\n"
+		"fsync, fdatasync, open flags over time, fallocate, truncate, rename, unlink;\n"
+		"system calls, libaio and io_uring) and the files they touch (path, size, holes),\n"
+		"until SIGINT/SIGTERM, a limit, or the --pid process exits. See record/FILE.md.\n"
+		"\n"
+		"  -o, --output FILE    trace to write (created 0600)\n"
+		"      --pid PID        process PID and the processes it starts (PostgreSQL's\n"
+		"                       backends)\n"
+		"      --comm NAME      processes whose main thread is named NAME\n"
+		"      --cgroup DIR     processes in cgroup v2 directory DIR or below\n"
+		"      --under DIR      only files under DIR\n"
+		"                       (none of these: every process, every file)\n"
+		"      --duration T     stop after T (\"60\", \"1.5s\", \"10m\")\n"
+		"      --max-size SIZE  stop when the trace reaches SIZE (\"512m\", \"2g\")\n"
+		"      --attach MODE    system calls through per-syscall tracepoints\n"
+		"                       (tracepoint), the raw sys_enter/sys_exit ones (raw,\n"
+		"                       dearer), or auto (default: tracepoint, else raw)\n"
+		"      --inflight N     libaio/io_uring requests tracked in flight (65536)\n"
+		"      --ring-size SIZE ring of calls per CPU, a power of two (default 4m;\n"
+		"                       136 B a call)\n"
+		"  -q, --quiet          no status line\n"
+		"      --json           print final statistics as JSON on stdout\n"
+		"\n"
+		"examples:\n"
+		"  ioreel record --level file -o pg.ioreel --duration 10m \\\n"
+		"      --pid $(head -1 /var/lib/postgresql/16/main/postmaster.pid)\n"
+		"  ioreel record --level file --comm mariadbd --under /var/lib/mysql \\\n"
+		"      -o innodb.ioreel\n"
+		"  ioreel record --level file -o app.ioreel \\\n"
+		"      --cgroup /sys/fs/cgroup/system.slice/app.service\n"
+		"  ioreel info pg.ioreel   # the files, calls per op, what was not covered\n");
+}
+
+static int parse_args(int argc, char **argv, struct fl_opts *o)
+{
+	enum {
+		O_DURATION = 256,
+		O_MAXSIZE,
+		O_PID,
+		O_COMM,
+		O_CGROUP,
+		O_UNDER,
+		O_LEVEL,
+		O_ATTACH,
+		O_INFLIGHT,
+		O_RING,
+		O_JSON
+	};
+	static const struct option lo[] = {{"output", required_argument, 0, 'o'},
+					   {"duration", required_argument, 0, O_DURATION},
+					   {"max-size", required_argument, 0, O_MAXSIZE},
+					   {"pid", required_argument, 0, O_PID},
+					   {"comm", required_argument, 0, O_COMM},
+					   {"cgroup", required_argument, 0, O_CGROUP},
+					   {"under", required_argument, 0, O_UNDER},
+					   {"level", required_argument, 0, O_LEVEL},
+					   {"attach", required_argument, 0, O_ATTACH},
+					   {"inflight", required_argument, 0, O_INFLIGHT},
+					   {"ring-size", required_argument, 0, O_RING},
+					   {"quiet", no_argument, 0, 'q'},
+					   {"json", no_argument, 0, O_JSON},
+					   {"help", no_argument, 0, 'h'},
+					   {0}};
+	uint64_t v;
+	int c, i;
+
+	o->inflight = 65536;
+	o->ring_size = 4 << 20;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case O_DURATION:
+			if (parse_duration_ns(optarg, &o->duration_ns) || !o->duration_ns)
+				goto bad;
+			break;
+		case O_MAXSIZE:
+			if (parse_size(optarg, &o->max_size) || !o->max_size)
+				goto bad;
+			break;
+		case O_PID:
+			if (parse_u64(optarg, &v) || !v || v > INT_MAX)
+				goto bad;
+			o->pid = (uint32_t)v;
+			break;
+		case O_COMM:
+			if (!*optarg || strlen(optarg) > 15) {
+				cli_error("--comm '%s': a task name has 1 to 15 characters",
+					  optarg);
+				return -EINVAL;
+			}
+			o->comm = optarg;
+			break;
+		case O_CGROUP:
+			o->cgroup = optarg;
+			break;
+		case O_UNDER: {
+			char *r = realpath(optarg, NULL);
+			struct stat st;
+
+			if (!r || stat(r, &st) || !S_ISDIR(st.st_mode)) {
+				cli_error("--under %s: %s (give an existing directory)", optarg,
+					  r ? "not a directory" : strerror(errno));
+				free(r);
+				return -EINVAL;
+			}
+			snprintf(o->under, sizeof(o->under), "%s", strcmp(r, "/") ? r : "");
+			free(r);
+			break;
+		}
+		case O_LEVEL:
+			if (strcmp(optarg, "file"))
+				goto bad;
+			break;
+		case O_ATTACH:
+			if (!strcmp(optarg, "auto"))
+				o->attach = FL_ATTACH_AUTO;
+			else if (!strcmp(optarg, "tracepoint"))
+				o->attach = FL_ATTACH_TRACEPOINT;
+			else if (!strcmp(optarg, "raw"))
+				o->attach = FL_ATTACH_RAW;
+			else
+				goto bad;
+			break;
+		case O_INFLIGHT:
+			if (parse_u64(optarg, &v) || v < 64 || v > (1 << 22))
+				goto bad;
+			o->inflight = (uint32_t)v;
+			break;
+		case O_RING:
+			if (parse_size(optarg, &o->ring_size) || o->ring_size < 4096 ||
+			    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
+				goto bad;
+			o->ring_size_given = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "Try 'ioreel record --level file --help'.\n");
+			return -EINVAL;
+		}
+		continue;
+	bad:
+		for (i = 0; lo[i].name && lo[i].val != c; i++)
+			;
+		cli_error("invalid value '%s' for --%s (see ioreel record --level file --help)",
+			  optarg, lo[i].name ? lo[i].name : "?");
+		return -EINVAL;
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->out) {
+		cli_error("no output file: give -o FILE.ioreel");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* log2 of the records per CPU ring that fit in --ring-size (past 64 CPUs the default shrinks
+ * so that all rings share 256 MiB), as the block level sizes its rings. */
+static int size_rings(struct fl_opts *o, int ncpu)
+{
+	while (!o->ring_size_given && (uint64_t)ncpu * o->ring_size > (256ULL << 20) &&
+	       o->ring_size > (256 << 10))
+		o->ring_size /= 2;
+	o->ring_shift = 6;
+	while ((sizeof(struct fl_rec) << (o->ring_shift + 1)) <= o->ring_size)
+		o->ring_shift++;
+	if (((uint64_t)ncpu << o->ring_shift) > UINT32_MAX) {
+		cli_error("--ring-size %llu: too large for %d CPUs; give a smaller --ring-size",
+			  (unsigned long long)o->ring_size, ncpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --pid and the processes below it now (the kernel side follows later forks). */
+static size_t find_tgids(uint32_t root, uint32_t *out, size_t max)
+{
+	static uint32_t pids[MAX_TGIDS], ppids[MAX_TGIDS];
+	size_t n = 0, k = 0;
+	struct dirent *de;
+	DIR *proc = opendir("/proc");
+
+	while (proc && (de = readdir(proc)) && n < MAX_TGIDS) {
+		char p[64], line[512], *rp;
+		uint32_t pid = strtoul(de->d_name, NULL, 10);
+		FILE *f;
+
+		if (!pid)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%u/stat", pid);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		/* "pid (comm) state ppid": comm may hold spaces and parentheses */
+		if (fgets(line, sizeof(line), f) && (rp = strrchr(line, ')')) &&
+		    sscanf(rp + 1, " %*c %u", &ppids[n]) == 1)
+			pids[n++] = pid;
+		fclose(f);
+	}
+	if (proc)
+		closedir(proc);
+	out[k++] = root;
+	/* breadth first over the parent links: out[] grows as children are found */
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < n && k < max; j++)
+			if (ppids[j] == out[i] && pids[j] != root)
+				out[k++] = pids[j];
+	return k;
+}
+
+struct fl_result {
+	struct fl_drain_stats ds;
+	struct fl_files_stats fs;
+	uint64_t k[FL_STAT__COUNT], nested, holes;
+	uint64_t trace_bytes, elapsed_ns;
+	int werr;
+	bool max_size, pid_exited;
+};
+
+static uint64_t dropped(const struct fl_result *r)
+{
+	return r->k[FL_DROP_RING] + r->k[FL_DROP_PENDING] + r->k[FL_DROP_AIO_READ] +
+	       r->k[FL_DROP_AIO_BATCH] + r->nested + r->holes;
+}
+
+static uint64_t uncovered(const struct fl_result *r)
+{
+	uint64_t n = 0;
+
+	for (int k = FL_UNC_MMAP_SHARED_W; k < FL_STAT__COUNT; k++)
+		n += r->k[k];
+	return n;
+}
+
+struct fl_loop {
+	struct fl_bpf *b;
+	struct rec_rings *rg;
+	struct fl_drain *d;
+	struct trace_writer *w;
+	struct fl_files *files;
+	const struct fl_opts *o;
+	int ncpu, pidfd;
+};
+
+static void refresh(struct fl_loop *l, struct fl_result *r)
+{
+	fl_drain__stats(l->d, &r->ds);
+	fl_files__stats(l->files, &r->fs);
+	fl_bpf_stats(l->b, l->ncpu, r->k, &r->nested);
+	r->holes = l->rg->holes;
+}
+
+static void status_line(const struct fl_result *r, uint64_t elapsed, double rate, double mbps)
+{
+	char b[32];
+
+	fprintf(stderr,
+		"%s%6.1fs %9.0f calls/s %8.1f MB/s  events %llu  files %llu  drops %llu  "
+		"trace %s%s",
+		isatty(2) ? "\r" : "", elapsed / 1e9, rate, mbps, (unsigned long long)r->ds.events,
+		(unsigned long long)r->fs.files, (unsigned long long)dropped(r),
+		fmt_bytes(r->trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
+}
+
+/* Drains, releases in start order, flushes once a second, until a signal or a limit. */
+static void run_loop(struct fl_loop *l, struct fl_result *r)
+{
+	uint64_t start = now_mono_ns(), tick = start + 1000000000ULL, last_t = start;
+	uint64_t last_events = 0, last_bytes = 0;
+	double fullest = 0;
+
+	while (!stop_signal) {
+		struct timespec poll_ts = {0, POLL_MS * 1000000L};
+		uint64_t now, before;
+		int err;
+
+		if (fullest < 0.25)
+			nanosleep(&poll_ts, NULL);
+		now = now_mono_ns();
+		/* the oldest call in progress, read before the rings: see file_drain.c */
+		before = fl_bpf_pending(l->b, NULL, NULL, NULL);
+		fl_bpf_names_poll(l->b);
+		rec_rings_drain_raw(l->rg, fl_drain__push, l->d, &fullest);
+		if (before > now - RELEASE_MARGIN_NS)
+			before = now - RELEASE_MARGIN_NS;
+		if (before < now - FL_HOLD_NS)
+			before = now - FL_HOLD_NS;
+		err = fl_drain__release(l->d, before);
+		if (err) {
+			r->werr = err;
+			break;
+		}
+		if (now >= tick) {
+			double dt = (now - last_t) / 1e9;
+
+			tick = now + 1000000000ULL;
+			err = trace_writer__flush(l->w);
+			if (err) {
+				r->werr = err;
+				break;
+			}
+			refresh(l, r);
+			r->trace_bytes = trace_writer__bytes(l->w);
+			if (!l->o->quiet)
+				status_line(r, now - start, (r->ds.events - last_events) / dt,
+					    (r->ds.bytes_io - last_bytes) / dt / 1e6);
+			last_events = r->ds.events;
+			last_bytes = r->ds.bytes_io;
+			last_t = now;
+			if (l->o->max_size && r->trace_bytes >= l->o->max_size) {
+				r->max_size = true;
+				break;
+			}
+		}
+		if (l->o->duration_ns && now - start >= l->o->duration_ns)
+			break;
+		if (l->pidfd >= 0 &&
+		    poll(&(struct pollfd){.fd = l->pidfd, .events = POLLIN}, 1, 0) == 1) {
+			r->pid_exited = true;
+			break;
+		}
+	}
+	if (!l->o->quiet && isatty(2))
+		fputc('\n', stderr);
+	r->elapsed_ns = now_mono_ns() - start;
+}
+
+static void write_unfinished(void *d, const struct fl_event *e)
+{
+	fl_drain__unfinished(d, e);
+}
+
+/* Stops tracking new calls, lets the ones in progress return for a moment, detaches, drains
+ * everything, and writes what is still in progress without its return. */
+static void finish(struct fl_loop *l, struct fl_result *r)
+{
+	uint64_t until = now_mono_ns() + STOP_WAIT_NS, left = 0;
+	struct timespec wait = {0, 5 * 1000000L};
+
+	fl_bpf_stopping(l->b);
+	do {
+		nanosleep(&wait, NULL);
+		fl_bpf_names_poll(l->b);
+		rec_rings_drain_raw(l->rg, fl_drain__push, l->d, NULL);
+		fl_bpf_pending(l->b, &left, NULL, NULL);
+	} while (left && now_mono_ns() < until);
+	fl_bpf_detach(l->b);
+	fl_bpf_names_poll(l->b);
+	rec_rings_drain_raw(l->rg, fl_drain__push, l->d, NULL);
+	fl_bpf_pending(l->b, NULL, write_unfinished, l->d);
+	if (!r->werr)
+		r->werr = fl_drain__release(l->d, UINT64_MAX);
+	refresh(l, r);
+}
+
+static const char *const stat_names[FL_STAT__COUNT] = {
+    [FL_DROP_RING] = "dropped_ring",
+    [FL_DROP_PENDING] = "dropped_pending",
+    [FL_DROP_AIO_READ] = "dropped_aio_unreadable",
+    [FL_DROP_AIO_BATCH] = "dropped_aio_batch",
+    [FL_DROP_NAME] = "paths_lost",
+    [FL_STAT_UNSEEN_EXIT] = "return_unseen",
+    [FL_STAT_LEN_GUESS] = "length_from_result",
+    [FL_UNC_MMAP_SHARED_W] = "uncovered_mmap_shared_write",
+    [FL_UNC_MMAP_SHARED_R] = "uncovered_mmap_shared_read",
+    [FL_UNC_COPY] = "uncovered_copy",
+    [FL_UNC_CLOSE_RANGE] = "uncovered_close_range",
+    [FL_UNC_AIO_OTHER] = "uncovered_aio_other",
+    [FL_UNC_URING_OTHER] = "uncovered_uring_other",
+    [FL_UNC_URING_NOTRACE] = "uncovered_uring_untraced",
+    [FL_UNC_HINT] = "uncovered_fadvise_readahead",
+};
+
+/* The named counters: kernel ones, then user-space ones. */
+static size_t counters(const struct fl_result *r, struct trace_counter *c)
+{
+	size_t n = 0;
+
+	c[n++] = (struct trace_counter){"dropped", dropped(r)};
+	for (int k = 0; k < FL_STAT__COUNT; k++)
+		c[n++] = (struct trace_counter){stat_names[k], r->k[k]};
+	c[n++] = (struct trace_counter){"dropped_nested", r->nested};
+	c[n++] = (struct trace_counter){"dropped_ring_holes", r->holes};
+	c[n++] = (struct trace_counter){"unfinished", r->ds.unfinished};
+	c[n++] = (struct trace_counter){"out_of_order", r->ds.out_of_order};
+	c[n++] = (struct trace_counter){"paths_missing", r->ds.names_missing};
+	c[n++] = (struct trace_counter){"paths_unknown", r->fs.path_unknown};
+	c[n++] = (struct trace_counter){"files", r->fs.files};
+	c[n++] = (struct trace_counter){"files_name_only", r->fs.name_only};
+	c[n++] = (struct trace_counter){"files_outside", r->fs.outside};
+	c[n++] = (struct trace_counter){"calls_outside", r->ds.outside};
+	return n;
+}
+
+static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const struct fl_result *r,
+		       bool ok)
+{
+	struct trace_counter c[FL_STAT__COUNT + 16];
+	size_t n = counters(r, c);
+
+	printf("{\"file\":\"%s\",\"ok\":%s,\"level\":\"file\",\"syscalls\":\"%s\","
+	       "\"io_uring\":%s,\"start_files\":\"%s\",\"duration_s\":%.3f,\"events\":%llu,"
+	       "\"io_bytes\":%llu,\"trace_bytes\":%llu,\"bytes_per_event\":%.2f,"
+	       "\"pid_exited\":%s,\"uncovered\":%llu",
+	       o->out, ok ? "true" : "false", b->raw ? "raw" : "tracepoint",
+	       b->uring ? "true" : "false", b->iter ? "iter" : "proc", r->elapsed_ns / 1e9,
+	       (unsigned long long)r->ds.events, (unsigned long long)r->ds.bytes_io,
+	       (unsigned long long)r->trace_bytes,
+	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
+	       r->pid_exited ? "true" : "false", (unsigned long long)uncovered(r));
+	for (size_t i = 0; i < n; i++)
+		printf(",\"%s\":%llu", c[i].name, (unsigned long long)c[i].value);
+	printf("}\n");
+}
+
+static int check_env(void)
+{
+	if (geteuid() != 0) {
+		cli_error(
+		    "loading eBPF programs needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN for "
+		    "tracefs): run ioreel record as root");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		cli_error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): ioreel "
+			  "record needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The processes to record, for the start line. */
+static void who(const struct fl_opts *o, size_t ntgids, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (o->pid)
+		n += snprintf(buf + n, len - n, "pid %u and %zu below it", o->pid, ntgids - 1);
+	if (o->comm && n < len)
+		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", o->comm);
+	if (o->cgroup && n < len)
+		n += snprintf(buf + n, len - n, "%scgroup %s", n ? ", " : "", o->cgroup);
+	if (!n)
+		n += snprintf(buf, len, "every process");
+	if (o->under[0] && n < len)
+		snprintf(buf + n, len - n, ", files under %s", o->under);
+}
+
+static int prepare(struct fl_opts *o, uint32_t *tgids, size_t *ntgids, int *cgfd, int *pidfd)
+{
+	if (o->pid) {
+		if (kill((pid_t)o->pid, 0) && errno == ESRCH) {
+			cli_error("--pid %u: no such process", o->pid);
+			return -ESRCH;
+		}
+		*pidfd = syscall(SYS_pidfd_open, o->pid, 0);
+		*ntgids = find_tgids(o->pid, tgids, MAX_TGIDS);
+	}
+	if (o->cgroup) {
+		*cgfd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
+		if (*cgfd < 0 || fl_cgroup_rel(o->cgroup, o->cgroup_rel, sizeof(o->cgroup_rel))) {
+			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
+				  "/sys/fs/cgroup/system.slice)",
+				  o->cgroup,
+				  *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int cmd_record_file(int argc, char **argv)
+{
+	static uint32_t tgids[MAX_TGIDS];
+	static struct trace_meta meta;
+	static struct fl_opts o;
+	struct fl_result r = {0};
+	struct fl_bpf b = {0};
+	struct rec_rings rg = {0};
+	struct fl_files *files = NULL;
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct fl_loop l = {.b = &b, .rg = &rg, .o = &o, .pidfd = -1};
+	struct trace_counter cs[FL_STAT__COUNT + 16];
+	size_t ntgids = 0;
+	int cgfd = -1, err, rc = EXIT_RUNTIME;
+	char tiers[160], whom[4600];
+	uint64_t genesis;
+
+	memset(&o, 0, sizeof(o));
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err > 0 ? EXIT_OK : EXIT_USAGE;
+	if (check_env())
+		return EXIT_RUNTIME;
+	l.ncpu = libbpf_num_possible_cpus();
+	if (l.ncpu <= 0) {
+		cli_error("cannot count the CPUs: %s", strerror(-l.ncpu));
+		return EXIT_RUNTIME;
+	}
+	if (size_rings(&o, l.ncpu))
+		return EXIT_USAGE;
+	if (prepare(&o, tgids, &ntgids, &cgfd, &l.pidfd))
+		goto out;
+	if (fl_bpf_load(&b, &o, l.ncpu, cgfd))
+		goto out;
+	for (size_t i = 0; i < ntgids; i++)
+		fl_bpf_add_tgid(&b, tgids[i]);
+
+	trace_meta_init(&meta, "record");
+	meta.level = TRACE_LEVEL_FILE;
+	{
+		size_t n = snprintf(meta.options, sizeof(meta.options), "ioreel");
+
+		for (int i = 0; i < argc && n < sizeof(meta.options); i++)
+			n += snprintf(meta.options + n, sizeof(meta.options) - n, " %s", argv[i]);
+		if (n < sizeof(meta.options))
+			snprintf(meta.options + n, sizeof(meta.options) - n, " (%s)",
+				 fl_bpf_tiers(&b, tiers, sizeof(tiers)));
+	}
+	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
+	meta.genesis_realtime_ns = now_real_ns();
+	genesis = now_mono_ns();
+	l.w = trace_writer__open(o.out, &meta, NULL);
+	if (!l.w) {
+		cli_error("cannot create %s: %s", o.out, strerror(errno));
+		goto out;
+	}
+	files = l.files = fl_files__new(l.w, o.under);
+	l.d = files ? fl_drain__new(l.w, files, genesis, fl_bpf_names_poll, &b) : NULL;
+	if (!l.d || fl_bpf_names(&b, l.d)) {
+		cli_error("out of memory for the file table and the reorder buffer");
+		goto out;
+	}
+	err = rec_rings_open_sized(bpf_map__fd(b.skel->maps.ring_ctl),
+				   bpf_map__fd(b.skel->maps.ring_buf), l.ncpu, o.ring_shift,
+				   sizeof(struct fl_rec), &rg);
+	if (err) {
+		cli_error("mapping %d rings of %llu bytes: %s (lower --ring-size?)", l.ncpu,
+			  (unsigned long long)o.ring_size, strerror(-err));
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* Calls begun from now on are recorded; files open before are read right after, so a
+	 * file opened in between is seen both ways (file_drain.c keeps it once). */
+	fl_bpf_start(&b);
+	fl_bpf_names_poll(&b);
+	rec_rings_drain_raw(&rg, fl_drain__push, l.d, NULL);
+	fl_bpf_snapshot(&b, &o, l.d, tgids, ntgids);
+	if (!o.quiet) {
+		who(&o, ntgids, whom, sizeof(whom));
+		fprintf(stderr, "ioreel record: %s (%s) at file level\n", whom, tiers);
+	}
+
+	run_loop(&l, &r);
+	finish(&l, &r);
+	trace_writer__set_counters(l.w, cs, counters(&r, cs));
+	{
+		struct trace_stats st = {
+		    .events = r.ds.events,
+		    .dropped = dropped(&r),
+		    .dropped_reserve = r.k[FL_DROP_RING],
+		    .dropped_inflight = r.k[FL_DROP_PENDING],
+		    .end_ns = now_mono_ns() - genesis,
+		};
+
+		if (r.werr) {
+			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
+				  "before",
+				  o.out, strerror(-r.werr),
+				  r.werr == -ENOSPC ? " (disk full: free space or record elsewhere)"
+						    : "");
+			trace_writer__close(l.w, &st);
+		} else {
+			err = trace_writer__close(l.w, &st);
+			if (err) {
+				cli_error("closing %s: %s", o.out, strerror(-err));
+				r.werr = err;
+			}
+		}
+		l.w = NULL;
+	}
+	if (!r.werr) {
+		struct stat sb;
+
+		if (stat(o.out, &sb) == 0)
+			r.trace_bytes = sb.st_size;
+		rc = EXIT_OK;
+	}
+	if (!o.quiet && !r.werr)
+		fprintf(stderr,
+			"ioreel record: %llu events, %llu files, %llu dropped, %llu "
+			"uncovered, %s written%s%s%s\n",
+			(unsigned long long)r.ds.events, (unsigned long long)r.fs.files,
+			(unsigned long long)dropped(&r), (unsigned long long)uncovered(&r), o.out,
+			r.max_size ? " (stopped at --max-size)" : "",
+			r.pid_exited ? " (the process exited)" : "",
+			stop_signal ? " (stopped by signal)" : "");
+	if (o.json)
+		print_json(&o, &b, &r, rc == EXIT_OK);
+out:
+	if (l.w)
+		trace_writer__abort(l.w);
+	rec_rings_close(&rg);
+	fl_drain__free(l.d);
+	fl_files__free(files);
+	fl_bpf_close(&b);
+	if (cgfd >= 0)
+		close(cgfd);
+	if (l.pidfd >= 0)
+		close(l.pidfd);
+	return rc;
+}
