@@ -76,6 +76,7 @@ struct analysis {
 	bool has_meta;
 	bool replay; /* meta.source starts with "replay": slat is lateness + submission */
 	bool unscheduled; /* closed-loop trace: times are the file order, so no runtime or rates */
+	bool json_bins;	  /* --bins: the histograms' non-empty buckets in the JSON (fio's json+) */
 	struct analyze_opts opts;
 	double pct[AN_MAX_PCT];
 	unsigned int npct;
@@ -163,6 +164,10 @@ void an_total_lat(const struct analysis *a, struct hist *out);
 /* The same for one op. */
 void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out);
 
+/* Halve the heatmap's resolution in time (columns twice as wide) or in offset (rows). */
+void an_grid_coarsen_time(struct analysis *a);
+void an_grid_coarsen_offset(struct analysis *a);
+
 /* Sets the grid's column width from the trace's last time (before any event is added). */
 void an_span_hint(struct analysis *a, uint64_t last_ns);
 
@@ -173,6 +178,11 @@ typedef void (*an_progress_fn)(void *arg, uint64_t done, uint64_t total);
 struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 			      unsigned int reader_flags, const char *group_by, an_progress_fn progress,
 			      void *arg, char *err, size_t errlen);
+
+/* --merge: n traces read as one (their times taken as one clock). NULL + errno, err. */
+struct analysis *an_from_merge(const char *const *paths, unsigned int n,
+			       const struct analyze_opts *opts, unsigned int reader_flags,
+			       const char *group_by, char *err, size_t errlen);
 
 /* JSON string escaping. */
 void an_json_str(FILE *f, const char *s);

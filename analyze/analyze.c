@@ -36,13 +36,19 @@ static void usage(FILE *f)
 		"  --group-by KEY       one fio-like job per op, device, comm or pid\n"
 		"  --percentiles LIST   clat percentiles, e.g. 50:90:99:99.9 (fio's list by default)\n"
 		"  --salvage            skip damaged chunks (reported) instead of failing\n"
+		"  --merge              the traces as one: the hosts of a fleet recorded together\n"
+		"                       (ioreel-mpi record) or its ranks' result traces (ioreel-mpi\n"
+		"                       replay -o); their times are taken as one clock\n"
+		"  --bins               with --json, each latency histogram's non-empty buckets\n"
+		"                       (fio's json+ \"bins\": lowest value in ns -> count)\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"examples:\n"
 		"  ioreel analyze prod.ioreel\n"
 		"  ioreel analyze prod.ioreel --interval 1s --from 60s --to 120s\n"
 		"  ioreel analyze prod.ioreel run-md1.ioreel run-xfs.ioreel --compare --html cmp.html\n"
-		"  ioreel analyze run.ioreel --json | jq '.jobs[0].write.clat_ns.percentile'\n");
+		"  ioreel analyze run.ioreel --json | jq '.jobs[0].write.clat_ns.percentile'\n"
+		"  ioreel analyze --merge run-r0.ioreel run-r1.ioreel run-r2.ioreel\n");
 }
 
 static int parse_percentiles(const char *s, double *out, unsigned int *n)
@@ -118,12 +124,13 @@ int cmd_analyze(int argc, char **argv)
 		{ "from", required_argument, NULL, 'f' },    { "to", required_argument, NULL, 't' },
 		{ "device", required_argument, NULL, 'd' },  { "group-by", required_argument, NULL, 'g' },
 		{ "percentiles", required_argument, NULL, 'p' }, { "salvage", no_argument, NULL, 's' },
+		{ "merge", no_argument, NULL, 'M' },	     { "bins", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct analyze_opts opts = { .device = -1 };
 	double pct[AN_MAX_PCT];
 	const char *html = NULL, *group_by = NULL, *device = NULL;
-	bool json = false, compare = false;
+	bool json = false, compare = false, merge = false, bins = false;
 	unsigned int flags = 0;
 	int c, rc = EXIT_OK;
 
@@ -176,6 +183,12 @@ int cmd_analyze(int argc, char **argv)
 		case 's':
 			flags |= TRACE_SALVAGE;
 			break;
+		case 'M':
+			merge = true;
+			break;
+		case 'b':
+			bins = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -198,9 +211,31 @@ int cmd_analyze(int argc, char **argv)
 		cli_error("--to must be after --from");
 		return EXIT_USAGE;
 	}
+	if (merge && compare) {
+		cli_error("--merge makes one analysis of the traces: there is nothing to --compare");
+		return EXIT_USAGE;
+	}
+	if (merge && device) {
+		cli_error("--merge puts every trace's devices in one table: --device is per trace");
+		return EXIT_USAGE;
+	}
 	struct analysis *as[MAX_TRACES] = { NULL };
 	bool tty = isatty(STDERR_FILENO);
-	for (unsigned int k = 0; k < n; k++) {
+	if (merge && n > 1) {
+		char err[700];
+
+		as[0] = an_from_merge((const char *const *)argv + optind, n, &opts, flags, group_by,
+				      err, sizeof(err));
+		if (!as[0]) {
+			cli_error("%s", err);
+			return EXIT_RUNTIME;
+		}
+		if (as[0]->damaged_chunks)
+			cli_warn("%llu damaged chunks skipped (--salvage)",
+				 (unsigned long long)as[0]->damaged_chunks);
+		n = 1;
+	}
+	for (unsigned int k = as[0] ? n : 0; k < n; k++) { /* as[0]: merged */
 		const char *path = argv[optind + k];
 		char err[512];
 		if (device) {
@@ -226,6 +261,8 @@ int cmd_analyze(int argc, char **argv)
 			cli_warn("%s: %llu damaged chunks skipped (--salvage)", path,
 				 (unsigned long long)as[k]->damaged_chunks);
 	}
+	for (unsigned int k = 0; k < n; k++)
+		analysis__set_bins(as[k], bins);
 	const struct analysis *const *cas = (const struct analysis *const *)as;
 	if (json) {
 		an_json_doc(cas, n, stdout, NULL, compare);

@@ -459,24 +459,38 @@ found:;
 		a->iv_len = (unsigned int)idx + 1;
 }
 
+void an_grid_coarsen_time(struct analysis *a)
+{
+	for (unsigned int r = 0; r < AN_GRID_ROWS; r++) {
+		for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++)
+			a->grid[r][c] = a->grid[r][2 * c] + a->grid[r][2 * c + 1];
+		memset(&a->grid[r][AN_GRID_COLS / 2], 0, sizeof(a->grid[r]) / 2);
+	}
+	for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++) {
+		a->col_ios[c] = a->col_ios[2 * c] + a->col_ios[2 * c + 1];
+		a->col_bytes[c] = a->col_bytes[2 * c] + a->col_bytes[2 * c + 1];
+	}
+	memset(&a->col_ios[AN_GRID_COLS / 2], 0, sizeof(a->col_ios) / 2);
+	memset(&a->col_bytes[AN_GRID_COLS / 2], 0, sizeof(a->col_bytes) / 2);
+	a->grid_tshift++;
+}
+
+void an_grid_coarsen_offset(struct analysis *a)
+{
+	for (unsigned int r = 0; r < AN_GRID_ROWS / 2; r++)
+		for (unsigned int c = 0; c < AN_GRID_COLS; c++)
+			a->grid[r][c] = a->grid[2 * r][c] + a->grid[2 * r + 1][c];
+	memset(&a->grid[AN_GRID_ROWS / 2], 0, sizeof(a->grid) / 2);
+	a->grid_oshift++;
+}
+
 static void grid_add(struct analysis *a, uint64_t t, uint64_t off, uint32_t len, bool cell)
 {
 	uint64_t rel = t >= a->opts.from_ns ? t - a->opts.from_ns : 0;
 	uint64_t col = rel >> a->grid_tshift, row = off >> a->grid_oshift;
 
 	while (col >= AN_GRID_COLS) {
-		for (unsigned int r = 0; r < AN_GRID_ROWS; r++) {
-			for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++)
-				a->grid[r][c] = a->grid[r][2 * c] + a->grid[r][2 * c + 1];
-			memset(&a->grid[r][AN_GRID_COLS / 2], 0, sizeof(a->grid[r]) / 2);
-		}
-		for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++) {
-			a->col_ios[c] = a->col_ios[2 * c] + a->col_ios[2 * c + 1];
-			a->col_bytes[c] = a->col_bytes[2 * c] + a->col_bytes[2 * c + 1];
-		}
-		memset(&a->col_ios[AN_GRID_COLS / 2], 0, sizeof(a->col_ios) / 2);
-		memset(&a->col_bytes[AN_GRID_COLS / 2], 0, sizeof(a->col_bytes) / 2);
-		a->grid_tshift++;
+		an_grid_coarsen_time(a);
 		col = rel >> a->grid_tshift;
 	}
 	a->col_ios[col]++;
@@ -484,11 +498,7 @@ static void grid_add(struct analysis *a, uint64_t t, uint64_t off, uint32_t len,
 	if (!cell)
 		return;
 	while (row >= AN_GRID_ROWS) {
-		for (unsigned int r = 0; r < AN_GRID_ROWS / 2; r++)
-			for (unsigned int c = 0; c < AN_GRID_COLS; c++)
-				a->grid[r][c] = a->grid[2 * r][c] + a->grid[2 * r + 1][c];
-		memset(&a->grid[AN_GRID_ROWS / 2], 0, sizeof(a->grid) / 2);
-		a->grid_oshift++;
+		an_grid_coarsen_offset(a);
 		row = off >> a->grid_oshift;
 	}
 	a->grid[row][col]++;
