@@ -88,12 +88,20 @@ static struct an_group *group_for(struct analysis *dst, const struct analysis *s
 	return &dst->groups[dst->ngroups++];
 }
 
-/* dst's device index for src's device d, added to dst's table by name when new. */
+/*
+ * dst's device index for src's device d, added to dst's table by name when new. A device of
+ * another host is "host:name": /dev/md1 on two hosts is two devices.
+ */
 static int device_for(struct analysis *dst, const struct analysis *src, unsigned int d)
 {
 	const char *name = src->has_meta && d < src->meta.ndevices ? src->meta.devices[d].name
 								    : NULL;
+	char key[sizeof(dst->meta.devices[0].name)];
 
+	if (name && dst->has_meta && strcmp(src->meta.host, dst->meta.host)) {
+		snprintf(key, sizeof(key), "%.20s:%.42s", src->meta.host, name);
+		name = key;
+	}
 	if (!name || !dst->has_meta)
 		return d < TRACE_MAX_DEVICES ? (int)d : -ENOSPC;
 	for (unsigned int i = 0; i < dst->meta.ndevices; i++)
@@ -102,6 +110,7 @@ static int device_for(struct analysis *dst, const struct analysis *src, unsigned
 	if (dst->meta.ndevices >= TRACE_MAX_DEVICES)
 		return -ENOSPC;
 	dst->meta.devices[dst->meta.ndevices] = src->meta.devices[d];
+	snprintf(dst->meta.devices[dst->meta.ndevices].name, sizeof(key), "%s", name);
 	return (int)dst->meta.ndevices++;
 }
 
