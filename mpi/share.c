@@ -57,7 +57,10 @@ static void describe(const struct fleet *f, const struct plan *p, struct share *
 		snprintf(sh->desc + sizeof(sh->desc) - 8, 8, ", ...");
 }
 
-/* The traces this rank draws on, their share device indices by (trace, dev). */
+/*
+ * The traces this rank draws on, and the devices it replays: the share's device table, so
+ * every device in it has events here and a target (replay wants one for each).
+ */
 static int pick(const struct fleet *f, const struct plan *p, struct share *sh,
 		const char **paths, uint64_t *shift, uint32_t *set_of, char *why, size_t len)
 {
@@ -76,7 +79,13 @@ static int pick(const struct fleet *f, const struct plan *p, struct share *sh,
 		n++;
 		for (uint32_t d = 0; d < p->traces[t].ndev; d++) {
 			struct share_dev *sd;
+			bool mine_too = false;
 
+			for (uint32_t i = 0; i < p->nstreams; i++)
+				mine_too |= p->s[i].rank == f->rank && p->s[i].trace == t &&
+					    p->s[i].dev == d;
+			if (!mine_too)
+				continue;
 			if (sh->ndev >= TRACE_MAX_DEVICES) {
 				snprintf(why, len, "this rank's part holds more than %d devices: "
 					 "spread the set over more ranks", TRACE_MAX_DEVICES);
@@ -127,6 +136,7 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 	struct trace_meta *meta = NULL;
 	struct io_event *out = NULL;
 	uint64_t seg = p->segments ? (uint64_t)f->rank * p->segment_bytes : 0;
+	int remap[TRACE_MAX_DEVICES];
 	size_t nout = 0;
 	int n, ret;
 
@@ -148,11 +158,22 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 	if (ret)
 		goto out;
 	*meta = *trace_merge__meta(m);
+	for (uint32_t i = 0; i < TRACE_MAX_DEVICES; i++)
+		remap[i] = -1;
 	for (uint32_t d = 0; d < sh->ndev; d++) {
-		snprintf(meta->devices[d].name, sizeof(meta->devices[d].name), "%s", sh->dev[d].name);
+		const struct share_dev *sd = &sh->dev[d];
+		uint32_t k = 0, from;
+
+		while (set_of[k] != sd->trace)
+			k++;
+		from = trace_merge__dev_base(m, k) + sd->dev;
+		remap[from] = (int)d;
+		meta->devices[d] = trace_merge__meta(m)->devices[from];
+		snprintf(meta->devices[d].name, sizeof(meta->devices[d].name), "%s", sd->name);
 		if (seg) /* --segments: the device as the rank sees it, its region further on */
-			meta->devices[d].size_bytes = p->traces[sh->dev[d].trace].dev_extent[sh->dev[d].dev] + seg;
+			meta->devices[d].size_bytes = p->traces[sd->trace].dev_extent[sd->dev] + seg;
 	}
+	meta->ndevices = sh->ndev;
 	snprintf(sh->path, sizeof(sh->path), "%s/ioreel-mpi-share-r%d-%d.ioreel", dir, f->rank,
 		 (int)getpid());
 	w = trace_writer__open(sh->path, meta, NULL);
@@ -170,8 +191,10 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 		ret = trace_merge__next(m, e, &src);
 		if (ret <= 0)
 			break;
-		if (!mine(f, p, set_of[src], e->dev - trace_merge__dev_base(m, src), e->offset))
+		if (e->dev >= TRACE_MAX_DEVICES || remap[e->dev] < 0 ||
+		    !mine(f, p, set_of[src], e->dev - trace_merge__dev_base(m, src), e->offset))
 			continue;
+		e->dev = (uint32_t)remap[e->dev];
 		if (e->op != IO_OP_FLUSH)
 			e->offset += seg;
 		sh->events++;
