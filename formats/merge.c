@@ -115,8 +115,11 @@ struct trace_merge *trace_merge__open(const char *const *paths, unsigned int n,
 		m->src[i].rd = trace_reader__open(paths[i], reader_flags, why, sizeof(why));
 		if (!m->src[i].rd) {
 			ret = -errno;
-			merge_err(m, "cannot read trace %s: %s", paths[i],
-				  *why ? why : strerror(errno));
+			if (strstr(why, paths[i])) /* the reader's message names the file */
+				merge_err(m, "cannot read trace %s", why);
+			else
+				merge_err(m, "cannot read trace %s: %s", paths[i],
+					  *why ? why : strerror(errno));
 			break;
 		}
 	}

@@ -64,7 +64,8 @@ static void measure(const struct fleet *f, int peer, unsigned int rounds, struct
 	}
 }
 
-int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est)
+int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est,
+	       struct clock_est *all)
 {
 	memset(est, 0, sizeof(*est));
 	if (!rounds)
@@ -75,6 +76,8 @@ int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est
 			uint64_t w[5];
 
 			measure(f, r, rounds, &e);
+			if (all)
+				all[r] = e;
 			w[0] = (uint64_t)e.offset_ns;
 			w[1] = e.uncert_ns;
 			w[2] = e.rtt_min_ns;
@@ -84,6 +87,8 @@ int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est
 		}
 		est->at_ns = fleet_now(f);
 		est->rounds = rounds;
+		if (all)
+			all[0] = *est;
 		return 0;
 	}
 	for (unsigned int k = 0; k < rounds + WARMUP; k++) {

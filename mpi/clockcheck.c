@@ -89,13 +89,13 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	clock_sync(f, (unsigned int)rounds, &me.a);
+	clock_sync(f, (unsigned int)rounds, &me.a, NULL);
 	if (gap) {
 		struct timespec ts = { (time_t)(gap / 1000000000ULL), (long)(gap % 1000000000ULL) };
 
 		nanosleep(&ts, NULL);
 	}
-	clock_sync(f, (unsigned int)rounds, &me.b);
+	clock_sync(f, (unsigned int)rounds, &me.b, NULL);
 	me.injected = f->test_skew_ns;
 	for (uint64_t k = 0; k < starts; k++) {
 		struct clock_run run;

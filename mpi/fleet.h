@@ -71,8 +71,10 @@ struct clock_run {
 
 /* The fleet's clock: CLOCK_MONOTONIC plus the test-only injected offset. */
 uint64_t fleet_now(const struct fleet *f);
-/* Collective: rank 0 ping-pongs with every rank in turn (SKaMPI); each gets its estimate. */
-int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est);
+/* Collective: rank 0 ping-pongs with every rank in turn (SKaMPI); each gets its estimate,
+ * and rank 0 everyone's in all (by rank; may be NULL, ignored on other ranks). */
+int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est,
+	       struct clock_est *all);
 /*
  * Collective: rank 0 announces a start slack_ns ahead in its clock; each rank converts it
  * with est, sleeps, then spins to it. Fills run's start fields; returns the start in this
@@ -171,6 +173,8 @@ struct report_opts {
 	bool json;
 	const char *title; /* "replay", "bench" */
 	const struct plan *plan;
+	uint64_t wait_ns;  /* rank 0 waits this long for the others' results (0: forever) */
+	unsigned int rounds; /* ping-pongs of the clock's end estimate, taken after the gather */
 };
 
 /* Collective: gathers res (and this rank's analysis) at rank 0, which prints the fleet's

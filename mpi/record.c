@@ -89,7 +89,7 @@ static int genesis_hook(uint64_t *mono, uint64_t *realtime)
 		fprintf(stderr, "ioreel-mpi record: %s\n", out);
 	if (!fleet_agree(f, "loading the recorder", true, NULL))
 		return -ECANCELED;
-	clock_sync(f, rec.rounds, &rec.clock.start);
+	clock_sync(f, rec.rounds, &rec.clock.start, NULL);
 	rec.clock.drift_ppm = clock_drift_ppm(&rec.clock.before, &rec.clock.start);
 	if (!f->rank) /* rank 0's wall clock less its CLOCK_MONOTONIC: the genesis's wall time */
 		delta = now_real_ns() - now_mono_ns();
@@ -246,7 +246,7 @@ int fleet_record(struct fleet *f, int argc, char **argv)
 	if (f->rank) /* one status line for the fleet: rank 0's */
 		rest[nrest++] = "-q";
 	rest[nrest] = NULL;
-	clock_sync(f, rec.rounds, &rec.clock.before);
+	clock_sync(f, rec.rounds, &rec.clock.before, NULL);
 	record_genesis_hook = genesis_hook;
 	capture_begin(&rec.cap);
 	optind = 1;
@@ -258,7 +258,7 @@ int fleet_record(struct fleet *f, int argc, char **argv)
 	free(rest);
 	if (!rec.started)
 		return EXIT_RUNTIME;
-	clock_sync(f, rec.rounds, &rec.clock.end);
+	clock_sync(f, rec.rounds, &rec.clock.end, NULL);
 	rec.clock.have_end = true;
 	rec.clock.run_drift_ppm = clock_drift_ppm(&rec.clock.start, &rec.clock.end);
 	host_summary(&mine, rc);

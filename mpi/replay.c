@@ -37,6 +37,8 @@ static void usage(FILE *f)
 "  --slack TIME      how far ahead rank 0 announces the start (default 200ms)\n"
 "  --clock-rounds N  ping-pongs per rank for each clock estimate (default 100)\n"
 "  --share-dir DIR   where each rank writes its part of the set (default $TMPDIR or /tmp)\n"
+"  --wait TIME       how long after its own end rank 0 waits for the others' results\n"
+"                    before it names the missing ranks and aborts (default 5m; 0: forever)\n"
 "replay options: those of ioreel replay (--mode, --engine, --speed, --allow-writes, ...);\n"
 "  --target, --map and -o may hold %%r (rank) and %%h (host); with more than one rank,\n"
 "  -o must (each rank writes its own result trace). --map TRACE:DEV=PATH names a device\n"
@@ -63,7 +65,7 @@ static void usage(FILE *f)
 static const struct fleet_opt replay_opts[] = {
 	{ "plan", true },  { "stripe", true },	     { "no-split", false },   { "each", false },
 	{ "segments", false }, { "slack", true },    { "clock-rounds", true }, { "share-dir", true },
-	{ NULL, false },
+	{ "wait", true },  { NULL, false },
 };
 
 static int apply_opt(void *ctx, const char *name, const char *val)
@@ -98,6 +100,11 @@ static int apply_opt(void *ctx, const char *name, const char *val)
 		s->rounds = (unsigned int)v;
 	} else if (!strcmp(name, "share-dir")) {
 		s->share_dir = val;
+	} else if (!strcmp(name, "wait")) {
+		if (parse_duration_ns(val, &s->wait_ns)) {
+			cli_error("--wait wants a duration like 5m (0: forever), got '%s'", val);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -112,6 +119,7 @@ int fleet_parse_set(struct fleet *f, int argc, char **argv, struct fleet_set *s,
 	if (!rest)
 		return -ENOMEM;
 	s->slack_ns = s->slack_ns ? s->slack_ns : 200000000ULL;
+	s->wait_ns = 300000000000ULL;
 	s->rounds = s->rounds ? s->rounds : 100;
 	s->share_dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	capture_begin(&cap);
@@ -191,7 +199,7 @@ static int hook(void *arg, int stage, uint64_t *start)
 		s->cancelled = true;
 		return -ECANCELED;
 	}
-	clock_sync(s->f, s->rounds, &s->res.clock.start);
+	clock_sync(s->f, s->rounds, &s->res.clock.start, NULL);
 	s->res.clock.drift_ppm = clock_drift_ppm(&s->res.clock.before, &s->res.clock.start);
 	*start = clock_start(s->f, &s->res.clock.start, s->slack_ns,
 			     s->cli.o.spin_ns > 2000000 ? s->cli.o.spin_ns : 2000000, &s->res.clock);
@@ -338,7 +346,7 @@ int fleet_run_set(struct fleet *f, struct fleet_set *s, const char *title,
 		cli_warn("%s", s->plan->warn);
 	if (local_paths)
 		local_paths(s);
-	clock_sync(f, s->rounds, &s->res.clock.before);
+	clock_sync(f, s->rounds, &s->res.clock.before, NULL);
 	ret = share_build(f, s->plan, s->share_dir, &s->share, why, sizeof(why));
 	if (!ret && s->share.path[0])
 		ret = resolve_targets(f, s, why, sizeof(why));
@@ -365,12 +373,10 @@ int fleet_run_set(struct fleet *f, struct fleet_set *s, const char *title,
 			replay_result_free(&rr);
 		return EXIT_RUNTIME;
 	}
-	clock_sync(f, s->rounds, &s->res.clock.end);
-	s->res.clock.have_end = true;
-	s->res.clock.run_drift_ppm = clock_drift_ppm(&s->res.clock.start, &s->res.clock.end);
 	fill_result(s, have ? &rr : NULL, ret);
 	{
-		struct report_opts ro = { .json = s->cli.json, .title = title, .plan = s->plan };
+		struct report_opts ro = { .json = s->cli.json, .title = title, .plan = s->plan,
+					  .wait_ns = s->wait_ns, .rounds = s->rounds };
 
 		rc = report_fleet(f, &ro, &s->res, have ? rr.analysis : NULL);
 	}

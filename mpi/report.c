@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "analyze/analyze.h"
 #include "mpi/fleet.h"
 #include "util/cli.h"
@@ -260,6 +261,72 @@ static void print_text(const struct fleet *f, const struct report_opts *ro,
 	(void)ro;
 }
 
+/*
+ * Rank 0 waits for every rank's result, but not forever: a rank whose process died takes the
+ * job down through the launcher (mpirun names it), but one stuck in uninterruptible I/O or
+ * behind a dead network would leave everyone waiting. Past ro->wait_ns it is named and the
+ * job aborted.
+ */
+static void wait_results(const struct fleet *f, const struct report_opts *ro,
+			 struct rank_result *rs)
+{
+	MPI_Request *req = calloc((size_t)f->size, sizeof(*req));
+	uint64_t until = now_mono_ns() + ro->wait_ns;
+	int done = 0;
+
+	if (!req)
+		MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
+	req[0] = MPI_REQUEST_NULL;
+	for (int r = 1; r < f->size; r++)
+		MPI_Irecv(&rs[r], (int)sizeof(rs[r]), MPI_BYTE, r, TAG_RES, MPI_COMM_WORLD, &req[r]);
+	for (;;) {
+		struct timespec ts = { 0, 10000000 };
+
+		MPI_Testall(f->size, req, &done, MPI_STATUSES_IGNORE);
+		if (done)
+			break;
+		if (ro->wait_ns && now_mono_ns() > until) {
+			for (int r = 1; r < f->size; r++) {
+				int got = 0;
+
+				MPI_Test(&req[r], &got, MPI_STATUS_IGNORE);
+				if (!got)
+					fprintf(stderr, "ioreel-mpi %s: rank %d on %s sent no result "
+						"%llu s after rank 0 ended: it hangs (I/O stuck?) or "
+						"its host is gone; aborting the job (--wait raises the "
+						"limit for parts that take longer)\n", f->verb, r,
+						f->hosts[r],
+						(unsigned long long)(ro->wait_ns / 1000000000ULL));
+			}
+			MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
+		}
+		nanosleep(&ts, NULL);
+	}
+	free(req);
+}
+
+/*
+ * The clock once everyone is done (after the gather, so a rank that hangs is caught by
+ * wait_results, not by a ping-pong with no timeout): how far each offset moved during the run.
+ */
+static void end_offsets(const struct fleet *f, const struct report_opts *ro,
+			struct rank_result *rs)
+{
+	struct clock_est mine, *all = calloc((size_t)f->size, sizeof(*all));
+
+	clock_sync(f, ro->rounds, &mine, all);
+	for (int r = 0; all && r < f->size; r++) {
+		struct clock_run *c = &rs[r].clock;
+
+		if (!c->start.at_ns)
+			continue; /* never started */
+		c->end = all[r];
+		c->have_end = true;
+		c->run_drift_ppm = clock_drift_ppm(&c->start, &c->end);
+	}
+	free(all);
+}
+
 int report_fleet(const struct fleet *f, const struct report_opts *ro, struct rank_result *res,
 		 const struct analysis *an)
 {
@@ -283,6 +350,7 @@ int report_fleet(const struct fleet *f, const struct report_opts *ro, struct ran
 		MPI_Send(&l, 1, MPI_UINT64_T, 0, TAG_LEN, MPI_COMM_WORLD);
 		MPI_Send(buf, (int)len, MPI_BYTE, 0, TAG_AN, MPI_COMM_WORLD);
 		free(buf);
+		clock_sync(f, ro->rounds, &res->clock.end, NULL);
 		MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
 		return verdict;
 	}
@@ -296,11 +364,10 @@ int report_fleet(const struct fleet *f, const struct report_opts *ro, struct ran
 	rs[0] = *res;
 	as[0] = analysis__unpack(buf, len);
 	free(buf);
+	wait_results(f, ro, rs);
 	for (int r = 1; r < f->size; r++) {
 		uint64_t l;
 
-		MPI_Recv(&rs[r], (int)sizeof(rs[r]), MPI_BYTE, r, TAG_RES, MPI_COMM_WORLD,
-			 MPI_STATUS_IGNORE);
 		MPI_Recv(&l, 1, MPI_UINT64_T, r, TAG_LEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		buf = malloc(l ? l : 1);
 		if (!buf) {
@@ -311,6 +378,7 @@ int report_fleet(const struct fleet *f, const struct report_opts *ro, struct ran
 		as[r] = analysis__unpack(buf, l);
 		free(buf);
 	}
+	end_offsets(f, ro, rs);
 	for (int r = 0; r < f->size; r++) {
 		char name[128];
 

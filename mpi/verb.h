@@ -37,7 +37,7 @@ struct fleet_set {
 	struct fleet *f;
 	struct replay_cli cli;
 	struct plan_opts po;
-	uint64_t slack_ns;
+	uint64_t slack_ns, wait_ns;
 	unsigned int rounds;
 	const char *share_dir;
 	const char *const *paths;
