@@ -19,13 +19,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: mpirun ... ioreel-mpi clock [--rounds N] [--starts K] [--slack TIME] [--gap TIME]\n"
-"                                   [--json]\n"
+"                                   [--barrier] [--json]\n"
 "\n"
 "Measures the fleet's one clock: each rank's offset from rank 0 by N ping-pongs (default\n"
 "100) and its uncertainty (half the narrowest window), again after --gap (default 1s) for\n"
 "the drift; then K common starts (default 100), each announced --slack ahead (default\n"
 "20ms), with each rank's lateness and the spread of the starts (measured on one host,\n"
 "where the ranks share CLOCK_MONOTONIC; bounded by the offsets' uncertainty across hosts).\n"
+"--barrier starts on an MPI_Barrier instead (IOR's way), for comparison.\n"
 "Nothing is written or read: run it to judge a fleet before a replay (bench/mpi_clock.sh).\n");
 }
 
@@ -37,12 +38,13 @@ struct clk_rank {
 
 int fleet_clock(struct fleet *f, int argc, char **argv)
 {
-	static const char *const names[] = { "rounds", "starts", "slack", "gap", "json", "help" };
+	static const char *const names[] = { "rounds", "starts", "slack", "gap",
+					     "json", "help", "barrier" };
 	uint64_t rounds = 100, starts = 100, slack = 20000000, gap = 1000000000ULL;
-	bool json = false;
+	bool json = false, barrier = false;
 	struct clk_rank me = { 0 }, *all = NULL;
 	struct hist skew;
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], ppm[48];
 
 	hist_init(&skew);
 	hist_init(&me.late);
@@ -50,7 +52,7 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : "";
 		int k = -1, bad = 0;
 
-		for (int n = 0; n < 6; n++)
+		for (int n = 0; n < 7; n++)
 			if (!strncmp(argv[i], "--", 2) && !strcmp(argv[i] + 2, names[n]))
 				k = n;
 		switch (k) {
@@ -77,6 +79,9 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 			if (!f->rank)
 				usage(stdout);
 			return EXIT_OK;
+		case 6:
+			barrier = true;
+			break;
 		default:
 			bad = 1;
 		}
@@ -101,7 +106,14 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 		struct clock_run run;
 		uint64_t *woke = f->rank ? NULL : calloc((size_t)f->size, sizeof(*woke)), w;
 
-		clock_start(f, &me.b, slack, 2000000, &run);
+		if (barrier) {
+			/* IOR's start, for comparison: everyone leaves a barrier and reads the clock */
+			MPI_Barrier(MPI_COMM_WORLD);
+			run.start_woke = now_mono_ns();
+			run.start_late_ns = 0;
+		} else {
+			clock_start(f, &me.b, slack, 2000000, &run);
+		}
 		hist_add(&me.late, (uint64_t)(run.start_late_ns > 0 ? run.start_late_ns : 0));
 		/* one host: the wake-ups on its one clock; else each in rank 0's, by its offset */
 		w = f->one_host ? run.start_woke
@@ -135,36 +147,38 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 	for (int r = 0; r < f->size; r++) {
 		const struct clk_rank *x = &all[r];
 		double drift = clock_drift_ppm(&x->a, &x->b);
+		double du = clock_drift_uncert_ppm(&x->a, &x->b);
 		/* the injected offset is the truth on one host: the estimate's error against it */
 		int64_t err = x->b.offset_ns - x->injected;
 
 		if (json) {
 			printf("%s\n{\"rank\": %d, \"hostname\": \"%s\", \"offset_ns\": %lld, "
 			       "\"uncertainty_ns\": %llu, \"rtt_min_ns\": %llu, \"drift_ppm\": %.4f, "
-			       "\"injected_ns\": %lld, \"error_ns\": %lld, \"start_late_ns\": "
+			       "\"drift_uncertainty_ppm\": %.4f, \"injected_ns\": %lld, \"error_ns\": %lld, \"start_late_ns\": "
 			       "{\"p50\": %llu, \"p99\": %llu, \"max\": %llu}}",
 			       r ? "," : "", r, f->hosts[r], (long long)x->b.offset_ns,
 			       (unsigned long long)x->b.uncert_ns, (unsigned long long)x->b.rtt_min_ns,
-			       drift, (long long)x->injected, f->one_host ? (long long)err : 0LL,
+			       drift, du, (long long)x->injected, f->one_host ? (long long)err : 0LL,
 			       (unsigned long long)hist_percentile(&x->late, 50),
 			       (unsigned long long)hist_percentile(&x->late, 99),
 			       (unsigned long long)x->late.max);
 			continue;
 		}
-		printf("  %-4d %-16.16s %14lld %12s %10s %11.3f %9lld %9s %9s %9s\n", r, f->hosts[r],
+		printf("  %-4d %-16.16s %14lld %12s %10s %11s %9lld %9s %9s %9s\n", r, f->hosts[r],
 		       (long long)x->b.offset_ns, fmt_ns(x->b.uncert_ns, a, 32),
-		       fmt_ns(x->b.rtt_min_ns, b, 32), drift, f->one_host ? (long long)err : 0LL,
+		       fmt_ns(x->b.rtt_min_ns, b, 32),
+		       du < 1000 ? (snprintf(ppm, sizeof(ppm), "%.2f+-%.2f", drift, du), ppm) : "-", f->one_host ? (long long)err : 0LL,
 		       fmt_ns(hist_percentile(&x->late, 50), c, 32),
 		       fmt_ns(hist_percentile(&x->late, 99), d, 32), fmt_ns(x->late.max, e, 32));
 	}
 	if (json) {
-		printf("],\n\"skew_ns\": {\"measured\": %s, \"p50\": %llu, \"p99\": %llu, \"max\": "
-		       "%llu}}\n",
-		       f->one_host ? "true" : "false", (unsigned long long)hist_percentile(&skew, 50),
+		printf("],\n\"start\": \"%s\", \"skew_ns\": {\"measured\": %s, \"p50\": %llu, "
+		       "\"p99\": %llu, \"max\": %llu}}\n",
+		       barrier ? "barrier" : "clock", f->one_host ? "true" : "false", (unsigned long long)hist_percentile(&skew, 50),
 		       (unsigned long long)hist_percentile(&skew, 99), (unsigned long long)skew.max);
 	} else {
-		printf("  start skew over %llu starts (%s): p50 %s, p99 %s, max %s\n",
-		       (unsigned long long)starts,
+		printf("  start skew over %llu %s (%s): p50 %s, p99 %s, max %s\n",
+		       (unsigned long long)starts, barrier ? "barrier exits" : "starts",
 		       f->one_host ? "measured on the host's one clock"
 				   : "across hosts: wake-ups in rank 0's clock by the offsets, "
 				     "within their uncertainty",

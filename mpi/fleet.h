@@ -3,7 +3,7 @@
  * ioreel-mpi: the fleet. A thin launcher over the same replay, record and analyze code as
  * ioreel: it adds one clock (clock.c), the sharding of a trace set over ranks (plan.c,
  * share.c), the agreement of every rank before any I/O (agree.c) and the exact merge of the
- * results (report.c). mpi/DESIGN.md says why each piece is the way it is.
+ * results (report.c). mpi/README.md says why each piece is the way it is.
  *
  * MPI runs on the main thread only, and never between the common start and the end of a run.
  */
@@ -61,7 +61,9 @@ struct clock_run {
 	struct clock_est start;	 /* just before the start: the one used */
 	struct clock_est end;	 /* after the run (what the clocks did meanwhile) */
 	double drift_ppm;	 /* from before to start */
+	double drift_uncert_ppm;
 	double run_drift_ppm;	 /* from start to end */
+	double run_drift_uncert_ppm;
 	uint64_t start_target;	 /* the start in this rank's CLOCK_MONOTONIC */
 	uint64_t start_woke;	 /* when the wait returned (CLOCK_MONOTONIC) */
 	int64_t start_late_ns;	 /* woke - target */
@@ -82,7 +84,10 @@ int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est
  */
 uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
 		     uint64_t spin_ns, struct clock_run *run);
+/* How fast b's offset moved since a's, in ppm, and how uncertain that is (the two estimates'
+ * uncertainties over the time between them: a short gap says little). */
 double clock_drift_ppm(const struct clock_est *a, const struct clock_est *b);
+double clock_drift_uncert_ppm(const struct clock_est *a, const struct clock_est *b);
 
 /* ---- plan.c: which rank replays what ---- */
 #define PLAN_MAX_TRACES 64

@@ -91,6 +91,7 @@ static int genesis_hook(uint64_t *mono, uint64_t *realtime)
 		return -ECANCELED;
 	clock_sync(f, rec.rounds, &rec.clock.start, NULL);
 	rec.clock.drift_ppm = clock_drift_ppm(&rec.clock.before, &rec.clock.start);
+	rec.clock.drift_uncert_ppm = clock_drift_uncert_ppm(&rec.clock.before, &rec.clock.start);
 	if (!f->rank) /* rank 0's wall clock less its CLOCK_MONOTONIC: the genesis's wall time */
 		delta = now_real_ns() - now_mono_ns();
 	MPI_Bcast(&delta, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -151,14 +152,16 @@ static int report(const struct fleet *f, struct host_trace *mine)
 				       "\"ok\": %s, \"events\": %llu, \"dropped\": %llu, "
 				       "\"trace_bytes\": %llu, \"genesis_realtime_ns\": %llu, "
 				       "\"clock\": {\"offset_ns\": %lld, \"uncertainty_ns\": %llu, "
-				       "\"drift_ppm\": %.4f}, \"start\": {\"late_ns\": %lld, "
-				       "\"met\": %s}}",
+				       "\"drift_ppm\": %.4f, \"drift_uncertainty_ppm\": %.4f, "
+				       "\"run_drift_ppm\": %.4f, \"run_drift_uncertainty_ppm\": %.4f}, "
+				       "\"start\": {\"late_ns\": %lld, \"met\": %s}}",
 				       r ? "," : "", r, f->hosts[r], h->path, h->status ? "false" : "true",
 				       (unsigned long long)h->events, (unsigned long long)h->dropped,
 				       (unsigned long long)h->bytes, (unsigned long long)h->genesis,
 				       (long long)cl->start.offset_ns,
 				       (unsigned long long)cl->start.uncert_ns, cl->drift_ppm,
-				       (long long)cl->start_late_ns, cl->start_met ? "true" : "false");
+				       cl->drift_uncert_ppm, cl->run_drift_ppm,
+				       cl->run_drift_uncert_ppm, (long long)cl->start_late_ns, cl->start_met ? "true" : "false");
 				continue;
 			}
 			snprintf(c, sizeof(c), "%s +- %s",
@@ -261,6 +264,7 @@ int fleet_record(struct fleet *f, int argc, char **argv)
 	clock_sync(f, rec.rounds, &rec.clock.end, NULL);
 	rec.clock.have_end = true;
 	rec.clock.run_drift_ppm = clock_drift_ppm(&rec.clock.start, &rec.clock.end);
+	rec.clock.run_drift_uncert_ppm = clock_drift_uncert_ppm(&rec.clock.start, &rec.clock.end);
 	host_summary(&mine, rc);
 	return report(f, &mine);
 }

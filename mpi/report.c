@@ -122,14 +122,18 @@ static void json_str(FILE *o, const char *s)
 
 static void json_clock(FILE *o, const struct clock_run *c)
 {
-	fprintf(o, "\"clock\": {\"offset_ns\": %lld, \"uncertainty_ns\": %llu, \"rtt_min_ns\": %llu, "
-		   "\"rounds\": %u, \"drift_ppm\": %.4f, \"end_offset_ns\": %lld, "
-		   "\"end_uncertainty_ns\": %llu, \"run_drift_ppm\": %.4f}, "
-		   "\"start\": {\"late_ns\": %lld, \"met\": %s}",
+	fprintf(o, "\"clock\": {\"offset_ns\": %lld, \"uncertainty_ns\": %llu, "
+		   "\"rtt_min_ns\": %llu, \"rounds\": %u, \"drift_ppm\": %.4f, "
+		   "\"drift_uncertainty_ppm\": %.4f, \"end_offset_ns\": %lld, "
+		   "\"end_uncertainty_ns\": %llu, \"run_drift_ppm\": %.4f, "
+		   "\"run_drift_uncertainty_ppm\": %.4f}, \"start\": {\"late_ns\": %lld, "
+		   "\"met\": %s}",
 		(long long)c->start.offset_ns, (unsigned long long)c->start.uncert_ns,
 		(unsigned long long)c->start.rtt_min_ns, c->start.rounds, c->drift_ppm,
+		c->drift_uncert_ppm,
 		(long long)(c->have_end ? c->end.offset_ns : c->start.offset_ns),
 		(unsigned long long)(c->have_end ? c->end.uncert_ns : 0), c->run_drift_ppm,
+		c->run_drift_uncert_ppm,
 		(long long)c->start_late_ns, c->start_met ? "true" : "false");
 }
 
@@ -323,6 +327,7 @@ static void end_offsets(const struct fleet *f, const struct report_opts *ro,
 		c->end = all[r];
 		c->have_end = true;
 		c->run_drift_ppm = clock_drift_ppm(&c->start, &c->end);
+		c->run_drift_uncert_ppm = clock_drift_uncert_ppm(&c->start, &c->end);
 	}
 	free(all);
 }
