@@ -164,6 +164,11 @@ void an_total_lat(const struct analysis *a, struct hist *out);
 /* The same for one op. */
 void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out);
 
+/* An empty group (histograms ready, first_ns unset). */
+void an_group_init(struct an_group *g, const char *name, uint64_t key);
+/* fio's latency distribution bin (latency_ns/us/ms) of a latency in ns. */
+unsigned int an_lat_bin(uint64_t ns);
+
 /* Halve the heatmap's resolution in time (columns twice as wide) or in offset (rows). */
 void an_grid_coarsen_time(struct analysis *a);
 void an_grid_coarsen_offset(struct analysis *a);
@@ -183,6 +188,13 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 struct analysis *an_from_merge(const char *const *paths, unsigned int n,
 			       const struct analyze_opts *opts, unsigned int reader_flags,
 			       const char *group_by, char *err, size_t errlen);
+
+/* A fleet report (ioreel-mpi --json) read back: its sum ("jobs") then each rank
+ * ("client_stats"), at most max analyses into out. The count, or -errno with err. */
+int an_from_fleet_json(const char *path, struct analysis **out, unsigned int max, char *err,
+		       size_t errlen);
+/* The file starts like a JSON document (its first non-blank byte is '{'). */
+bool an_is_json_file(const char *path);
 
 /* JSON string escaping. */
 void an_json_str(FILE *f, const char *s);

@@ -23,6 +23,8 @@ static void usage(FILE *f)
 		"slat = queue to issue, clat = issue to completion (from queue when the trace has\n"
 		"no issue time, as at bio level), lat = queue to completion; per source:\n"
 		"analyze/README.md. A closed-loop synthesized trace has no runtime: replay it.\n"
+		"A fleet report (ioreel-mpi replay --json) reads as its sum, then each rank:\n"
+		"histograms exact from their bins, to compare with traces (figures, no events).\n"
 		"\n"
 		"options:\n"
 		"  --json               fio's JSON layout (jobs[].read.iops, clat_ns.percentile, ...)\n"
@@ -48,7 +50,8 @@ static void usage(FILE *f)
 		"  ioreel analyze prod.ioreel --interval 1s --from 60s --to 120s\n"
 		"  ioreel analyze prod.ioreel run-md1.ioreel run-xfs.ioreel --compare --html cmp.html\n"
 		"  ioreel analyze run.ioreel --json | jq '.jobs[0].write.clat_ns.percentile'\n"
-		"  ioreel analyze --merge run-r0.ioreel run-r1.ioreel run-r2.ioreel\n");
+		"  ioreel analyze --merge run-r0.ioreel run-r1.ioreel run-r2.ioreel\n"
+		"  ioreel analyze prod.ioreel fleet.json --compare\n");
 }
 
 static int parse_percentiles(const char *s, double *out, unsigned int *n)
@@ -235,9 +238,34 @@ int cmd_analyze(int argc, char **argv)
 				 (unsigned long long)as[0]->damaged_chunks);
 		n = 1;
 	}
-	for (unsigned int k = as[0] ? n : 0; k < n; k++) { /* as[0]: merged */
+	unsigned int na = as[0] ? 1 : 0; /* analyses: a fleet report brings several */
+	for (unsigned int k = na ? n : 0; k < n; k++) { /* na: merged */
 		const char *path = argv[optind + k];
 		char err[512];
+		if (an_is_json_file(path)) {
+			int got;
+			if (merge || device || opts.from_ns || opts.to_ns || opts.interval_ns ||
+			    group_by) {
+				cli_error("%s is a fleet report (figures, not events): --merge, "
+					  "--device, --from, --to, --interval and --group-by apply "
+					  "to traces", path);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			got = an_from_fleet_json(path, as + na, MAX_TRACES - na, err, sizeof(err));
+			if (got < 0) {
+				cli_error("%s", err);
+				rc = EXIT_RUNTIME;
+				goto out;
+			}
+			na += (unsigned int)got;
+			continue;
+		}
+		if (na == MAX_TRACES) {
+			cli_error("more than %d traces and fleet jobs at once", MAX_TRACES);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		if (device) {
 			int e = resolve_device(path, device, &opts.device);
 			if (e) {
@@ -248,19 +276,21 @@ int cmd_analyze(int argc, char **argv)
 			}
 		}
 		struct progress p = { .name = path };
-		as[k] = an_from_file(path, &opts, flags, group_by, tty ? progress_cb : NULL, &p, err,
-				     sizeof(err));
+		as[na] = an_from_file(path, &opts, flags, group_by, tty ? progress_cb : NULL, &p, err,
+				      sizeof(err));
 		if (p.shown)
 			fprintf(stderr, "\r\033[K");
-		if (!as[k]) {
+		if (!as[na]) {
 			cli_error("%s", err);
 			rc = EXIT_RUNTIME;
 			goto out;
 		}
-		if (as[k]->damaged_chunks)
+		if (as[na]->damaged_chunks)
 			cli_warn("%s: %llu damaged chunks skipped (--salvage)", path,
-				 (unsigned long long)as[k]->damaged_chunks);
+				 (unsigned long long)as[na]->damaged_chunks);
+		na++;
 	}
+	n = na;
 	for (unsigned int k = 0; k < n; k++)
 		analysis__set_bins(as[k], bins);
 	const struct analysis *const *cas = (const struct analysis *const *)as;
@@ -290,7 +320,7 @@ int cmd_analyze(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 	}
 out:
-	for (unsigned int k = 0; k < n; k++)
+	for (unsigned int k = 0; k < MAX_TRACES; k++)
 		analysis__free(as[k]);
 	return rc;
 }

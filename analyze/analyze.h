@@ -60,7 +60,8 @@ int analysis__pack(const struct analysis *a, void **buf, size_t *len);
 /* The analysis back from analysis__pack's bytes; NULL + errno (EINVAL: not such bytes). */
 struct analysis *analysis__unpack(const void *buf, size_t len);
 
-/* Names the trace in reports (default: the name given to analysis__new). */
+/* Names the trace in reports (default: the name given to analysis__new), and its job when
+ * the events are not grouped. */
 void analysis__set_name(struct analysis *a, const char *name);
 void analysis__free(struct analysis *a);
 

@@ -50,26 +50,13 @@ static void group_merge(struct an_group *d, const struct an_group *s)
 		op_merge(&d->op[op], &s->op[op]);
 }
 
-static void group_reset(struct an_group *g, const char *name, uint64_t key)
-{
-	memset(g, 0, sizeof(*g));
-	snprintf(g->name, sizeof(g->name), "%s", name);
-	g->key = key;
-	g->first_ns = UINT64_MAX;
-	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
-		hist_init(&g->op[op].slat);
-		hist_init(&g->op[op].clat);
-		hist_init(&g->op[op].lat);
-	}
-}
-
 /* dst's group for src's group g: one ungrouped analysis each merge into one; else by name. */
 static struct an_group *group_for(struct analysis *dst, const struct analysis *src,
 				  const struct an_group *g, bool overflow)
 {
 	if (dst->group_by == AN_GROUP_NONE && src->group_by == AN_GROUP_NONE) {
 		if (!dst->ngroups) {
-			group_reset(&dst->groups[0], dst->name, 0);
+			an_group_init(&dst->groups[0], dst->name, 0);
 			dst->ngroups = 1;
 		}
 		return &dst->groups[0];
@@ -79,12 +66,12 @@ static struct an_group *group_for(struct analysis *dst, const struct analysis *s
 			return &dst->groups[i];
 	if (overflow || dst->ngroups == AN_MAX_GROUPS) {
 		if (!dst->groups_overflow) {
-			group_reset(&dst->groups[AN_MAX_GROUPS], "other", UINT64_MAX);
+			an_group_init(&dst->groups[AN_MAX_GROUPS], "other", UINT64_MAX);
 			dst->groups_overflow = true;
 		}
 		return &dst->groups[AN_MAX_GROUPS];
 	}
-	group_reset(&dst->groups[dst->ngroups], g->name, g->key);
+	an_group_init(&dst->groups[dst->ngroups], g->name, g->key);
 	return &dst->groups[dst->ngroups++];
 }
 

@@ -11,7 +11,7 @@
 const double an_default_pct[17] = { 1,	5,  10, 20, 30,	  40,	50,    60,   70,
 				    80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
 
-static void group_init(struct an_group *g, const char *name, uint64_t key)
+void an_group_init(struct an_group *g, const char *name, uint64_t key)
 {
 	memset(g, 0, sizeof(*g));
 	snprintf(g->name, sizeof(g->name), "%s", name);
@@ -123,6 +123,8 @@ nomem:
 void analysis__set_name(struct analysis *a, const char *name)
 {
 	snprintf(a->name, sizeof(a->name), "%s", name);
+	if (a->group_by == AN_GROUP_NONE && a->ngroups == 1) /* its one job is the trace */
+		snprintf(a->groups[0].name, sizeof(a->groups[0].name), "%.63s", name);
 }
 
 void analysis__free(struct analysis *a)
@@ -171,7 +173,7 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 		break;
 	default:
 		if (!a->ngroups) {
-			group_init(&a->groups[0], a->name, 0);
+			an_group_init(&a->groups[0], a->name, 0);
 			a->ngroups = 1;
 		}
 		return &a->groups[0];
@@ -186,7 +188,7 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 	if (a->ngroups == AN_MAX_GROUPS) {
 		struct an_group *o = &a->groups[AN_MAX_GROUPS];
 		if (!a->groups_overflow) {
-			group_init(o, "other", UINT64_MAX);
+			an_group_init(o, "other", UINT64_MAX);
 			a->groups_overflow = true;
 		}
 		return o;
@@ -208,7 +210,7 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 		snprintf(name, sizeof(name), "%.*s", IO_COMM_LEN, e->comm);
 		break;
 	}
-	group_init(&a->groups[a->ngroups], name, key);
+	an_group_init(&a->groups[a->ngroups], name, key);
 	return &a->groups[a->ngroups++];
 }
 
@@ -229,7 +231,7 @@ static unsigned int edge_index(uint64_t v)
 	return edge_tab[v];
 }
 
-static unsigned int lat_bin(uint64_t ns)
+unsigned int an_lat_bin(uint64_t ns)
 {
 	if (ns < 1000)
 		return edge_index(ns);
@@ -582,7 +584,7 @@ static void add_one(struct analysis *a, const struct io_event *e)
 			has_lat = true;
 		}
 		if (has_lat)
-			o->lat_bins[lat_bin(lat)]++;
+			o->lat_bins[an_lat_bin(lat)]++;
 		/* The device sees the I/O from issue (or queue when issue was not observed). */
 		uint64_t from = i != IO_TS_NONE ? i : q;
 		if (from != IO_TS_NONE && c >= from)

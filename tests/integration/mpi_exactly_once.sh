@@ -24,6 +24,8 @@ check() {
 	local name=$1 np=$2 ranks=${3:-$2} times=${TIMES:-1} t
 	"$IOREEL" analyze --merge run-"$name"-*.ioreel --json --bins >"merged-$name.json" ||
 		fail "$name: analyze --merge of the result traces"
+	"$IOREEL" analyze "fleet-$name.json" --json --bins >"back-$name.json" ||
+		fail "$name: analyze of the fleet's report"
 	for t in A B run-"$name"-*; do
 		"$IOREEL" convert "${t%.ioreel}.ioreel" "$t.csv" --to csv >/dev/null 2>&1 ||
 			fail "$name: convert $t"
@@ -89,6 +91,14 @@ for op in ("read", "write", "sync", "trim"):
         assert abs(x["mean"] - y["mean"]) <= 1e-6 * max(1, abs(y["mean"])), (op, k, x["mean"], y["mean"])
         if x["N"]:
             assert x["percentile"] == y["percentile"] or k != "clat_ns", (op, k, "percentiles")
+# analyze reads the fleet's report back: the sum and every rank, histograms exact
+bk = json.load(open("back-%s.json" % name))["jobs"]
+assert len(bk) == 1 + ranks, "analyze read %d jobs from the report" % len(bk)
+for x, y in zip(fl["jobs"] + fl["client_stats"], bk):
+    for op in ("read", "write"):
+        assert x[op]["total_ios"] == y[op]["total_ios"], ("read back", op)
+        for k in ("slat_ns", "clat_ns", "lat_ns"):
+            assert x[op][k].get("bins", {}) == y[op][k].get("bins", {}), ("read back", op, k)
 # the client_stats add up to the jobs entry
 for op in ("read", "write"):
     assert sum(c[op]["total_ios"] for c in fl["client_stats"]) == a[op]["total_ios"], op
