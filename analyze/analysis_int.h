@@ -157,6 +157,8 @@ double an_bw_bytes(const struct analysis *a, const struct an_op *o);
 /* Interval latency percentile from its coarse histogram (bucket midpoint). */
 uint64_t an_iv_percentile(const struct an_interval *iv, double p);
 uint64_t an_iv_total(const struct an_interval *iv);
+/* Adds s into d: counts, histograms (buckets; mean/m2 by Chan's update), sums, bins. */
+void an_op_add(struct an_op *d, const struct an_op *s);
 /* Aggregate over all groups into out (for compare and HTML, which work per trace). */
 void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out);
 /* Merge of the lat (or clat when lat is empty: what --compare uses) of all ops and groups. */

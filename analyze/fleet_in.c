@@ -79,7 +79,8 @@ static int load_hist(const struct jv *st, struct hist *h, struct an_sums *s, cha
 	if (!n)
 		return 0;
 	if (!bins || bins->type != JV_OBJECT) {
-		snprintf(err, errlen, "a histogram has no \"bins\": only reports written with them "
+		snprintf(err, errlen,
+			 "a histogram has no \"bins\": only reports written with them "
 			 "(ioreel-mpi, analyze --json --bins) can be read back");
 		return -EINVAL;
 	}
@@ -112,15 +113,14 @@ static void lat_bins(struct an_op *o)
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
 		if (h->bucket[i])
 			o->lat_bins[an_lat_bin(hist_bucket_low(i) / 2 + hist_bucket_high(i) / 2)] +=
-				h->bucket[i];
+			    h->bucket[i];
 }
 
-static int load_op(const struct jv *job, unsigned int op, struct an_op *o, char *err,
-		   size_t errlen)
+static int load_op(const struct jv *job, unsigned int op, struct an_op *o, char *err, size_t errlen)
 {
 	const struct jv *io = jv_get(job, "ioreel");
-	const struct jv *dir = an_fio_op_key(op) ? jv_get(job, an_fio_op_key(op))
-						 : jv_get(io, "write_zeroes");
+	const struct jv *dir =
+	    an_fio_op_key(op) ? jv_get(job, an_fio_op_key(op)) : jv_get(io, "write_zeroes");
 	const struct jv *ops = jv_get(jv_get(io, "ops"), an_op_label(op));
 	const struct jv *bs = jv_get(ops, "bs");
 	int ret;
@@ -220,8 +220,10 @@ int an_from_fleet_json(const char *path, struct analysis **out, unsigned int max
 	jobs = jv_get(doc, "jobs");
 	clients = jv_get(doc, "client_stats");
 	if (!jobs || jobs->type != JV_ARRAY || !jobs->n) {
-		snprintf(err, errlen, "%s: JSON without \"jobs\": not a report of ioreel-mpi or "
-			 "ioreel analyze --json", path);
+		snprintf(err, errlen,
+			 "%s: JSON without \"jobs\": not a report of ioreel-mpi or "
+			 "ioreel analyze --json",
+			 path);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -238,8 +240,8 @@ int an_from_fleet_json(const char *path, struct analysis **out, unsigned int max
 		snprintf(name, sizeof(name), "%s", jv_str(jv_get(job, "jobname")));
 		out[n] = load_job(job, name, *host ? host : "fleet", why, sizeof(why));
 		if (!out[n]) {
-			snprintf(err, errlen, "%s: %s \"%s\": %s", path, i < jobs->n ? "job" : "rank",
-				 name, why);
+			snprintf(err, errlen, "%s: %s \"%s\": %s", path,
+				 i < jobs->n ? "job" : "rank", name, why);
 			ret = -EINVAL;
 			goto out;
 		}

@@ -28,8 +28,8 @@ static void perr(struct parser *ps, const char *what)
 
 static void skip_ws(struct parser *ps)
 {
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\r' ||
-				   *ps->p == '\t'))
+	while (ps->p < ps->end &&
+	       (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\t'))
 		ps->p++;
 }
 
@@ -216,7 +216,7 @@ static struct jv *parse_value(struct parser *ps)
 	case 't':
 	case 'f':
 	case 'n': {
-		static const char *const words[] = { "true", "false", "null" };
+		static const char *const words[] = {"true", "false", "null"};
 
 		for (int i = 0; i < 3; i++) {
 			size_t l = strlen(words[i]);
@@ -260,7 +260,7 @@ static struct jv *parse_value(struct parser *ps)
 
 struct jv *jv_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	struct parser ps = { text, text + len, 0, err, errlen };
+	struct parser ps = {text, text + len, 0, err, errlen};
 	struct jv *v;
 
 	*err = '\0';

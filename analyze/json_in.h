@@ -11,12 +11,12 @@ enum jv_type { JV_NULL, JV_BOOL, JV_NUMBER, JV_STRING, JV_ARRAY, JV_OBJECT };
 
 struct jv {
 	enum jv_type type;
-	double num;	/* numbers; booleans as 0/1 */
-	uint64_t u64;	/* a non-negative integer, exactly */
+	double num;   /* numbers; booleans as 0/1 */
+	uint64_t u64; /* a non-negative integer, exactly */
 	char *str;
-	size_t n, cap;	/* arrays and objects */
+	size_t n, cap; /* arrays and objects */
 	struct jv **items;
-	char **keys;	/* objects */
+	char **keys; /* objects */
 };
 
 /* NULL with err ("expected ':' at byte 123") on a malformed document. */

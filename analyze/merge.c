@@ -13,7 +13,7 @@
 
 /* ---- merge ---- */
 
-static void op_merge(struct an_op *d, const struct an_op *s)
+void an_op_add(struct an_op *d, const struct an_op *s)
 {
 	d->ios += s->ios;
 	d->bytes += s->bytes;
@@ -47,7 +47,7 @@ static void group_merge(struct an_group *d, const struct an_group *s)
 	for (unsigned int i = 0; i < AN_DEPTH_BINS; i++)
 		d->depth[i] += s->depth[i];
 	for (unsigned int op = 0; op < IO_OP__COUNT; op++)
-		op_merge(&d->op[op], &s->op[op]);
+		an_op_add(&d->op[op], &s->op[op]);
 }
 
 /* dst's group for src's group g: one ungrouped analysis each merge into one; else by name. */
@@ -81,8 +81,8 @@ static struct an_group *group_for(struct analysis *dst, const struct analysis *s
  */
 static int device_for(struct analysis *dst, const struct analysis *src, unsigned int d)
 {
-	const char *name = src->has_meta && d < src->meta.ndevices ? src->meta.devices[d].name
-								    : NULL;
+	const char *name =
+	    src->has_meta && d < src->meta.ndevices ? src->meta.devices[d].name : NULL;
 	char key[sizeof(dst->meta.devices[0].name)];
 
 	if (name && dst->has_meta && strcmp(src->meta.host, dst->meta.host)) {
@@ -114,7 +114,7 @@ static void grid_merge(struct analysis *d, const struct analysis *s)
 	for (unsigned int r = 0; r < AN_GRID_ROWS; r++)
 		for (unsigned int c = 0; c < AN_GRID_COLS; c++)
 			d->grid[(r << s->grid_oshift) >> os][(c << s->grid_tshift) >> ts] +=
-				s->grid[r][c];
+			    s->grid[r][c];
 	for (unsigned int c = 0; c < AN_GRID_COLS; c++) {
 		d->col_ios[(c << s->grid_tshift) >> ts] += s->col_ios[c];
 		d->col_bytes[(c << s->grid_tshift) >> ts] += s->col_bytes[c];
@@ -271,7 +271,7 @@ static void put_group(struct wbuf *w, const struct an_group *g)
 
 int analysis__pack(const struct analysis *a, void **buf, size_t *len)
 {
-	struct wbuf w = { 0 };
+	struct wbuf w = {0};
 	uint64_t flags = (uint64_t)a->has_meta | (uint64_t)a->replay << 1 |
 			 (uint64_t)a->unscheduled << 2 | (uint64_t)a->depth_approx << 3 |
 			 (uint64_t)a->json_bins << 4;
@@ -432,7 +432,7 @@ static void get_group(struct rbuf *r, struct an_group *g)
 
 struct analysis *analysis__unpack(const void *buf, size_t len)
 {
-	struct rbuf r = { .p = buf, .len = len };
+	struct rbuf r = {.p = buf, .len = len};
 	struct analysis *a;
 	char name[256];
 	uint64_t flags;

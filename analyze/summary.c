@@ -668,20 +668,7 @@ void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out)
 	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
 		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
 			continue;
-		const struct an_op *o = &a->groups[k].op[op];
-		out->ios += o->ios;
-		out->bytes += o->bytes;
-		out->errors += o->errors;
-		out->seq += o->seq;
-		hist_merge(&out->slat, &o->slat);
-		hist_merge(&out->clat, &o->clat);
-		hist_merge(&out->lat, &o->lat);
-		for (unsigned int j = 0; j < AN_LAT_BINS; j++)
-			out->lat_bins[j] += o->lat_bins[j];
-		for (unsigned int j = 0; j < AN_BS_BINS; j++) {
-			out->bs[j] += o->bs[j];
-			out->bs_bytes[j] += o->bs_bytes[j];
-		}
+		an_op_add(out, &a->groups[k].op[op]);
 	}
 }
 

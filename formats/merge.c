@@ -33,7 +33,7 @@ struct trace_merge {
 };
 
 static void merge_err(struct trace_merge *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 static void merge_err(struct trace_merge *m, const char *fmt, ...)
 {
 	va_list ap;
@@ -56,8 +56,10 @@ static int combine_meta(struct trace_merge *m, const char *const *paths)
 		unsigned int nd = mi->ndevices ? mi->ndevices : 1;
 
 		if (out->ndevices + nd > TRACE_MAX_DEVICES) {
-			merge_err(m, "the traces hold more than %d devices together (%s brings the "
-				  "total to %u)", TRACE_MAX_DEVICES, paths[i], out->ndevices + nd);
+			merge_err(m,
+				  "the traces hold more than %d devices together (%s brings the "
+				  "total to %u)",
+				  TRACE_MAX_DEVICES, paths[i], out->ndevices + nd);
 			return -ENOSPC;
 		}
 		if (out->nstreams + mi->nstreams > TRACE_MAX_STREAMS) {
@@ -68,7 +70,7 @@ static int combine_meta(struct trace_merge *m, const char *const *paths)
 		m->src[i].dev_base = out->ndevices;
 		m->src[i].stream_base = out->nstreams;
 		for (unsigned int d = 0; d < nd; d++) {
-			struct trace_device td = { .name = "?" };
+			struct trace_device td = {.name = "?"};
 
 			if (mi->ndevices)
 				td = mi->devices[d];

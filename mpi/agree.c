@@ -57,10 +57,11 @@ bool fleet_check_versions(const struct fleet *f)
 		if (!strcmp(all + (size_t)r * LEN, all))
 			continue;
 		if (!f->rank)
-			fprintf(stderr,
-				"ioreel-mpi %s: rank %d on %s runs %s, rank 0 on %s runs %s: install "
-				"the same ioreel-mpi (and Open MPI) on every host\n",
-				f->verb, r, f->hosts[r], all + (size_t)r * LEN, f->hosts[0], all);
+			fprintf(
+			    stderr,
+			    "ioreel-mpi %s: rank %d on %s runs %s, rank 0 on %s runs %s: install "
+			    "the same ioreel-mpi (and Open MPI) on every host\n",
+			    f->verb, r, f->hosts[r], all + (size_t)r * LEN, f->hosts[0], all);
 		ok = false;
 	}
 	free(all);
@@ -80,8 +81,7 @@ bool fleet_agree(const struct fleet *f, const char *what, bool ok, const char *m
 		snprintf(buf, sizeof(buf), "%s", msg && *msg ? msg : "failed (no message)");
 	if (!f->rank)
 		msgs = calloc((size_t)f->size, FLEET_MSG_LEN);
-	MPI_Gather(buf, FLEET_MSG_LEN, MPI_CHAR, msgs, FLEET_MSG_LEN, MPI_CHAR, 0,
-		   MPI_COMM_WORLD);
+	MPI_Gather(buf, FLEET_MSG_LEN, MPI_CHAR, msgs, FLEET_MSG_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
 	if (f->rank)
 		return false;
 	if (!msgs) {
@@ -106,7 +106,7 @@ bool fleet_agree(const struct fleet *f, const char *what, bool ok, const char *m
 				n += (size_t)snprintf(who + n, sizeof(who) - n, "%srank %d on %s",
 						      n ? ", " : "", k, f->hosts[k]);
 		fprintf(stderr, "ioreel-mpi %s: %s: %s\n", f->verb, who, m);
-seen:;
+	seen:;
 	}
 	fprintf(stderr, "ioreel-mpi %s: %d of %d ranks failed %s: stopped before any I/O\n",
 		f->verb, failed, f->size, what);

@@ -154,8 +154,9 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 		if (json) {
 			printf("%s\n{\"rank\": %d, \"hostname\": \"%s\", \"offset_ns\": %lld, "
 			       "\"uncertainty_ns\": %llu, \"rtt_min_ns\": %llu, \"drift_ppm\": %.4f, "
-			       "\"drift_uncertainty_ppm\": %.4f, \"injected_ns\": %lld, \"error_ns\": %lld, \"start_late_ns\": "
-			       "{\"p50\": %llu, \"p99\": %llu, \"max\": %llu}}",
+			       "\"drift_uncertainty_ppm\": %.4f, \"injected_ns\": %lld, "
+			       "\"error_ns\": %lld, \"start_late_ns\": {\"p50\": %llu, \"p99\": %llu, "
+			       "\"max\": %llu}}",
 			       r ? "," : "", r, f->hosts[r], (long long)x->b.offset_ns,
 			       (unsigned long long)x->b.uncert_ns, (unsigned long long)x->b.rtt_min_ns,
 			       drift, du, (long long)x->injected, f->one_host ? (long long)err : 0LL,
@@ -167,14 +168,16 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 		printf("  %-4d %-16.16s %14lld %12s %10s %11s %9lld %9s %9s %9s\n", r, f->hosts[r],
 		       (long long)x->b.offset_ns, fmt_ns(x->b.uncert_ns, a, 32),
 		       fmt_ns(x->b.rtt_min_ns, b, 32),
-		       du < 1000 ? (snprintf(ppm, sizeof(ppm), "%.2f+-%.2f", drift, du), ppm) : "-", f->one_host ? (long long)err : 0LL,
+		       du < 1000 ? (snprintf(ppm, sizeof(ppm), "%.2f+-%.2f", drift, du), ppm) : "-",
+		       f->one_host ? (long long)err : 0LL,
 		       fmt_ns(hist_percentile(&x->late, 50), c, 32),
 		       fmt_ns(hist_percentile(&x->late, 99), d, 32), fmt_ns(x->late.max, e, 32));
 	}
 	if (json) {
 		printf("],\n\"start\": \"%s\", \"skew_ns\": {\"measured\": %s, \"p50\": %llu, "
 		       "\"p99\": %llu, \"max\": %llu}}\n",
-		       barrier ? "barrier" : "clock", f->one_host ? "true" : "false", (unsigned long long)hist_percentile(&skew, 50),
+		       barrier ? "barrier" : "clock", f->one_host ? "true" : "false",
+		       (unsigned long long)hist_percentile(&skew, 50),
 		       (unsigned long long)hist_percentile(&skew, 99), (unsigned long long)skew.max);
 	} else {
 		printf("  start skew over %llu %s (%s): p50 %s, p99 %s, max %s\n",

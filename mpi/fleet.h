@@ -62,12 +62,12 @@ struct clock_run {
 	struct clock_est end;	 /* after the run (what the clocks did meanwhile) */
 	double drift_ppm;	 /* from before to start */
 	double drift_uncert_ppm;
-	double run_drift_ppm;	 /* from start to end */
+	double run_drift_ppm; /* from start to end */
 	double run_drift_uncert_ppm;
-	uint64_t start_target;	 /* the start in this rank's CLOCK_MONOTONIC */
-	uint64_t start_woke;	 /* when the wait returned (CLOCK_MONOTONIC) */
-	int64_t start_late_ns;	 /* woke - target */
-	bool start_met;		 /* the start was announced before it was due here */
+	uint64_t start_target; /* the start in this rank's CLOCK_MONOTONIC */
+	uint64_t start_woke;   /* when the wait returned (CLOCK_MONOTONIC) */
+	int64_t start_late_ns; /* woke - target */
+	bool start_met;	       /* the start was announced before it was due here */
 	bool have_end;
 };
 
@@ -99,7 +99,7 @@ struct plan_stream {
 	uint32_t trace, dev;	   /* in the set; in that trace's device table */
 	uint32_t stripe, nstripes; /* offset / stripe_bytes % nstripes == stripe; 1: whole */
 	int32_t rank;
-	uint64_t events;	   /* its load as planned (a stripe: its share, estimated) */
+	uint64_t events;	    /* its load as planned (a stripe: its share, estimated) */
 	char target[PLAN_PATH_LEN]; /* from --plan, before %r/%h; "" for the command line's */
 };
 
@@ -137,8 +137,7 @@ int plan_make(const struct fleet *f, const char *const *paths, unsigned int n,
 /* Collective: rank 0's plan to every rank. */
 int plan_bcast(const struct fleet *f, struct plan *p);
 /* "a.ioreel:nvme0n1 [1/4]" into buf. */
-char *plan_stream_name(const struct plan *p, const struct plan_stream *s, char *buf,
-		       size_t len);
+char *plan_stream_name(const struct plan *p, const struct plan_stream *s, char *buf, size_t len);
 
 /* ---- share.c: one rank's part of the set as one trace ---- */
 struct share_dev {
@@ -178,7 +177,7 @@ struct report_opts {
 	bool json;
 	const char *title; /* "replay", "bench" */
 	const struct plan *plan;
-	uint64_t wait_ns;  /* rank 0 waits this long for the others' results (0: forever) */
+	uint64_t wait_ns;    /* rank 0 waits this long for the others' results (0: forever) */
 	unsigned int rounds; /* ping-pongs of the clock's end estimate, taken after the gather */
 };
 

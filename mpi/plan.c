@@ -26,14 +26,13 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-char *plan_stream_name(const struct plan *p, const struct plan_stream *s, char *buf,
-		       size_t len)
+char *plan_stream_name(const struct plan *p, const struct plan_stream *s, char *buf, size_t len)
 {
 	const struct plan_trace *t = &p->traces[s->trace];
 
 	if (s->nstripes > 1)
-		snprintf(buf, len, "%s:%s [stripe %u/%u]", base_name(t->path),
-			 t->dev_names[s->dev], s->stripe + 1, s->nstripes);
+		snprintf(buf, len, "%s:%s [stripe %u/%u]", base_name(t->path), t->dev_names[s->dev],
+			 s->stripe + 1, s->nstripes);
 	else
 		snprintf(buf, len, "%s:%s", base_name(t->path), t->dev_names[s->dev]);
 	return buf;
@@ -51,7 +50,8 @@ static int scan_trace(struct plan_trace *t, char *why, size_t len)
 
 	if (!r) {
 		ret = -errno;
-		snprintf(why, len, "cannot read trace %s: %s", t->path, *err ? err : strerror(errno));
+		snprintf(why, len, "cannot read trace %s: %s", t->path,
+			 *err ? err : strerror(errno));
 		return ret;
 	}
 	m = trace_reader__meta(r);
@@ -194,8 +194,10 @@ static int plan_rule(const struct fleet *f, struct plan *p, bool (*done)[TRACE_M
 	if (nr < 0)
 		return nr;
 	if (nr > 1 && p->traces[t].closed) {
-		snprintf(why, len, "%s is closed-loop (synthesized): its streams keep their depth "
-			 "on one rank and cannot be split by stripes", tr);
+		snprintf(why, len,
+			 "%s is closed-loop (synthesized): its streams keep their depth "
+			 "on one rank and cannot be split by stripes",
+			 tr);
 		return -EINVAL;
 	}
 	for (uint32_t d = 0; d < p->traces[t].ndev; d++) {
@@ -257,9 +259,11 @@ static int plan_from_file(const struct fleet *f, struct plan *p, const char *fil
 	for (uint32_t t = 0; t < p->ntraces; t++)
 		for (uint32_t d = 0; d < p->traces[t].ndev; d++)
 			if (!done[t][d] && p->traces[t].dev_events[d]) {
-				snprintf(why, len, "plan %s: no rule for %s device %s: add one (or "
-					 "a '*' device rule for the trace)", file,
-					 base_name(p->traces[t].path), p->traces[t].dev_names[d]);
+				snprintf(why, len,
+					 "plan %s: no rule for %s device %s: add one (or "
+					 "a '*' device rule for the trace)",
+					 file, base_name(p->traces[t].path),
+					 p->traces[t].dev_names[d]);
 				ret = -EINVAL;
 				goto out;
 			}
@@ -336,7 +340,8 @@ static int plan_by_load(const struct fleet *f, struct plan *p, const struct plan
 
 			snprintf(p->warn + n, sizeof(p->warn) - n,
 				 "%srank %d on %s has nothing to replay (the set has fewer parts "
-				 "than ranks); it keeps the clock", n ? "; " : "", r, f->hosts[r]);
+				 "than ranks); it keeps the clock",
+				 n ? "; " : "", r, f->hosts[r]);
 		}
 	free(load);
 	return ret;
@@ -393,9 +398,10 @@ int plan_make(const struct fleet *f, const char *const *paths, unsigned int n,
 			gmin = t->genesis_realtime_ns;
 		unknown |= !t->genesis_realtime_ns;
 		if (i && t->closed != p->closed) {
-			snprintf(why, len, "%s is %s but %s is not: replay closed-loop (synthesized) "
-				 "and timed traces in separate runs", paths[i],
-				 t->closed ? "closed-loop" : "timed", paths[0]);
+			snprintf(why, len,
+				 "%s is %s but %s is not: replay closed-loop (synthesized) "
+				 "and timed traces in separate runs",
+				 paths[i], t->closed ? "closed-loop" : "timed", paths[0]);
 			return -EINVAL;
 		}
 		p->closed = t->closed;
@@ -409,7 +415,8 @@ int plan_make(const struct fleet *f, const char *const *paths, unsigned int n,
 			p->origin_ns = t->first_ns + t->shift_ns;
 	}
 	if (unknown && n > 1)
-		snprintf(p->warn, sizeof(p->warn), "some traces have no wall-clock genesis "
+		snprintf(p->warn, sizeof(p->warn),
+			 "some traces have no wall-clock genesis "
 			 "(synthesized or imported): they are taken to start with the earliest");
 	if (po->each)
 		ret = plan_each(f, p, why, len);
@@ -424,6 +431,5 @@ int plan_bcast(const struct fleet *f, struct plan *p)
 {
 	/* Every rank runs the same binary (fleet_check_versions): the struct goes as bytes. */
 	(void)f;
-	return MPI_Bcast(p, (int)sizeof(*p), MPI_BYTE, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0
-											 : -EIO;
+	return MPI_Bcast(p, (int)sizeof(*p), MPI_BYTE, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
 }

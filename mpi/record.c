@@ -161,7 +161,8 @@ static int report(const struct fleet *f, struct host_trace *mine)
 				       (long long)cl->start.offset_ns,
 				       (unsigned long long)cl->start.uncert_ns, cl->drift_ppm,
 				       cl->drift_uncert_ppm, cl->run_drift_ppm,
-				       cl->run_drift_uncert_ppm, (long long)cl->start_late_ns, cl->start_met ? "true" : "false");
+				       cl->run_drift_uncert_ppm, (long long)cl->start_late_ns,
+				       cl->start_met ? "true" : "false");
 				continue;
 			}
 			snprintf(c, sizeof(c), "%s +- %s",

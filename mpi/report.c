@@ -21,7 +21,7 @@
 #define TAG_LEN 22
 #define TAG_AN 23
 
-static const double fleet_pct[] = { 50, 90, 99, 99.9, 99.99 };
+static const double fleet_pct[] = {50, 90, 99, 99.9, 99.99};
 #define NPCT (sizeof(fleet_pct) / sizeof(fleet_pct[0]))
 
 /* What rank 0 works out from everyone's results. */
@@ -30,11 +30,11 @@ struct fleet_sum {
 	uint64_t ios, errors, bytes, late_100us, cap_hits;
 	int failed, worst;
 	uint64_t worst_bound;
-	int64_t late_min, late_max;	  /* start lateness */
-	int64_t skew_lo, skew_hi;	  /* start instants in rank 0's clock, with uncertainty */
-	uint64_t woke_min, woke_max;	  /* raw CLOCK_MONOTONIC: comparable on one host */
+	int64_t late_min, late_max;  /* start lateness */
+	int64_t skew_lo, skew_hi;    /* start instants in rank 0's clock, with uncertainty */
+	uint64_t woke_min, woke_max; /* raw CLOCK_MONOTONIC: comparable on one host */
 	bool all_met;
-	uint64_t *bound;		  /* per rank */
+	uint64_t *bound; /* per rank */
 };
 
 /* p99 lateness + the offset's uncertainty at the start + how far the offset moved by the end. */
@@ -122,19 +122,19 @@ static void json_str(FILE *o, const char *s)
 
 static void json_clock(FILE *o, const struct clock_run *c)
 {
-	fprintf(o, "\"clock\": {\"offset_ns\": %lld, \"uncertainty_ns\": %llu, "
-		   "\"rtt_min_ns\": %llu, \"rounds\": %u, \"drift_ppm\": %.4f, "
-		   "\"drift_uncertainty_ppm\": %.4f, \"end_offset_ns\": %lld, "
-		   "\"end_uncertainty_ns\": %llu, \"run_drift_ppm\": %.4f, "
-		   "\"run_drift_uncertainty_ppm\": %.4f}, \"start\": {\"late_ns\": %lld, "
-		   "\"met\": %s}",
-		(long long)c->start.offset_ns, (unsigned long long)c->start.uncert_ns,
-		(unsigned long long)c->start.rtt_min_ns, c->start.rounds, c->drift_ppm,
-		c->drift_uncert_ppm,
-		(long long)(c->have_end ? c->end.offset_ns : c->start.offset_ns),
-		(unsigned long long)(c->have_end ? c->end.uncert_ns : 0), c->run_drift_ppm,
-		c->run_drift_uncert_ppm,
-		(long long)c->start_late_ns, c->start_met ? "true" : "false");
+	fprintf(
+	    o,
+	    "\"clock\": {\"offset_ns\": %lld, \"uncertainty_ns\": %llu, "
+	    "\"rtt_min_ns\": %llu, \"rounds\": %u, \"drift_ppm\": %.4f, "
+	    "\"drift_uncertainty_ppm\": %.4f, \"end_offset_ns\": %lld, "
+	    "\"end_uncertainty_ns\": %llu, \"run_drift_ppm\": %.4f, "
+	    "\"run_drift_uncertainty_ppm\": %.4f}, \"start\": {\"late_ns\": %lld, "
+	    "\"met\": %s}",
+	    (long long)c->start.offset_ns, (unsigned long long)c->start.uncert_ns,
+	    (unsigned long long)c->start.rtt_min_ns, c->start.rounds, c->drift_ppm,
+	    c->drift_uncert_ppm, (long long)(c->have_end ? c->end.offset_ns : c->start.offset_ns),
+	    (unsigned long long)(c->have_end ? c->end.uncert_ns : 0), c->run_drift_ppm,
+	    c->run_drift_uncert_ppm, (long long)c->start_late_ns, c->start_met ? "true" : "false");
 }
 
 /* The members client_stats[r] has beyond a fio job: who, what, and how well it kept time. */
@@ -193,8 +193,10 @@ static void print_json(const struct fleet *f, const struct report_opts *ro,
 	json_pct(stdout, &s->late);
 	printf(", \"start\": {\"skew_ns\": %lld, \"skew_bound_ns\": %lld, ",
 	       (long long)(s->late_max - s->late_min), (long long)(s->skew_hi - s->skew_lo));
-	if (f->one_host) /* one CLOCK_MONOTONIC: the spread of the wake-ups is measured, not bounded */
-		printf("\"measured_skew_ns\": %llu, ", (unsigned long long)(s->woke_max - s->woke_min));
+	if (f->one_host) /* one CLOCK_MONOTONIC: the spread of the wake-ups is measured, not bounded
+			  */
+		printf("\"measured_skew_ns\": %llu, ",
+		       (unsigned long long)(s->woke_max - s->woke_min));
 	printf("\"all_met\": %s}, \"global_error_bound_ns\": %llu, \"worst_rank\": %d, "
 	       "\"worst_host\": ",
 	       s->all_met ? "true" : "false", (unsigned long long)s->worst_bound, s->worst);
@@ -240,20 +242,24 @@ static void print_text(const struct fleet *f, const struct report_opts *ro,
 		char late[64], off[48];
 
 		snprintf(late, sizeof(late), "%s / %s / %s", fmt_ns(hist_percentile(h, 50), a, 32),
-			 fmt_ns(hist_percentile(h, 99), b, 32), fmt_ns(hist_percentile(h, 99.9), c, 32));
+			 fmt_ns(hist_percentile(h, 99), b, 32),
+			 fmt_ns(hist_percentile(h, 99.9), c, 32));
 		snprintf(off, sizeof(off), "%s%s +- %s", r->clock.start.offset_ns < 0 ? "-" : "",
 			 fmt_ns((uint64_t)llabs(r->clock.start.offset_ns), d, 32),
 			 fmt_ns(r->clock.start.uncert_ns, e, 32));
 		printf("  %-4d %-16.16s %10llu %27s %10s %17s %9s  %s%s%s\n", i, f->hosts[i],
 		       (unsigned long long)r->ios, h->count ? late : "-",
-		       fmt_ns((uint64_t)(r->clock.start_late_ns > 0 ? r->clock.start_late_ns : 0), g,
-			      32),
+		       fmt_ns((uint64_t)(r->clock.start_late_ns > 0 ? r->clock.start_late_ns : 0),
+			      g, 32),
 		       off, s->bound ? fmt_ns(s->bound[i], a, 32) : "-", r->share,
 		       r->status ? "  FAILED: " : "", r->status ? r->err : "");
 	}
 	printf("  %-4s %-16s %10llu %27s\n", "all", "", (unsigned long long)s->ios,
-	       s->late.count ? (snprintf(d, sizeof(d), "%s / %s", fmt_ns(hist_percentile(&s->late, 50), a, 32),
-					  fmt_ns(hist_percentile(&s->late, 99), b, 32)), d) : "-");
+	       s->late.count ? (snprintf(d, sizeof(d), "%s / %s",
+					 fmt_ns(hist_percentile(&s->late, 50), a, 32),
+					 fmt_ns(hist_percentile(&s->late, 99), b, 32)),
+				d)
+			     : "-");
 	printf("  start skew %s (bound %s%s%s); global error bound %s, worst: rank %d on %s\n",
 	       fmt_ns((uint64_t)(s->late_max - s->late_min), a, 32),
 	       fmt_ns((uint64_t)(s->skew_hi - s->skew_lo), b, 32),
@@ -282,9 +288,10 @@ static void wait_results(const struct fleet *f, const struct report_opts *ro,
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
 	req[0] = MPI_REQUEST_NULL;
 	for (int r = 1; r < f->size; r++)
-		MPI_Irecv(&rs[r], (int)sizeof(rs[r]), MPI_BYTE, r, TAG_RES, MPI_COMM_WORLD, &req[r]);
+		MPI_Irecv(&rs[r], (int)sizeof(rs[r]), MPI_BYTE, r, TAG_RES, MPI_COMM_WORLD,
+			  &req[r]);
 	for (;;) {
-		struct timespec ts = { 0, 10000000 };
+		struct timespec ts = {0, 10000000};
 
 		MPI_Testall(f->size, req, &done, MPI_STATUSES_IGNORE);
 		if (done)
@@ -295,12 +302,14 @@ static void wait_results(const struct fleet *f, const struct report_opts *ro,
 
 				MPI_Test(&req[r], &got, MPI_STATUS_IGNORE);
 				if (!got)
-					fprintf(stderr, "ioreel-mpi %s: rank %d on %s sent no result "
-						"%llu s after rank 0 ended: it hangs (I/O stuck?) or "
-						"its host is gone; aborting the job (--wait raises the "
-						"limit for parts that take longer)\n", f->verb, r,
-						f->hosts[r],
-						(unsigned long long)(ro->wait_ns / 1000000000ULL));
+					fprintf(
+					    stderr,
+					    "ioreel-mpi %s: rank %d on %s sent no result "
+					    "%llu s after rank 0 ended: it hangs (I/O stuck?) or "
+					    "its host is gone; aborting the job (--wait raises the "
+					    "limit for parts that take longer)\n",
+					    f->verb, r, f->hosts[r],
+					    (unsigned long long)(ro->wait_ns / 1000000000ULL));
 			}
 			MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
 		}
@@ -313,8 +322,7 @@ static void wait_results(const struct fleet *f, const struct report_opts *ro,
  * The clock once everyone is done (after the gather, so a rank that hangs is caught by
  * wait_results, not by a ping-pong with no timeout): how far each offset moved during the run.
  */
-static void end_offsets(const struct fleet *f, const struct report_opts *ro,
-			struct rank_result *rs)
+static void end_offsets(const struct fleet *f, const struct report_opts *ro, struct rank_result *rs)
 {
 	struct clock_est mine, *all = calloc((size_t)f->size, sizeof(*all));
 
@@ -388,8 +396,10 @@ int report_fleet(const struct fleet *f, const struct report_opts *ro, struct ran
 		char name[128];
 
 		if (!as[r]) {
-			fprintf(stderr, "ioreel-mpi %s: rank %d's results did not unpack: do all "
-				"hosts run the same ioreel-mpi?\n", f->verb, r);
+			fprintf(stderr,
+				"ioreel-mpi %s: rank %d's results did not unpack: do all "
+				"hosts run the same ioreel-mpi?\n",
+				f->verb, r);
 			verdict = EXIT_RUNTIME;
 			as[r] = analysis__new(NULL, NULL, "?");
 			if (!as[r])
@@ -399,9 +409,10 @@ int report_fleet(const struct fleet *f, const struct report_opts *ro, struct ran
 		analysis__set_name(as[r], name);
 		analysis__set_bins(as[r], true);
 		if (analysis__merge(all, as[r]))
-			fprintf(stderr, "ioreel-mpi %s: rank %d's devices do not fit in the fleet's "
-				"table of %d: the aggregate lists the first ones\n", f->verb, r,
-				TRACE_MAX_DEVICES);
+			fprintf(stderr,
+				"ioreel-mpi %s: rank %d's devices do not fit in the fleet's "
+				"table of %d: the aggregate lists the first ones\n",
+				f->verb, r, TRACE_MAX_DEVICES);
 	}
 	analysis__set_name(all, "All ranks");
 	analysis__set_bins(all, true);
@@ -416,8 +427,8 @@ int report_fleet(const struct fleet *f, const struct report_opts *ro, struct ran
 		fflush(stdout);
 		for (int r = 0; r < f->size; r++)
 			if (rs[r].status)
-				fprintf(stderr, "ioreel-mpi %s: rank %d on %s failed: %s\n", f->verb, r,
-					f->hosts[r], rs[r].err);
+				fprintf(stderr, "ioreel-mpi %s: rank %d on %s failed: %s\n",
+					f->verb, r, f->hosts[r], rs[r].err);
 		if (s.failed)
 			verdict = EXIT_RUNTIME;
 		else if (s.errors)

@@ -61,8 +61,8 @@ static void describe(const struct fleet *f, const struct plan *p, struct share *
  * The traces this rank draws on, and the devices it replays: the share's device table, so
  * every device in it has events here and a target (replay wants one for each).
  */
-static int pick(const struct fleet *f, const struct plan *p, struct share *sh,
-		const char **paths, uint64_t *shift, uint32_t *set_of, char *why, size_t len)
+static int pick(const struct fleet *f, const struct plan *p, struct share *sh, const char **paths,
+		uint64_t *shift, uint32_t *set_of, char *why, size_t len)
 {
 	unsigned int n = 0;
 
@@ -87,8 +87,10 @@ static int pick(const struct fleet *f, const struct plan *p, struct share *sh,
 			if (!mine_too)
 				continue;
 			if (sh->ndev >= TRACE_MAX_DEVICES) {
-				snprintf(why, len, "this rank's part holds more than %d devices: "
-					 "spread the set over more ranks", TRACE_MAX_DEVICES);
+				snprintf(why, len,
+					 "this rank's part holds more than %d devices: "
+					 "spread the set over more ranks",
+					 TRACE_MAX_DEVICES);
 				return -ENOSPC;
 			}
 			sd = &sh->dev[sh->ndev++];
@@ -98,7 +100,8 @@ static int pick(const struct fleet *f, const struct plan *p, struct share *sh,
 				 p->traces[t].dev_names[d]);
 			sd->stream = NULL;
 			for (uint32_t i = 0; i < p->nstreams && !sd->stream; i++)
-				if (p->s[i].rank == f->rank && p->s[i].trace == t && p->s[i].dev == d)
+				if (p->s[i].rank == f->rank && p->s[i].trace == t &&
+				    p->s[i].dev == d)
 					sd->stream = &p->s[i];
 		}
 	}
@@ -116,7 +119,8 @@ static int check_traces(const struct plan *p, struct trace_merge *m, const uint3
 		uint64_t have = trace_reader__event_count(r);
 
 		if (have != t->events || mt->genesis_realtime_ns != t->genesis_realtime_ns) {
-			snprintf(why, len, "trace %s here is not the one rank 0 planned with (%llu "
+			snprintf(why, len,
+				 "trace %s here is not the one rank 0 planned with (%llu "
 				 "events here, %llu there): give every host the same file",
 				 t->path, (unsigned long long)have, (unsigned long long)t->events);
 			return -ESTALE;
@@ -171,7 +175,8 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 		meta->devices[d] = trace_merge__meta(m)->devices[from];
 		snprintf(meta->devices[d].name, sizeof(meta->devices[d].name), "%s", sd->name);
 		if (seg) /* --segments: the device as the rank sees it, its region further on */
-			meta->devices[d].size_bytes = p->traces[sd->trace].dev_extent[sd->dev] + seg;
+			meta->devices[d].size_bytes =
+			    p->traces[sd->trace].dev_extent[sd->dev] + seg;
 	}
 	meta->ndevices = sh->ndev;
 	snprintf(sh->path, sizeof(sh->path), "%s/ioreel-mpi-share-r%d-%d.ioreel", dir, f->rank,
@@ -209,9 +214,10 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 		ret = trace_writer__add(w, out, nout);
 	if (ret < 0) {
 		snprintf(why, len, "writing this rank's part to %s: %s", sh->path,
-			 trace_writer__error(w)[0] ? trace_writer__error(w) : trace_merge__error(m));
+			 trace_writer__error(w)[0] ? trace_writer__error(w)
+						   : trace_merge__error(m));
 	} else {
-		struct trace_stats st = { .events = sh->events };
+		struct trace_stats st = {.events = sh->events};
 
 		ret = trace_writer__close(w, &st);
 		w = NULL;

@@ -57,8 +57,7 @@ struct fleet_set {
 };
 
 /* Reads replay's options and the fleet's; 0, 1 after --help, -EINVAL (every rank agrees). */
-int fleet_parse_set(struct fleet *f, int argc, char **argv, struct fleet_set *s,
-		    bool need_traces);
+int fleet_parse_set(struct fleet *f, int argc, char **argv, struct fleet_set *s, bool need_traces);
 int fleet_check_set(const struct fleet *f, struct fleet_set *s, bool need_traces);
 /* Plans, builds each rank's part, replays it on the common start, reports. The exit code.
  * local_paths, when set, may replace the plan's trace paths with this rank's own copies. */
