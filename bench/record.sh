@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Recorder overhead: fio 4 KiB random reads, iodepth 32, on a zram device of our own, without
-# (A) and with (B) `ioreel record`, alternating A F B A F B. F is the floor: the recorder with
-# IOREEL_RECORD_ATTACH_ONLY=1, its programs attached but returning at once, which is what the
-# kernel charges every I/O for calling two BPF programs before they do anything. Prints IOPS of
-# each run, medians, the IOPS ratios F/A and B/A, CPU (fio's, and the recorder's own
-# user+sys), events, drops and trace bytes per event; then one more recorded run with kernel
-# BPF stats on, for the time spent in the BPF programs per I/O (that run is not in the ratio:
-# the stats themselves cost time, about 60 ns per program run here).
-# Env: SECONDS_PER_RUN (10), ROUNDS (2), JOBS (fio numjobs, 1). Figures only: never fails on time.
+# Recorder overhead and drops, in two cases (CASES).
+# one-core: fio 4 KiB random reads, libaio, iodepth 32 (one fio thread: one core busy) on a
+# filled zram device of our own, without (A) and with (B) `ioreel record`, alternating A F B.
+# F is the floor: the recorder with IOREEL_RECORD_ATTACH_ONLY=1, its programs attached but
+# returning at once, which is what the kernel charges every I/O for calling two BPF programs
+# before they do anything. Prints IOPS of each run, medians, the IOPS ratios F/A and B/A, CPU
+# (fio's, and the recorder's own user+sys), events, drops and trace bytes per event; then one
+# more recorded run with kernel BPF stats on, for the time spent in the BPF programs per I/O
+# (that run is not in the ratio: the stats themselves cost time, ~60 ns per program run here).
+# every-core (issue 12): fio 4 KiB random reads, io_uring, iodepth 32, not pinned (its io_uring
+# workers keep every core busy), on a fresh 1 GiB zram for each run, alternating plain,
+# recorded with default options, and recorded with --keep-priority (the drain thread at the
+# priority ioreel started with): IOPS, drops, the fullest ring, the drain thread's priority.
+# Env: SECONDS_PER_RUN (10), ROUNDS (2), JOBS (fio numjobs, 1), CASES ("one-core every-core").
+# Run it alone on a quiet machine. Figures only: never fails on time or on drops.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
@@ -17,14 +23,12 @@ need_cmd fio python3 bpftool
 secs=${SECONDS_PER_RUN:-10}
 rounds=${ROUNDS:-2}
 jobs=${JOBS:-1}
+cases=${CASES:-one-core every-core}
 dir=$(scratch_dir)
-dev=$(make_zram 1024)
-# Fill it so reads hit compressed pages, not zram's zero-page shortcut.
-fio --name=fill --filename="$dev" --direct=1 --ioengine=libaio --rw=write --bs=1M --iodepth=4 \
-	--buffer_compress_percentage=50 --refill_buffers >/dev/null || fail "fill"
+engine=libaio
 
 run_fio() { # OUT.json
-	fio --name=bench --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+	fio --name=bench --filename="$dev" --direct=1 --ioengine="$engine" --rw=randread --bs=4k \
 		--iodepth=32 --numjobs="$jobs" --group_reporting --time_based --runtime="$secs" \
 		--output-format=json --output="$1" >/dev/null || fail "fio"
 }
@@ -34,8 +38,9 @@ print("%.0f %.1f %.1f" % (j["read"]["iops"], j["usr_cpu"], j["sys_cpu"]))' "$1"
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-start_rec() { # NAME [ENV=VALUE]
-	env ${2:-} "$IOREEL" record -d "$dev" -o "$dir/$1.ioreel" -q --json >"$dir/$1.json" 2>"$dir/$1.err" &
+start_rec() { # NAME [ENV=VALUE] [RECORD OPTION]
+	env ${2:-} "$IOREEL" record -d "$dev" -o "$dir/$1.ioreel" -q --json ${3:-} >"$dir/$1.json" \
+		2>"$dir/$1.err" &
 	rec=$!
 	cleanup_push "kill -9 $rec"
 	sleep 1 # load and attach
@@ -47,63 +52,122 @@ stop_rec() { # NAME: prints "events dropped bytes/event cpu%" into NAME.fig
 	wait $rec || rc=$?
 	[ $rc = 0 ] || fail "ioreel record exited $rc: $(cat "$dir/$1.err")"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); a=[int(x) for x in sys.argv[2:]]
-print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"], "%.1f" % (a[0] * 100 / a[2] / a[1]))' \
+print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"], "%.1f" % (a[0] * 100 / a[2] / a[1]),
+      j["ring_peak"], j["drain_priority"])' \
 		"$dir/$1.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$dir/$1.fig"
 }
 
-echo "zram $dev, fio randread 4k iodepth 32 numjobs $jobs, ${secs}s per run, $(nproc) CPUs"
-printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' run mode IOPS usr% sys% events drops B/event rec-cpu%
-a=() b=() f=()
-for ((r = 1; r <= rounds; r++)); do
-	run_fio "$dir/a$r.fio"
-	read -r iops usr sys < <(fio_fig "$dir/a$r.fio")
-	a+=("$iops")
-	printf '%-4s %-10s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
-	start_rec "f$r" IOREEL_RECORD_ATTACH_ONLY=1
-	run_fio "$dir/f$r.fio"
-	stop_rec "f$r"
-	read -r iops usr sys < <(fio_fig "$dir/f$r.fio")
-	f+=("$iops")
-	printf '%-4s %-10s %10s %6s %6s\n' "$r" hooks-only "$iops" "$usr" "$sys"
-	start_rec "b$r"
-	run_fio "$dir/b$r.fio"
-	stop_rec "b$r"
-	read -r ev dr bpe cpu <"$dir/b$r.fig"
-	read -r iops usr sys < <(fio_fig "$dir/b$r.fio")
-	b+=("$iops")
-	printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
-		"$ev" "$dr" "$bpe" "$cpu"
-done
-python3 - "${a[*]}" "${b[*]}" "${f[*]}" <<'PY'
-import statistics, sys
-a, b, f = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
-ma, mb, mf = statistics.median(a), statistics.median(b), statistics.median(f)
-print(f"median IOPS plain {ma:.0f}, hooks only {mf:.0f} (ratio {mf / ma:.3f}), "
-      f"recorded {mb:.0f}: ratio {mb / ma:.3f}")
-print(f"per I/O: {1e9 / ma:.0f} ns of fio's core plain; the hooks add {1e9 / mf - 1e9 / ma:.0f} ns, "
-      f"the recording {1e9 / mb - 1e9 / mf:.0f} ns more")
-PY
+one_core() {
+	dev=$(make_zram 1024)
+	# Fill it so reads hit compressed pages, not zram's zero-page shortcut.
+	fio --name=fill --filename="$dev" --direct=1 --ioengine=libaio --rw=write --bs=1M --iodepth=4 \
+		--buffer_compress_percentage=50 --refill_buffers >/dev/null || fail "fill"
+	echo "one core: zram $dev, fio libaio randread 4k iodepth 32 numjobs $jobs, ${secs}s per run," \
+		"$(nproc) CPUs"
+	printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' run mode IOPS usr% sys% events drops \
+		B/event rec-cpu%
+	a=() b=() f=()
+	for ((r = 1; r <= rounds; r++)); do
+		run_fio "$dir/a$r.fio"
+		read -r iops usr sys < <(fio_fig "$dir/a$r.fio")
+		a+=("$iops")
+		printf '%-4s %-10s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
+		start_rec "f$r" IOREEL_RECORD_ATTACH_ONLY=1
+		run_fio "$dir/f$r.fio"
+		stop_rec "f$r"
+		read -r iops usr sys < <(fio_fig "$dir/f$r.fio")
+		f+=("$iops")
+		printf '%-4s %-10s %10s %6s %6s\n' "$r" hooks-only "$iops" "$usr" "$sys"
+		start_rec "b$r"
+		run_fio "$dir/b$r.fio"
+		stop_rec "b$r"
+		read -r ev dr bpe cpu _ <"$dir/b$r.fig"
+		read -r iops usr sys < <(fio_fig "$dir/b$r.fio")
+		b+=("$iops")
+		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
+			"$ev" "$dr" "$bpe" "$cpu"
+	done
+	python3 - "${a[*]}" "${b[*]}" "${f[*]}" <<-'PY'
+	import statistics, sys
+	a, b, f = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
+	ma, mb, mf = statistics.median(a), statistics.median(b), statistics.median(f)
+	print(f"median IOPS plain {ma:.0f}, hooks only {mf:.0f} (ratio {mf / ma:.3f}), "
+	      f"recorded {mb:.0f}: ratio {mb / ma:.3f}")
+	print(f"per I/O: {1e9 / ma:.0f} ns of fio's core plain; "
+	      f"the hooks add {1e9 / mf - 1e9 / ma:.0f} ns, "
+	      f"the recording {1e9 / mb - 1e9 / mf:.0f} ns more")
+	PY
 
-# BPF time per I/O, from the kernel's own accounting (kernel.bpf_stats_enabled).
-old=$(cat /proc/sys/kernel/bpf_stats_enabled)
-echo 1 >/proc/sys/kernel/bpf_stats_enabled
-cleanup_push "echo $old > /proc/sys/kernel/bpf_stats_enabled"
-start_rec stats
-run_fio "$dir/stats.fio"
-bpftool prog show --json >"$dir/progs.json"
-# Our programs: the prog ids behind the recorder's file descriptors.
-cat /proc/$rec/fdinfo/* 2>/dev/null | awk '/^prog_id:/ {print $2}' | sort -u >"$dir/ids"
-stop_rec stats
-echo "$old" >/proc/sys/kernel/bpf_stats_enabled
-python3 - "$dir/progs.json" "$dir/ids" <<'PY'
-import json, sys
-ids = {int(x) for x in open(sys.argv[2]).read().split()}
-progs = [p for p in json.load(open(sys.argv[1])) if p["id"] in ids and p.get("run_cnt")]
-tot = sum(p["run_time_ns"] for p in progs)
-for p in progs:
-    print(f"  {p['name']:<16} {p['run_cnt']:>10} runs {p['run_time_ns'] / p['run_cnt']:7.1f} ns/run")
-q = [p for p in progs if p["name"] == "bio_queue"]
-if q:
-    print(f"BPF time per I/O (queue + complete, with bpf_stats' own cost): "
-          f"{tot / q[0]['run_cnt']:.0f} ns")
-PY
+	# BPF time per I/O, from the kernel's own accounting (kernel.bpf_stats_enabled).
+	old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	cleanup_push "echo $old > /proc/sys/kernel/bpf_stats_enabled"
+	start_rec stats
+	run_fio "$dir/stats.fio"
+	bpftool prog show --json >"$dir/progs.json"
+	# Our programs: the prog ids behind the recorder's file descriptors.
+	cat /proc/$rec/fdinfo/* 2>/dev/null | awk '/^prog_id:/ {print $2}' | sort -u >"$dir/ids"
+	stop_rec stats
+	echo "$old" >/proc/sys/kernel/bpf_stats_enabled
+	python3 - "$dir/progs.json" "$dir/ids" <<-'PY'
+	import json, sys
+	ids = {int(x) for x in open(sys.argv[2]).read().split()}
+	progs = [p for p in json.load(open(sys.argv[1])) if p["id"] in ids and p.get("run_cnt")]
+	tot = sum(p["run_time_ns"] for p in progs)
+	for p in progs:
+	    print(f"  {p['name']:<16} {p['run_cnt']:>10} runs "
+	          f"{p['run_time_ns'] / p['run_cnt']:7.1f} ns/run")
+	q = [p for p in progs if p["name"] == "bio_queue"]
+	if q:
+	    print(f"BPF time per I/O (queue + complete, with bpf_stats' own cost): "
+	          f"{tot / q[0]['run_cnt']:.0f} ns")
+	PY
+}
+
+# issue 12's case: every core busy with fio and its io_uring workers, reads of a fresh zram.
+every_core() {
+	local r iops usr sys ev dr bpe cpu peak prio
+	local -a a=() b=() k=()
+	engine=io_uring
+	echo "every core: fio io_uring randread 4k iodepth 32 numjobs $jobs, not pinned, a fresh" \
+		"1 GiB zram per run, ${secs}s per run, $(nproc) CPUs"
+	printf '%-4s %-15s %10s %6s %6s %10s %7s %6s %9s %8s\n' run mode IOPS usr% sys% events drops \
+		ring drain rec-cpu%
+	for ((r = 1; r <= rounds; r++)); do
+		dev=$(make_zram 1024)
+		run_fio "$dir/ua$r.fio"
+		read -r iops usr sys < <(fio_fig "$dir/ua$r.fio")
+		a+=("$iops")
+		printf '%-4s %-15s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
+		for mode in recorded keep-priority; do
+			dev=$(make_zram 1024)
+			if [ $mode = recorded ]; then
+				start_rec "u$mode$r"
+			else
+				start_rec "u$mode$r" "" --keep-priority
+			fi
+			run_fio "$dir/u$mode$r.fio"
+			stop_rec "u$mode$r"
+			read -r ev dr bpe cpu peak prio <"$dir/u$mode$r.fig"
+			read -r iops usr sys < <(fio_fig "$dir/u$mode$r.fio")
+			[ $mode = recorded ] && b+=("$iops") || k+=("$iops")
+			printf '%-4s %-15s %10s %6s %6s %10s %7s %6s %9s %8s\n' "$r" "$mode" "$iops" "$usr" \
+				"$sys" "$ev" "$dr" "$peak" "$prio" "$cpu"
+		done
+	done
+	python3 - "${a[*]}" "${b[*]}" "${k[*]}" <<-'PY'
+	import statistics, sys
+	a, b, k = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
+	ma, mb, mk = statistics.median(a), statistics.median(b), statistics.median(k)
+	print(f"median IOPS plain {ma:.0f}, recorded {mb:.0f}: ratio {mb / ma:.3f}; "
+	      f"--keep-priority {mk:.0f}: ratio {mk / ma:.3f}")
+	PY
+}
+
+for c in $cases; do
+	case $c in
+	one-core) one_core ;;
+	every-core) every_core ;;
+	*) fail "CASES: unknown case '$c' (one-core, every-core)" ;;
+	esac
+done

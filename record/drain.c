@@ -189,12 +189,10 @@ static int write_one(struct rec_drain *d, const struct rec_event *e)
 	return 0;
 }
 
-int rec_drain__push(void *ctx, void *data, size_t size)
+int rec_drain__push(void *ctx, const struct rec_event *e)
 {
 	struct rec_drain *d = ctx;
 
-	if (size < sizeof(struct rec_event))
-		return 0;
 	if (d->n == d->cap) {
 		/* Bounded memory: rather than grow without end (a stuck I/O holding back the
 		 * release), write the oldest now; out_of_order says if that ever broke the order. */
@@ -214,7 +212,7 @@ int rec_drain__push(void *ctx, void *data, size_t size)
 				return 0;
 		}
 	}
-	heap_push(d, data);
+	heap_push(d, e);
 	return 0;
 }
 

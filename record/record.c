@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ioreel record: loads bpf/record.bpf.c, drains its per-CPU rings on a short timer, orders the
- * I/Os by queue time and writes them to a trace, flushing a chunk once a second so a kill -9
- * loses at most that second. Kernel-side drops are read from the per-CPU stats map and
- * reported live, in the trace's stats and in --json.
+ * ioreel record: loads bpf/record.bpf.c; a drain thread at a raised priority empties its
+ * per-CPU rings (collect.c), and this thread orders the I/Os by queue time and writes them to
+ * a trace, flushing a chunk once a second so a kill -9 loses at most that second. Kernel-side
+ * drops are read from the per-CPU stats map and reported live, in the trace's stats and in
+ * --json.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,7 @@ struct rec_opts {
 	uint64_t ring_size;
 	bool ring_size_given;
 	uint32_t ring_shift; /* log2 of the records per ring: size_rings() */
+	bool keep_priority;  /* leave the drain thread's scheduling as inherited */
 	bool quiet, json;
 };
 
@@ -86,7 +88,11 @@ static void usage(FILE *f)
 		"                       tp_btf fails to load or attach on this kernel)\n"
 		"      --inflight N     I/Os tracked in flight at once (default 16384)\n"
 		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two (default 4m,\n"
-		"                       256m shared past 64 CPUs; 80 B per I/O, drained every 20 ms)\n"
+		"                       256m shared past 64 CPUs; 80 B per I/O, drained every 1-20 ms)\n"
+		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
+		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
+		"                       refused, so busy applications cannot crowd it off the CPUs\n"
+		"                       and overflow the rings; it only copies 72 bytes per I/O)\n"
 		"  -q, --quiet          no status line\n"
 		"      --json           print final statistics as JSON on stdout\n"
 		"\n"
@@ -106,7 +112,7 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
 	enum { O_DURATION = 256, O_MAXSIZE, O_PID, O_COMM, O_CGROUP, O_LEVEL, O_INFLIGHT,
-	       O_RING, O_JSON, O_ATTACH };
+	       O_RING, O_JSON, O_ATTACH, O_KEEP_PRIO };
 	static const struct option lo[] = {
 		{ "device", required_argument, 0, 'd' }, { "output", required_argument, 0, 'o' },
 		{ "duration", required_argument, 0, O_DURATION },
@@ -117,6 +123,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "inflight", required_argument, 0, O_INFLIGHT },
 		{ "ring-size", required_argument, 0, O_RING }, { "quiet", no_argument, 0, 'q' },
 		{ "json", no_argument, 0, O_JSON }, { "attach", required_argument, 0, O_ATTACH },
+		{ "keep-priority", no_argument, 0, O_KEEP_PRIO },
 		{ "help", no_argument, 0, 'h' }, { 0 }
 	};
 	uint64_t v;
@@ -190,6 +197,9 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
 				goto bad;
 			o->ring_size_given = true;
+			break;
+		case O_KEEP_PRIO:
+			o->keep_priority = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -516,36 +526,30 @@ static void status_line(const struct rec_drain_stats *ds, const struct rec_total
 struct rec_result {
 	struct rec_drain_stats ds;
 	struct rec_totals tt;
+	struct rec_collect_stats cs;
+	enum rec_prio prio; /* what the drain thread ran at */
 	uint64_t stale, unfinished, trace_bytes, elapsed_ns;
 	int werr;     /* writer error that ended the recording (-ENOSPC ...) */
 	bool max_size; /* stopped at --max-size */
 };
 
-/* Polls, releases in queue-time order, flushes once a second, until a signal or a limit. */
-static void run_loop(struct record_bpf *skel, struct rec_table *tab, struct rec_rings *rg,
-		     struct rec_drain *d, struct trace_writer *w, const struct rec_opts *o, int ncpu,
+/* Takes what the drain thread collected, releases it in queue-time order, flushes once a
+ * second, until a signal or a limit. The drain thread does not wait for this one. */
+static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_drain *d,
+		     struct trace_writer *w, const struct rec_opts *o, int ncpu,
 		     struct rec_result *r)
 {
 	uint64_t start = ktime_now(), tick = start + 1000000000ULL;
 	uint64_t last_events = 0, last_bytes = 0, last_t = start;
 
-	double fullest = 0;
-
 	while (!stop_signal) {
 		struct timespec poll = { 0, POLL_MS * 1000000L };
-		uint64_t now, oldest;
+		uint64_t now;
 		int err;
 
-		/* No wakeups from the programs (they would cost every I/O): a timer, and at once
-		 * again while a ring is a quarter full. A signal cuts the sleep short. */
-		if (fullest < 0.25)
-			nanosleep(&poll, NULL);
+		nanosleep(&poll, NULL); /* a signal cuts it short */
 		now = ktime_now();
-		oldest = rec_table_oldest(tab, now, &r->stale, NULL);
-		rec_rings_drain(rg, d, &fullest);
-		if (oldest > now - RELEASE_MARGIN_NS)
-			oldest = now - RELEASE_MARGIN_NS;
-		err = rec_drain__release(d, oldest);
+		err = rec_collect__deliver(c, d);
 		if (err) {
 			r->werr = err;
 			break;
@@ -566,8 +570,8 @@ static void run_loop(struct record_bpf *skel, struct rec_table *tab, struct rec_
 			read_totals(skel, ncpu, &r->tt);
 			r->trace_bytes = trace_writer__bytes(w);
 			if (!o->quiet)
-				status_line(&ds, &r->tt, r->stale, r->trace_bytes, now - start,
-					    (ds.events - last_events) / dt,
+				status_line(&ds, &r->tt, rec_collect__stale(c), r->trace_bytes,
+					    now - start, (ds.events - last_events) / dt,
 					    (ds.bytes_io - last_bytes) / dt / 1e6);
 			last_events = ds.events;
 			last_bytes = ds.bytes_io;
@@ -586,24 +590,30 @@ static void run_loop(struct record_bpf *skel, struct rec_table *tab, struct rec_
 }
 
 /*
- * Stops tracking new I/O, gives the ones in flight a moment to complete (so they are recorded,
- * not lost), then detaches and drains everything. What is still in flight after that is counted
- * as unfinished: it happened, but has no completion to record.
+ * Stops the drain thread and takes what it held, stops tracking new I/O, gives the ones in
+ * flight a moment to complete (so they are recorded, not lost), then detaches and drains
+ * everything on this thread. What is still in flight after that is counted as unfinished: it
+ * happened, but has no completion to record.
  */
-static void finish(struct record_bpf *skel, struct rec_table *tab, struct rec_rings *rg,
-		   struct rec_drain *d, int ncpu, struct rec_result *r)
+static void finish(struct record_bpf *skel, struct rec_collect *c, struct rec_table *tab,
+		   struct rec_rings *rg, struct rec_drain *d, int ncpu, struct rec_result *r)
 {
-	uint64_t until = ktime_now() + STOP_WAIT_NS, left = 0;
+	uint64_t until, left = 0;
 	struct timespec wait = { 0, 5 * 1000000L };
+	int err = rec_collect__stop(c, d, &r->cs);
 
+	if (err && !r->werr)
+		r->werr = err;
+	r->stale = r->cs.stale;
 	skel->bss->stopping = 1;
+	until = ktime_now() + STOP_WAIT_NS;
 	do {
 		nanosleep(&wait, NULL);
-		rec_rings_drain(rg, d, NULL);
+		rec_rings_drain(rg, rec_drain__push, d, NULL);
 		rec_table_oldest(tab, ktime_now(), &r->stale, &left);
 	} while (left && ktime_now() < until);
 	record_bpf__detach(skel);
-	rec_rings_drain(rg, d, NULL);
+	rec_rings_drain(rg, rec_drain__push, d, NULL);
 	rec_table_oldest(tab, ktime_now(), &r->stale, &r->unfinished);
 	if (!r->werr)
 		r->werr = rec_drain__release(d, UINT64_MAX);
@@ -627,7 +637,8 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       "\"unfinished\":%llu,\"nested_queue\":%llu,\"nested_other\":%llu,"
 	       "\"merged\":%llu,\"ended_unseen\":%llu,\"out_of_order\":%llu,"
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
-	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"devices\":[",
+	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"drain_priority\":\"%s\","
+	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu,\"devices\":[",
 	       o->out, ok ? "true" : "false", raw ? "raw_tp" : "tp_btf", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
@@ -638,7 +649,9 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       (unsigned long long)r->ds.unmatched, (unsigned long long)r->ds.bytes_io,
 	       (unsigned long long)r->trace_bytes,
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
-	       r->elapsed_ns ? r->ds.events / (r->elapsed_ns / 1e9) : 0.0);
+	       r->elapsed_ns ? r->ds.events / (r->elapsed_ns / 1e9) : 0.0,
+	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
+	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak);
 	for (int i = 0; i < nt; i++)
 		printf("%s{\"name\":\"%s\",\"dev\":\"%u:%u\",\"level\":\"%s\",\"size\":%llu}",
 		       i ? "," : "", t[i].td.name, t[i].td.major, t[i].td.minor,
@@ -792,6 +805,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_rings rg = { 0 };
 	struct trace_writer *w = NULL;
 	struct rec_drain *d = NULL;
+	struct rec_collect *c = NULL;
 	struct rec_table tab = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int nt = 0, ncpu, cgfd = -1, err, rc = EXIT_RUNTIME;
@@ -861,6 +875,21 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	err = rec_collect__start(&c, &rg, &tab, o.keep_priority);
+	if (err) {
+		cli_error("starting the drain thread: %s", strerror(-err));
+		goto out;
+	}
+	r.prio = rec_collect__priority(c, &err);
+	if (!o.keep_priority && r.prio == REC_PRIO_NICE)
+		cli_warn("the drain thread runs at nice -20: real-time priority was refused (%s)",
+			 strerror(err));
+	else if (!o.keep_priority && r.prio != REC_PRIO_FIFO)
+		cli_warn("the drain thread runs at normal priority: neither real-time nor "
+			 "nice -20 was allowed (%s), so busy CPUs may overflow the rings (drops "
+			 "are counted); give ioreel CAP_SYS_NICE, or --keep-priority to say this "
+			 "is meant",
+			 strerror(err));
 	/* Attached since load(): from now on I/Os are tracked, all queued after genesis. */
 	skel->bss->stopping = 0;
 	if (!o.quiet)
@@ -868,8 +897,8 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
 
-	run_loop(skel, &tab, &rg, d, w, &o, ncpu, &r);
-	finish(skel, &tab, &rg, d, ncpu, &r);
+	run_loop(skel, c, d, w, &o, ncpu, &r);
+	finish(skel, c, &tab, &rg, d, ncpu, &r);
 	{
 		struct trace_stats st = {
 			.events = r.ds.events,
@@ -914,6 +943,7 @@ int cmd_record(int argc, char **argv)
 out:
 	if (w)
 		trace_writer__abort(w);
+	rec_collect__free(c); /* before the rings and the table it reads */
 	rec_rings_close(&rg);
 	rec_drain__free(d);
 	rec_table_close(&tab);

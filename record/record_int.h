@@ -50,9 +50,12 @@ struct rec_drain_stats {
 
 struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target *t, int nt,
 				 uint64_t genesis_ktime);
-/* Queues one rec_event (copied) for release in queue-time order; 0. The signature is libbpf's
- * ring buffer callback's. */
-int rec_drain__push(void *ctx, void *data, size_t size);
+/* Where the rings hand each record: 0, or -errno to stop (the record stays in its ring). */
+typedef int (*rec_sink_fn)(void *ctx, const struct rec_event *e);
+
+/* A rec_sink_fn (ctx: the rec_drain): queues one rec_event (copied) for release in queue-time
+ * order; 0. */
+int rec_drain__push(void *ctx, const struct rec_event *e);
 /* Writes every queued event whose queue time is before ktime `before` (UINT64_MAX: all).
  * Returns 0 or the writer's -errno. */
 int rec_drain__release(struct rec_drain *d, uint64_t before);
@@ -80,9 +83,10 @@ struct rec_rings {
 
 int rec_rings_open(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, struct rec_rings *r);
 void rec_rings_close(struct rec_rings *r);
-/* Hands every published record to rec_drain__push(); returns how many. *fullest (if not
- * NULL) gets the largest share of a ring that was waiting, 0..1: time to drain sooner. */
-uint64_t rec_rings_drain(struct rec_rings *r, struct rec_drain *d, double *fullest);
+/* Hands every published record to sink, CPU by CPU; 0, or the sink's -errno when it refused one
+ * (the rest wait for the next call). *fullest (if not NULL) gets the largest share of a ring
+ * that was waiting, 0..1. */
+int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest);
 
 /* ---- inflight.c: the in-flight table (mmap()ed BPF slots + overflow hash map) ---- */
 struct rec_table {
@@ -99,6 +103,33 @@ void rec_table_close(struct rec_table *t);
  * in *stale.
  */
 uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, uint64_t *count);
+
+/* ---- collect.c: the drain thread (rings -> batches), at a raised priority ---- */
+struct rec_collect;
+
+/* What the drain thread runs at (--json "drain_priority"). */
+enum rec_prio { REC_PRIO_KEPT, REC_PRIO_FIFO, REC_PRIO_NICE };
+
+struct rec_collect_stats {
+	uint64_t stale;	      /* in-flight entries removed as stale (rec_table_oldest) */
+	double ring_peak;     /* fullest ring seen by a pass, 0..1 */
+	uint64_t buffer_peak; /* bytes of batches it allocated (at most BUFFER_MAX) */
+};
+
+/* Starts the thread, which owns rg and tab until rec_collect__stop(); keep_priority: leave its
+ * scheduling as inherited. 0 or -errno. */
+int rec_collect__start(struct rec_collect **c, struct rec_rings *rg, struct rec_table *tab,
+		       bool keep_priority);
+/* What the thread runs at; *err (if not NULL) gets the errno that refused a raise. */
+enum rec_prio rec_collect__priority(const struct rec_collect *c, int *err);
+uint64_t rec_collect__stale(const struct rec_collect *c);
+/* On the writer's thread: pushes what the thread collected into d and releases as far as it
+ * may. 0 or the writer's -errno. */
+int rec_collect__deliver(struct rec_collect *c, struct rec_drain *d);
+/* Stops and joins the thread, then hands everything it held to d (nothing released beyond
+ * what deliver did). 0 or the writer's -errno. */
+int rec_collect__stop(struct rec_collect *c, struct rec_drain *d, struct rec_collect_stats *st);
+void rec_collect__free(struct rec_collect *c);
 
 /* blk_status_t -> -errno, as blk_status_to_errno() does. */
 int rec_status_errno(uint32_t status);

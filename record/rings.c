@@ -65,13 +65,15 @@ void rec_rings_close(struct rec_rings *r)
 	*r = (struct rec_rings){ 0 };
 }
 
-/* Drains one CPU's ring into d. Returns the records consumed; *fill gets what was waiting. */
-static uint64_t drain_cpu(struct rec_rings *r, int cpu, struct rec_drain *d, uint64_t *fill)
+/* Hands one CPU's published records to sink, oldest first. Returns 0, or the sink's -errno
+ * (the record it refused stays in the ring for the next pass); *fill gets what was waiting. */
+static int drain_cpu(struct rec_rings *r, int cpu, rec_sink_fn sink, void *ctx, uint64_t *fill)
 {
 	struct rec_ring_ctl *c = &r->ctl[cpu];
 	struct rec_rec *ring = r->buf + ((size_t)cpu << r->shift);
-	uint64_t mask = (1ULL << r->shift) - 1, tail = c->tail, start = tail;
+	uint64_t mask = (1ULL << r->shift) - 1, tail = c->tail;
 	uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
+	int err = 0;
 
 	*fill = head - tail;
 	while (tail != head) {
@@ -90,27 +92,30 @@ static uint64_t drain_cpu(struct rec_rings *r, int cpu, struct rec_drain *d, uin
 				break;
 			r->holes++;
 		} else {
-			rec_drain__push(d, &rec->e, sizeof(rec->e));
+			err = sink(ctx, &rec->e);
+			if (err)
+				break;
 		}
 		r->stuck_since[cpu] = 0;
 		tail++;
 	}
 	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
-	return tail - start;
+	return err;
 }
 
-uint64_t rec_rings_drain(struct rec_rings *r, struct rec_drain *d, double *fullest)
+int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest)
 {
-	uint64_t n = 0, most = 0;
+	uint64_t most = 0;
+	int err = 0;
 
-	for (int cpu = 0; cpu < r->ncpu; cpu++) {
+	for (int cpu = 0; cpu < r->ncpu && !err; cpu++) {
 		uint64_t fill;
 
-		n += drain_cpu(r, cpu, d, &fill);
+		err = drain_cpu(r, cpu, sink, ctx, &fill);
 		if (fill > most)
 			most = fill;
 	}
 	if (fullest)
 		*fullest = (double)most / (double)(1ULL << r->shift);
-	return n;
+	return err;
 }

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ioreel bench --preset P [--preset P2 ...] --target A [--target B ...]\n"
+		"       ioreel bench --trace T [--mode timed|dep|afap ...] --target A [...]\n"
 		"                    [--runtime S] [--size SIZE] [--engine E] [--allow-writes]\n"
 		"                    [--force] [--prefill | --no-prefill] [--json] [--html FILE]\n"
 		"\n"
@@ -44,6 +45,9 @@ static void usage(FILE *f)
 		"--runtime makes every pattern time-based for that long (default: the preset's);\n"
 		"--size sets the region the patterns use (default: the preset's).\n"
 		"--html writes one page comparing every run (charts as in ioreel analyze --html).\n"
+		"--trace replays a recorded trace on each target in each --mode (default: timed,\n"
+		"the recorded load: can the target absorb it; and dep, each I/O once those it\n"
+		"waited for completed: how would the recorded workload run there), one row each.\n"
 		"\n"
 		"Reads of never-written space (file holes, a fresh zram, a loop device over a sparse\n"
 		"file) return zeroes from memory and make a target look many times faster than it\n"
@@ -59,7 +63,9 @@ static void usage(FILE *f)
 		"               --target /dev/md2 --runtime 30\n"
 		"  ioreel bench --preset cdm --target /mnt/xfs/f.img --target /mnt/ext4/f.img \\\n"
 		"               --size 1G --allow-writes --json\n"
-		"  ioreel bench --preset 4k-randread --target /dev/nvme0n1 --allow-writes --prefill\n");
+		"  ioreel bench --preset 4k-randread --target /dev/nvme0n1 --allow-writes --prefill\n"
+		"  ioreel bench --trace prod.ioreel --target /dev/md1 --target /dev/md2 \\\n"
+		"               --allow-writes --force\n");
 }
 
 /* Latency and span from the replay's result trace (issue -> complete of data I/Os). */
@@ -190,24 +196,15 @@ static void print_rows(const struct bench_row *rows, size_t n, bool json)
 	}
 }
 
-static int run_pattern(struct synth_spec *spec, const char *pattern, const char *const *targets,
-		       int ntargets, const struct replay_opts *base, const char *dir, bool quiet,
-		       bool keep, bool *filled, struct bench_row *rows, size_t *nrows)
+/* Replays one trace (mode: enum replay_mode) on every target, a row each. 0 or an exit code. */
+static int run_targets(const char *trace, const char *pattern, int mode,
+		       const char *const *targets, int ntargets, const struct replay_opts *base,
+		       const char *dir, bool quiet, bool keep, bool *filled, struct bench_row *rows,
+		       size_t *nrows)
 {
-	char trace[4200], out[4200], why[1024];
-	struct trace_meta *meta = calloc(1, sizeof(*meta));
-	struct synth_counts c;
+	char out[4200], why[1024];
 	int err;
 
-	if (!meta)
-		return EXIT_RUNTIME;
-	snprintf(trace, sizeof(trace), "%s/%s.ioreel", dir, pattern);
-	err = synth_write_trace(spec, trace, NULL, 0, "ioreel bench", meta, &c, why, sizeof(why));
-	free(meta);
-	if (err) {
-		cli_error("%s: %s", pattern, why);
-		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	}
 	for (int t = 0; t < ntargets; t++) {
 		struct replay_opts o = *base;
 		struct replay_result res;
@@ -222,6 +219,7 @@ static int run_pattern(struct synth_spec *spec, const char *pattern, const char 
 		o.trace = trace;
 		o.target = targets[t];
 		o.output = out;
+		o.mode = mode;
 		/* --prefill writes a target once; later patterns only what is still unwritten */
 		if (o.prefill == REPLAY_PREFILL_ON && filled[t])
 			o.prefill = REPLAY_PREFILL_AUTO;
@@ -236,7 +234,6 @@ static int run_pattern(struct synth_spec *spec, const char *pattern, const char 
 			cli_error("%s on %s: %s", pattern, targets[t], why);
 			replay_result_free(&res);
 			unlink(out);
-			unlink(trace);
 			return EXIT_RUNTIME;
 		}
 		row->cpu_pct = res.elapsed_ns ? (cpu_s() - cpu0) * 1e11 / res.elapsed_ns : 0;
@@ -257,12 +254,47 @@ static int run_pattern(struct synth_spec *spec, const char *pattern, const char 
 		unlink(out);
 		if (err) {
 			cli_error("reading the result of %s on %s: %s", pattern, targets[t], why);
-			unlink(trace);
 			return EXIT_RUNTIME;
 		}
 	}
-	unlink(trace);
 	return 0;
+}
+
+/* Synthesizes one preset pattern into the scratch directory and replays it on every target. */
+static int run_pattern(struct synth_spec *spec, const char *pattern, const char *const *targets,
+		       int ntargets, const struct replay_opts *base, const char *dir, bool quiet,
+		       bool keep, bool *filled, struct bench_row *rows, size_t *nrows)
+{
+	char trace[4200], why[1024];
+	struct trace_meta *meta = calloc(1, sizeof(*meta));
+	struct synth_counts c;
+	int err;
+
+	if (!meta)
+		return EXIT_RUNTIME;
+	snprintf(trace, sizeof(trace), "%s/%s.ioreel", dir, pattern);
+	err = synth_write_trace(spec, trace, NULL, 0, "ioreel bench", meta, &c, why, sizeof(why));
+	free(meta);
+	if (err) {
+		cli_error("%s: %s", pattern, why);
+		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	err = run_targets(trace, pattern, REPLAY_MODE_AUTO, targets, ntargets, base, dir, quiet,
+			  keep, filled, rows, nrows);
+	unlink(trace);
+	return err;
+}
+
+/* "timed", "dep", "afap" -> enum replay_mode; -1 when not one bench replays traces in. */
+static int trace_mode(const char *s)
+{
+	if (!strcmp(s, "timed"))
+		return REPLAY_TIMED;
+	if (!strcmp(s, "dep"))
+		return REPLAY_DEP;
+	if (!strcmp(s, "afap"))
+		return REPLAY_AFAP;
+	return -1;
 }
 
 static void bench_warn(const char *msg)
@@ -273,9 +305,10 @@ static void bench_warn(const char *msg)
 int cmd_bench(int argc, char **argv)
 {
 	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
-	const char *html = NULL;
+	const char *traces[BENCH_MAX], *html = NULL;
 	FILE *html_f = NULL;
-	int npresets = 0, ntargets = 0, rc = EXIT_USAGE;
+	int npresets = 0, ntargets = 0, ntraces = 0, nmodes = 0, rc = EXIT_USAGE;
+	int modes[4];
 	struct replay_opts base = { .mode = REPLAY_MODE_AUTO, .warn = bench_warn,
 				    .prefill = REPLAY_PREFILL_AUTO };
 	struct synth_spec *spec = calloc(1, sizeof(*spec));
@@ -334,6 +367,19 @@ int cmd_bench(int argc, char **argv)
 				presets[npresets++] = v;
 			else
 				targets[ntargets++] = v;
+		} else if (!strcmp(key, "trace")) {
+			if (ntraces == BENCH_MAX) {
+				cli_error("at most %d --trace", BENCH_MAX);
+				goto out;
+			}
+			traces[ntraces++] = v;
+		} else if (!strcmp(key, "mode")) {
+			if (trace_mode(v) < 0 || nmodes == 4) {
+				cli_error("--mode %s: a trace replays timed, dep or afap here (at most 4 "
+					  "--mode)", v);
+				goto out;
+			}
+			modes[nmodes++] = trace_mode(v);
 		} else if (!strcmp(key, "runtime")) {
 			runtime = v;
 		} else if (!strcmp(key, "size")) {
@@ -347,9 +393,18 @@ int cmd_bench(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!npresets || !ntargets) {
-		cli_error("give at least one --preset and one --target (ioreel bench --help)");
+	if ((!npresets && !ntraces) || !ntargets) {
+		cli_error("give at least one --preset or --trace, and one --target (ioreel bench "
+			  "--help)");
 		goto out;
+	}
+	if (nmodes && !ntraces) {
+		cli_error("--mode is how a --trace is replayed; presets keep their own (closed loop)");
+		goto out;
+	}
+	if (!nmodes) { /* both questions: can it absorb the load, how would it run there */
+		modes[nmodes++] = REPLAY_TIMED;
+		modes[nmodes++] = REPLAY_DEP;
 	}
 	if (base.prefill == REPLAY_PREFILL_ON && !base.allow_writes) {
 		cli_error("--prefill writes the regions the presets read: give --allow-writes too "
@@ -370,7 +425,7 @@ int cmd_bench(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	rows = calloc((size_t)npresets * 4 * ntargets, sizeof(*rows));
+	rows = calloc(((size_t)npresets * 4 + (size_t)ntraces * nmodes) * ntargets, sizeof(*rows));
 	if (!rows || !mkdtemp(dir)) {
 		cli_error("cannot create a scratch directory in /tmp: %s", strerror(errno));
 		rc = EXIT_RUNTIME;
@@ -411,6 +466,21 @@ int cmd_bench(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s", pr->name);
 			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, html_f != NULL,
 					 filled, rows, &nrows);
+			if (rc)
+				goto out_dir;
+		}
+	}
+	for (int t = 0; t < ntraces; t++) {
+		const char *base_name = strrchr(traces[t], '/') ? strrchr(traces[t], '/') + 1
+							       : traces[t];
+
+		for (int m = 0; m < nmodes; m++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.52s %s", base_name,
+				 replay_mode_name(modes[m]));
+			rc = run_targets(traces[t], name, modes[m], targets, ntargets, &base, dir,
+					 json, html_f != NULL, filled, rows, &nrows);
 			if (rc)
 				goto out_dir;
 		}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The recorder's command line: usage errors exit 2, a missing device or no root exit 1 with a
 # message that says what is missing, --duration and --max-size end the recording by
-# themselves (exit 0), -q prints nothing, --json has events and dropped.
+# themselves (exit 0), -q prints nothing, --json has events and dropped, and the drain thread's
+# priority is raised unless --keep-priority says not to (and said when it cannot be).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd setpriv
@@ -56,4 +57,24 @@ sz=$(stat -c %s "$dir/m.ioreel")
 [ "$sz" -ge 65536 ] || fail "stopped at $sz bytes, before --max-size 64k"
 d=$(json_get "$dir/m.json" duration_s)
 python3 -c "import sys; sys.exit(0 if float('$d') < 15 else 1)" || fail "--max-size did not stop it ($d s)"
+# The drain thread's priority: real-time by default (SCHED_FIFO, or nice -20 where a cgroup
+# refuses real-time); as inherited with --keep-priority, silently; said when it cannot be
+# raised (no CAP_SYS_NICE).
+"$IOREEL" record -d "$dev" -o "$dir/p.ioreel" --duration 300ms -q --json >"$dir/p.json" \
+	2>"$dir/p.err" || fail "record exited $?: $(cat "$dir/p.err")"
+case $(json_get "$dir/p.json" drain_priority) in
+fifo) [ ! -s "$dir/p.err" ] || fail "a warning with real-time priority: $(cat "$dir/p.err")" ;;
+nice) grep -q "nice -20: real-time priority was refused" "$dir/p.err" ||
+	fail "nice -20 not said: $(cat "$dir/p.err")" ;;
+*) fail "drain thread not raised as root: $(cat "$dir/p.json" "$dir/p.err")" ;;
+esac
+"$IOREEL" record -d "$dev" -o "$dir/p.ioreel" --duration 300ms -q --json --keep-priority \
+	>"$dir/p.json" 2>"$dir/p.err" || fail "record --keep-priority exited $?: $(cat "$dir/p.err")"
+assert_eq "$(json_get "$dir/p.json" drain_priority)" inherited "--keep-priority"
+[ ! -s "$dir/p.err" ] || fail "--keep-priority -q printed: $(cat "$dir/p.err")"
+setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice "$IOREEL" record -d "$dev" \
+	-o "$dir/p.ioreel" --duration 300ms -q --json >"$dir/p.json" 2>"$dir/p.err" ||
+	fail "record without CAP_SYS_NICE exited $?: $(cat "$dir/p.err")"
+assert_eq "$(json_get "$dir/p.json" drain_priority)" inherited "without CAP_SYS_NICE"
+grep -q "runs at normal priority.*CAP_SYS_NICE" "$dir/p.err" || fail "unclear: $(cat "$dir/p.err")"
 echo PASS

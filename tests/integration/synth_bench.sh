@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # ioreel bench: each preset replayed on two loop devices of our own gives one row per target
 # with figures that are consistent (IOPS x block size = bandwidth, p99 >= mean), writes are
-# refused without --allow-writes exactly as in replay, and cdm expands to its four tests.
+# refused without --allow-writes exactly as in replay, and cdm expands to its four tests; a
+# recorded trace (--trace) gives a row per mode and target, timed and dep by default.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -53,4 +54,22 @@ done
 "$IOREEL" bench --preset 4k-randread --runtime 1 --target "$a" --html /nonexistent/r.html \
 	>"$d/h2.txt" 2>&1 && fail "bench --html to a missing folder succeeded"
 grep -q "cannot write --html" "$d/h2.txt" || fail "no clear message: $(cat "$d/h2.txt")"
+# --trace: a recorded-like trace (a thread reading, one writing), timed and dep, per target.
+{
+	echo "queue_ns,issue_ns,complete_ns,dev,offset,length,op,flags,error,pid,tid,comm,cpu,stream"
+	for i in $(seq 0 199); do
+		echo "$((i * 300000)),,$((i * 300000 + 100000)),d0,$((i * 8192)),8192,read,,0,7,7,db,0,0"
+		echo "$((i * 300000 + 150000)),,$((i * 300000 + 250000)),d0,$((i * 4096)),4096,write,sync,0,7,8,db,0,0"
+	done
+} >"$d/rec.csv"
+"$IOREEL" convert "$d/rec.csv" "$d/rec.ioreel" --from csv >/dev/null || fail "convert rec.csv"
+"$IOREEL" bench --trace "$d/rec.ioreel" --target "$a" --target "$b" --allow-writes --json \
+	>"$d/t.json" 2>"$d/err" || fail "bench --trace: $(cat "$d/err")"
+python3 - "$d/t.json" <<'PY' || fail "bench --trace results"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert [x["pattern"] for x in r] == ["rec.ioreel timed"] * 2 + ["rec.ioreel dep"] * 2, r
+assert all(x["ios"] == 400 and x["errors"] == 0 and x["skipped"] == 0 for x in r), r
+PY
+assert_status 2 "$IOREEL" bench --trace "$d/rec.ioreel" --mode closed --target "$a" 2>/dev/null
 echo "synth_bench: ok"
