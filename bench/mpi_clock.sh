@@ -8,10 +8,11 @@
 # where each rank has a core of its own (NP <= cores).
 # Env: NP (ranks, default 2), STARTS (default 1000), RATE (IOPS per rank, default 10000),
 # SECONDS_PER_RUN (default 5), TRANSPORTS (default "shm tcp").
+want=${TRANSPORTS:-}
 . "$(dirname "$0")/../tests/lib.sh"
 . "$(dirname "$0")/../tests/integration/mpi_common.inc"
 np=${NP:-2} starts=${STARTS:-1000} rate=${RATE:-10000} secs=${SECONDS_PER_RUN:-5}
-TRANSPORTS=${TRANSPORTS:-$TRANSPORTS}
+TRANSPORTS=${want:-$TRANSPORTS}
 d=$(scratch_dir)
 cd "$d" || exit 1
 echo "host: $(nproc) cores, $np ranks; Open MPI $(mpirun --version | head -1 | awk '{print $4}')"
