@@ -32,16 +32,25 @@ TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 DEPFILES  := $(LIB_OBJS:.o=.d) $(BUILD)/ioreel.d $(UNIT_BINS:=.d)
 
+# The fleet (mpi/): ioreel-mpi, built when an MPI compiler is found; ioreel never links MPI.
+MPICC     ?= mpicc
+HAVE_MPI  := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo 1)
+MPI_SRCS  := $(wildcard mpi/*.c)
+MPI_OBJS  := $(MPI_SRCS:%.c=$(BUILD)/%.o)
+BINS      := $(BUILD)/ioreel $(if $(HAVE_MPI),$(BUILD)/ioreel-mpi)
+DEPFILES  += $(MPI_OBJS:.o=.d)
+
 # Debian package names the build, tests and demo need (make deps installs the missing ones).
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	    liburing-dev libzstd-dev zstd libaio-dev libblkid-dev fio bpftrace xfsprogs \
-	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql chromium
+	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql chromium \
+	    openmpi-bin libopenmpi-dev
 
 .PHONY: all deps check test demo bench fuzz vmlinux clean
 # Keep the BPF objects and skeletons: as intermediates make would delete them after each build
 # and rebuild the skeleton (and every object that includes it) the next time.
 .SECONDARY:
-all: $(BUILD)/ioreel
+all: $(BINS)
 
 deps:
 	$(Q)missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -57,6 +66,17 @@ $(BUILD)/ioreel: $(BUILD)/ioreel.o $(BUILD)/libioreel.a
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(BUILD)/ioreel.o -Wl,--whole-archive $(BUILD)/libioreel.a \
 		-Wl,--no-whole-archive $(LDLIBS)
+
+# The same library as ioreel (--whole-archive: cmd_record, cmd_synth are found through it).
+$(BUILD)/ioreel-mpi: $(MPI_OBJS) $(BUILD)/libioreel.a
+	$(call msg,LINK,$@)
+	$(Q)$(MPICC) $(CFLAGS) -o $@ $(MPI_OBJS) -Wl,--whole-archive $(BUILD)/libioreel.a \
+		-Wl,--no-whole-archive $(LDLIBS)
+
+$(BUILD)/mpi/%.o: mpi/%.c | $(SKELS)
+	$(call msg,MPICC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/libioreel.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

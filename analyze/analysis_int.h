@@ -76,6 +76,7 @@ struct analysis {
 	bool has_meta;
 	bool replay; /* meta.source starts with "replay": slat is lateness + submission */
 	bool unscheduled; /* closed-loop trace: times are the file order, so no runtime or rates */
+	bool json_bins;	  /* --bins: the histograms' non-empty buckets in the JSON (fio's json+) */
 	struct analyze_opts opts;
 	double pct[AN_MAX_PCT];
 	unsigned int npct;
@@ -156,12 +157,23 @@ double an_bw_bytes(const struct analysis *a, const struct an_op *o);
 /* Interval latency percentile from its coarse histogram (bucket midpoint). */
 uint64_t an_iv_percentile(const struct an_interval *iv, double p);
 uint64_t an_iv_total(const struct an_interval *iv);
+/* Adds s into d: counts, histograms (buckets; mean/m2 by Chan's update), sums, bins. */
+void an_op_add(struct an_op *d, const struct an_op *s);
 /* Aggregate over all groups into out (for compare and HTML, which work per trace). */
 void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out);
 /* Merge of the lat (or clat when lat is empty: what --compare uses) of all ops and groups. */
 void an_total_lat(const struct analysis *a, struct hist *out);
 /* The same for one op. */
 void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out);
+
+/* An empty group (histograms ready, first_ns unset). */
+void an_group_init(struct an_group *g, const char *name, uint64_t key);
+/* fio's latency distribution bin (latency_ns/us/ms) of a latency in ns. */
+unsigned int an_lat_bin(uint64_t ns);
+
+/* Halve the heatmap's resolution in time (columns twice as wide) or in offset (rows). */
+void an_grid_coarsen_time(struct analysis *a);
+void an_grid_coarsen_offset(struct analysis *a);
 
 /* Sets the grid's column width from the trace's last time (before any event is added). */
 void an_span_hint(struct analysis *a, uint64_t last_ns);
@@ -173,6 +185,18 @@ typedef void (*an_progress_fn)(void *arg, uint64_t done, uint64_t total);
 struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 			      unsigned int reader_flags, const char *group_by, an_progress_fn progress,
 			      void *arg, char *err, size_t errlen);
+
+/* --merge: n traces read as one (their times taken as one clock). NULL + errno, err. */
+struct analysis *an_from_merge(const char *const *paths, unsigned int n,
+			       const struct analyze_opts *opts, unsigned int reader_flags,
+			       const char *group_by, char *err, size_t errlen);
+
+/* A fleet report (ioreel-mpi --json) read back: its sum ("jobs") then each rank
+ * ("client_stats"), at most max analyses into out. The count, or -errno with err. */
+int an_from_fleet_json(const char *path, struct analysis **out, unsigned int max, char *err,
+		       size_t errlen);
+/* The file starts like a JSON document (its first non-blank byte is '{'). */
+bool an_is_json_file(const char *path);
 
 /* JSON string escaping. */
 void an_json_str(FILE *f, const char *s);

@@ -23,6 +23,8 @@ static void usage(FILE *f)
 		"slat = queue to issue, clat = issue to completion (from queue when the trace has\n"
 		"no issue time, as at bio level), lat = queue to completion; per source:\n"
 		"analyze/README.md. A closed-loop synthesized trace has no runtime: replay it.\n"
+		"A fleet report (ioreel-mpi replay --json) reads as its sum, then each rank:\n"
+		"histograms exact from their bins, to compare with traces (figures, no events).\n"
 		"\n"
 		"options:\n"
 		"  --json               fio's JSON layout (jobs[].read.iops, clat_ns.percentile, ...)\n"
@@ -36,13 +38,20 @@ static void usage(FILE *f)
 		"  --group-by KEY       one fio-like job per op, device, comm or pid\n"
 		"  --percentiles LIST   clat percentiles, e.g. 50:90:99:99.9 (fio's list by default)\n"
 		"  --salvage            skip damaged chunks (reported) instead of failing\n"
+		"  --merge              the traces as one: the hosts of a fleet recorded together\n"
+		"                       (ioreel-mpi record) or its ranks' result traces (ioreel-mpi\n"
+		"                       replay -o); their times are taken as one clock\n"
+		"  --bins               with --json, each latency histogram's non-empty buckets\n"
+		"                       (fio's json+ \"bins\": lowest value in ns -> count)\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"examples:\n"
 		"  ioreel analyze prod.ioreel\n"
 		"  ioreel analyze prod.ioreel --interval 1s --from 60s --to 120s\n"
 		"  ioreel analyze prod.ioreel run-md1.ioreel run-xfs.ioreel --compare --html cmp.html\n"
-		"  ioreel analyze run.ioreel --json | jq '.jobs[0].write.clat_ns.percentile'\n");
+		"  ioreel analyze run.ioreel --json | jq '.jobs[0].write.clat_ns.percentile'\n"
+		"  ioreel analyze --merge run-r0.ioreel run-r1.ioreel run-r2.ioreel\n"
+		"  ioreel analyze prod.ioreel fleet.json --compare\n");
 }
 
 static int parse_percentiles(const char *s, double *out, unsigned int *n)
@@ -118,12 +127,13 @@ int cmd_analyze(int argc, char **argv)
 		{ "from", required_argument, NULL, 'f' },    { "to", required_argument, NULL, 't' },
 		{ "device", required_argument, NULL, 'd' },  { "group-by", required_argument, NULL, 'g' },
 		{ "percentiles", required_argument, NULL, 'p' }, { "salvage", no_argument, NULL, 's' },
+		{ "merge", no_argument, NULL, 'M' },	     { "bins", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct analyze_opts opts = { .device = -1 };
 	double pct[AN_MAX_PCT];
 	const char *html = NULL, *group_by = NULL, *device = NULL;
-	bool json = false, compare = false;
+	bool json = false, compare = false, merge = false, bins = false;
 	unsigned int flags = 0;
 	int c, rc = EXIT_OK;
 
@@ -176,6 +186,12 @@ int cmd_analyze(int argc, char **argv)
 		case 's':
 			flags |= TRACE_SALVAGE;
 			break;
+		case 'M':
+			merge = true;
+			break;
+		case 'b':
+			bins = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -198,11 +214,58 @@ int cmd_analyze(int argc, char **argv)
 		cli_error("--to must be after --from");
 		return EXIT_USAGE;
 	}
+	if (merge && compare) {
+		cli_error("--merge makes one analysis of the traces: there is nothing to --compare");
+		return EXIT_USAGE;
+	}
+	if (merge && device) {
+		cli_error("--merge puts every trace's devices in one table: --device is per trace");
+		return EXIT_USAGE;
+	}
 	struct analysis *as[MAX_TRACES] = { NULL };
 	bool tty = isatty(STDERR_FILENO);
-	for (unsigned int k = 0; k < n; k++) {
+	if (merge && n > 1) {
+		char err[700];
+
+		as[0] = an_from_merge((const char *const *)argv + optind, n, &opts, flags, group_by,
+				      err, sizeof(err));
+		if (!as[0]) {
+			cli_error("%s", err);
+			return EXIT_RUNTIME;
+		}
+		if (as[0]->damaged_chunks)
+			cli_warn("%llu damaged chunks skipped (--salvage)",
+				 (unsigned long long)as[0]->damaged_chunks);
+		n = 1;
+	}
+	unsigned int na = as[0] ? 1 : 0; /* analyses: a fleet report brings several */
+	for (unsigned int k = na ? n : 0; k < n; k++) { /* na: merged */
 		const char *path = argv[optind + k];
 		char err[512];
+		if (an_is_json_file(path)) {
+			int got;
+			if (merge || device || opts.from_ns || opts.to_ns || opts.interval_ns ||
+			    group_by) {
+				cli_error("%s is a fleet report (figures, not events): --merge, "
+					  "--device, --from, --to, --interval and --group-by apply "
+					  "to traces", path);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			got = an_from_fleet_json(path, as + na, MAX_TRACES - na, err, sizeof(err));
+			if (got < 0) {
+				cli_error("%s", err);
+				rc = EXIT_RUNTIME;
+				goto out;
+			}
+			na += (unsigned int)got;
+			continue;
+		}
+		if (na == MAX_TRACES) {
+			cli_error("more than %d traces and fleet jobs at once", MAX_TRACES);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		if (device) {
 			int e = resolve_device(path, device, &opts.device);
 			if (e) {
@@ -213,19 +276,23 @@ int cmd_analyze(int argc, char **argv)
 			}
 		}
 		struct progress p = { .name = path };
-		as[k] = an_from_file(path, &opts, flags, group_by, tty ? progress_cb : NULL, &p, err,
-				     sizeof(err));
+		as[na] = an_from_file(path, &opts, flags, group_by, tty ? progress_cb : NULL, &p, err,
+				      sizeof(err));
 		if (p.shown)
 			fprintf(stderr, "\r\033[K");
-		if (!as[k]) {
+		if (!as[na]) {
 			cli_error("%s", err);
 			rc = EXIT_RUNTIME;
 			goto out;
 		}
-		if (as[k]->damaged_chunks)
+		if (as[na]->damaged_chunks)
 			cli_warn("%s: %llu damaged chunks skipped (--salvage)", path,
-				 (unsigned long long)as[k]->damaged_chunks);
+				 (unsigned long long)as[na]->damaged_chunks);
+		na++;
 	}
+	n = na;
+	for (unsigned int k = 0; k < n; k++)
+		analysis__set_bins(as[k], bins);
 	const struct analysis *const *cas = (const struct analysis *const *)as;
 	if (json) {
 		an_json_doc(cas, n, stdout, NULL, compare);
@@ -253,7 +320,7 @@ int cmd_analyze(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 	}
 out:
-	for (unsigned int k = 0; k < n; k++)
+	for (unsigned int k = 0; k < MAX_TRACES; k++)
 		analysis__free(as[k]);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #ifndef IOREEL_ANALYZE_ANALYZE_H
 #define IOREEL_ANALYZE_ANALYZE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include "formats/trace.h"
@@ -37,7 +39,29 @@ void analysis__print_text(const struct analysis *a, FILE *out);
 void analysis__print_json(const struct analysis *a, FILE *out, const char *extra);
 /* The HTML page of `ioreel analyze --html` for n analyses (compared when n > 1). 0 or -errno. */
 int analysis__print_html(const struct analysis *const *as, unsigned int n, FILE *out);
-/* Names the trace in reports (default: the name given to analysis__new). */
+/*
+ * One fio "jobs" entry for the whole analysis (its groups together); extra, when not NULL,
+ * is inserted verbatim as further members of the job. 0 or -ENOMEM.
+ */
+int analysis__print_job_json(const struct analysis *a, FILE *out, const char *extra);
+/* With on, the JSON gives each histogram's non-empty buckets, as fio's json+ "bins". */
+void analysis__set_bins(struct analysis *a, bool on);
+
+/*
+ * Adds src's figures into dst, exactly: histograms bucket by bucket (one layout everywhere),
+ * counts and bytes, sums behind means and variances; the span is the union; in-flight depth
+ * distributions add (each its own depth, as fio sums its clients'). Ungrouped analyses merge
+ * into dst's one job, groups by name, devices by name. Time series are not merged.
+ * 0 or -ENOSPC (more devices than a device table holds).
+ */
+int analysis__merge(struct analysis *dst, const struct analysis *src);
+/* An analysis as bytes, for a process running the same version; *buf malloc'ed. 0/-ENOMEM */
+int analysis__pack(const struct analysis *a, void **buf, size_t *len);
+/* The analysis back from analysis__pack's bytes; NULL + errno (EINVAL: not such bytes). */
+struct analysis *analysis__unpack(const void *buf, size_t len);
+
+/* Names the trace in reports (default: the name given to analysis__new), and its job when
+ * the events are not grouped. */
 void analysis__set_name(struct analysis *a, const char *name);
 void analysis__free(struct analysis *a);
 

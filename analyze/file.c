@@ -116,3 +116,72 @@ struct analysis *analysis__from_file(const char *path, const struct analyze_opts
 {
 	return an_from_file(path, opts, reader_flags, NULL, NULL, NULL, err, errlen);
 }
+
+/*
+ * Several traces as one analysis: their events in one time order (formats/merge.c), every
+ * trace's times as they are (t = 0 taken as the same instant: true of the traces the fleet
+ * records with one genesis and of its ranks' result traces, which start together).
+ */
+struct analysis *an_from_merge(const char *const *paths, unsigned int n,
+			       const struct analyze_opts *opts, unsigned int reader_flags,
+			       const char *group_by, char *err, size_t errlen)
+{
+	struct trace_merge *m = trace_merge__open(paths, n, NULL, reader_flags, 0, err, errlen);
+	struct io_event *buf = NULL;
+	struct analysis *a = NULL;
+	uint64_t last = 0, damaged = 0;
+	char name[256];
+	size_t nb = 0;
+	int ret = 0;
+
+	if (!m)
+		return NULL;
+	snprintf(name, sizeof(name), "%s + %u more", base_name(paths[0]), n - 1);
+	a = analysis__new(opts, trace_merge__meta(m), name);
+	buf = malloc(BATCH * sizeof(*buf));
+	if (!a || !buf) {
+		snprintf(err, errlen, "out of memory for the analysis");
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (group_by && an_set_group_by(a, group_by)) {
+		snprintf(err, errlen, "unknown --group-by '%s' (op, device, comm or pid)", group_by);
+		ret = -EINVAL;
+		goto out;
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		const struct trace_reader *r = trace_merge__reader(m, k);
+
+		for (size_t i = 0; i < trace_reader__chunk_count(r); i++) {
+			const struct trace_chunk_info *c = trace_reader__chunk(r, i);
+
+			if (c && c->last_ns > last && c->last_ns != IO_TS_NONE)
+				last = c->last_ns;
+		}
+	}
+	an_span_hint(a, last);
+	while ((ret = trace_merge__next(m, &buf[nb], NULL)) > 0) {
+		if (++nb == BATCH) {
+			analysis__add(a, buf, nb);
+			nb = 0;
+		}
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "%s (use --salvage to skip damaged chunks)",
+			 trace_merge__error(m));
+		goto out;
+	}
+	analysis__add(a, buf, nb);
+	for (unsigned int k = 0; k < n; k++)
+		damaged += trace_reader__damaged_chunks(trace_merge__reader(m, k));
+	a->damaged_chunks = damaged;
+out:
+	free(buf);
+	trace_merge__close(m);
+	if (ret < 0) {
+		analysis__free(a);
+		errno = -ret;
+		return NULL;
+	}
+	return a;
+}

@@ -5,6 +5,8 @@
  * output read ours. What fio has no name for lives under "ioreel" keys, and "ioreel_schema"
  * versions the document (bump it when a key changes meaning).
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "analyze/analysis_int.h"
 #include "analyze/report.h"
@@ -27,6 +29,19 @@ static void json_stat(FILE *f, const char *key, const struct hist *h, const stru
 				(unsigned long long)hist_percentile(h, a->pct[i]));
 		fprintf(f, "}");
 	}
+	if (a->json_bins && h->count) {
+		/* fio's json+: bucket -> count, keyed here by the bucket's lowest value, which
+		 * names the bucket exactly (hist_bucket_of) */
+		unsigned int shown = 0;
+
+		fprintf(f, ", \"bins\": {");
+		for (unsigned int i = 0; i < HIST_BUCKETS; i++)
+			if (h->bucket[i])
+				fprintf(f, "%s\"%llu\": %llu", shown++ ? ", " : "",
+					(unsigned long long)hist_bucket_low(i),
+					(unsigned long long)h->bucket[i]);
+		fprintf(f, "}");
+	}
 	fprintf(f, "}");
 }
 
@@ -41,11 +56,11 @@ static void json_dir(FILE *f, const struct analysis *a, const struct an_op *o)
 		(unsigned long long)(bw + 0.5), (unsigned long long)(bw / 1024 + 0.5),
 		an_iops(a, o), (unsigned long long)(an_runtime_ns(a) / 1000000),
 		(unsigned long long)o->ios);
-	json_stat(f, "slat_ns", &o->slat, a, false);
+	json_stat(f, "slat_ns", &o->slat, a, a->json_bins);
 	fprintf(f, ", ");
 	json_stat(f, "clat_ns", &o->clat, a, true);
 	fprintf(f, ", ");
-	json_stat(f, "lat_ns", &o->lat, a, false);
+	json_stat(f, "lat_ns", &o->lat, a, a->json_bins);
 	fprintf(f, "}");
 }
 
@@ -61,7 +76,8 @@ static void json_bins(FILE *f, const char *key, const uint64_t *v, unsigned int 
 	fprintf(f, "}");
 }
 
-static void json_job(FILE *f, const struct analysis *a, const struct an_group *g)
+static void json_job(FILE *f, const struct analysis *a, const struct an_group *g,
+		     const char *extra)
 {
 	uint64_t lat[AN_LAT_BINS] = { 0 }, nlat = 0, ndepth = 0;
 
@@ -123,7 +139,10 @@ static void json_job(FILE *f, const struct analysis *a, const struct an_group *g
 					(unsigned long long)o->bs[i]);
 		fprintf(f, "}}");
 	}
-	fprintf(f, "}}}");
+	fprintf(f, "}}");
+	if (extra && *extra)
+		fprintf(f, ", %s", extra);
+	fprintf(f, "}");
 }
 
 static void json_trace(FILE *f, const struct analysis *a)
@@ -191,7 +210,7 @@ void an_json_doc(const struct analysis *const *as, unsigned int n, FILE *f, cons
 				continue;
 			fprintf(f, "%s\n", first ? "" : ",");
 			first = false;
-			json_job(f, a, &a->groups[k]);
+			json_job(f, a, &a->groups[k], NULL);
 		}
 	}
 	fprintf(f, "],\n\"ioreel\": {\"traces\": [");
@@ -213,4 +232,37 @@ void an_json_doc(const struct analysis *const *as, unsigned int n, FILE *f, cons
 void analysis__print_json(const struct analysis *a, FILE *out, const char *extra)
 {
 	an_json_doc(&a, 1, out, extra, false);
+}
+
+int analysis__print_job_json(const struct analysis *a, FILE *f, const char *extra)
+{
+	struct an_group *g;
+
+	an_finish(a);
+	if (a->ngroups == 1 && !a->groups_overflow) {
+		json_job(f, a, &a->groups[0], extra);
+		return 0;
+	}
+	/* several groups (or none): one job of them all */
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	snprintf(g->name, sizeof(g->name), "%.63s", a->name);
+	g->first_ns = UINT64_MAX;
+	for (unsigned int op = 0; op < IO_OP__COUNT; op++)
+		an_total_op(a, op, &g->op[op]);
+	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
+		const struct an_group *s = &a->groups[k];
+
+		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
+			continue;
+		g->events += s->events;
+		g->first_ns = s->first_ns < g->first_ns ? s->first_ns : g->first_ns;
+		g->last_ns = s->last_ns > g->last_ns ? s->last_ns : g->last_ns;
+		for (unsigned int i = 0; i < AN_DEPTH_BINS; i++)
+			g->depth[i] += s->depth[i];
+	}
+	json_job(f, a, g, extra);
+	free(g);
+	return 0;
 }

@@ -11,7 +11,7 @@
 const double an_default_pct[17] = { 1,	5,  10, 20, 30,	  40,	50,    60,   70,
 				    80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
 
-static void group_init(struct an_group *g, const char *name, uint64_t key)
+void an_group_init(struct an_group *g, const char *name, uint64_t key)
 {
 	memset(g, 0, sizeof(*g));
 	snprintf(g->name, sizeof(g->name), "%s", name);
@@ -123,6 +123,8 @@ nomem:
 void analysis__set_name(struct analysis *a, const char *name)
 {
 	snprintf(a->name, sizeof(a->name), "%s", name);
+	if (a->group_by == AN_GROUP_NONE && a->ngroups == 1) /* its one job is the trace */
+		snprintf(a->groups[0].name, sizeof(a->groups[0].name), "%.63s", name);
 }
 
 void analysis__free(struct analysis *a)
@@ -171,7 +173,7 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 		break;
 	default:
 		if (!a->ngroups) {
-			group_init(&a->groups[0], a->name, 0);
+			an_group_init(&a->groups[0], a->name, 0);
 			a->ngroups = 1;
 		}
 		return &a->groups[0];
@@ -186,7 +188,7 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 	if (a->ngroups == AN_MAX_GROUPS) {
 		struct an_group *o = &a->groups[AN_MAX_GROUPS];
 		if (!a->groups_overflow) {
-			group_init(o, "other", UINT64_MAX);
+			an_group_init(o, "other", UINT64_MAX);
 			a->groups_overflow = true;
 		}
 		return o;
@@ -208,7 +210,7 @@ static struct an_group *group_of(struct analysis *a, const struct io_event *e)
 		snprintf(name, sizeof(name), "%.*s", IO_COMM_LEN, e->comm);
 		break;
 	}
-	group_init(&a->groups[a->ngroups], name, key);
+	an_group_init(&a->groups[a->ngroups], name, key);
 	return &a->groups[a->ngroups++];
 }
 
@@ -229,7 +231,7 @@ static unsigned int edge_index(uint64_t v)
 	return edge_tab[v];
 }
 
-static unsigned int lat_bin(uint64_t ns)
+unsigned int an_lat_bin(uint64_t ns)
 {
 	if (ns < 1000)
 		return edge_index(ns);
@@ -459,24 +461,38 @@ found:;
 		a->iv_len = (unsigned int)idx + 1;
 }
 
+void an_grid_coarsen_time(struct analysis *a)
+{
+	for (unsigned int r = 0; r < AN_GRID_ROWS; r++) {
+		for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++)
+			a->grid[r][c] = a->grid[r][2 * c] + a->grid[r][2 * c + 1];
+		memset(&a->grid[r][AN_GRID_COLS / 2], 0, sizeof(a->grid[r]) / 2);
+	}
+	for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++) {
+		a->col_ios[c] = a->col_ios[2 * c] + a->col_ios[2 * c + 1];
+		a->col_bytes[c] = a->col_bytes[2 * c] + a->col_bytes[2 * c + 1];
+	}
+	memset(&a->col_ios[AN_GRID_COLS / 2], 0, sizeof(a->col_ios) / 2);
+	memset(&a->col_bytes[AN_GRID_COLS / 2], 0, sizeof(a->col_bytes) / 2);
+	a->grid_tshift++;
+}
+
+void an_grid_coarsen_offset(struct analysis *a)
+{
+	for (unsigned int r = 0; r < AN_GRID_ROWS / 2; r++)
+		for (unsigned int c = 0; c < AN_GRID_COLS; c++)
+			a->grid[r][c] = a->grid[2 * r][c] + a->grid[2 * r + 1][c];
+	memset(&a->grid[AN_GRID_ROWS / 2], 0, sizeof(a->grid) / 2);
+	a->grid_oshift++;
+}
+
 static void grid_add(struct analysis *a, uint64_t t, uint64_t off, uint32_t len, bool cell)
 {
 	uint64_t rel = t >= a->opts.from_ns ? t - a->opts.from_ns : 0;
 	uint64_t col = rel >> a->grid_tshift, row = off >> a->grid_oshift;
 
 	while (col >= AN_GRID_COLS) {
-		for (unsigned int r = 0; r < AN_GRID_ROWS; r++) {
-			for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++)
-				a->grid[r][c] = a->grid[r][2 * c] + a->grid[r][2 * c + 1];
-			memset(&a->grid[r][AN_GRID_COLS / 2], 0, sizeof(a->grid[r]) / 2);
-		}
-		for (unsigned int c = 0; c < AN_GRID_COLS / 2; c++) {
-			a->col_ios[c] = a->col_ios[2 * c] + a->col_ios[2 * c + 1];
-			a->col_bytes[c] = a->col_bytes[2 * c] + a->col_bytes[2 * c + 1];
-		}
-		memset(&a->col_ios[AN_GRID_COLS / 2], 0, sizeof(a->col_ios) / 2);
-		memset(&a->col_bytes[AN_GRID_COLS / 2], 0, sizeof(a->col_bytes) / 2);
-		a->grid_tshift++;
+		an_grid_coarsen_time(a);
 		col = rel >> a->grid_tshift;
 	}
 	a->col_ios[col]++;
@@ -484,11 +500,7 @@ static void grid_add(struct analysis *a, uint64_t t, uint64_t off, uint32_t len,
 	if (!cell)
 		return;
 	while (row >= AN_GRID_ROWS) {
-		for (unsigned int r = 0; r < AN_GRID_ROWS / 2; r++)
-			for (unsigned int c = 0; c < AN_GRID_COLS; c++)
-				a->grid[r][c] = a->grid[2 * r][c] + a->grid[2 * r + 1][c];
-		memset(&a->grid[AN_GRID_ROWS / 2], 0, sizeof(a->grid) / 2);
-		a->grid_oshift++;
+		an_grid_coarsen_offset(a);
 		row = off >> a->grid_oshift;
 	}
 	a->grid[row][col]++;
@@ -572,7 +584,7 @@ static void add_one(struct analysis *a, const struct io_event *e)
 			has_lat = true;
 		}
 		if (has_lat)
-			o->lat_bins[lat_bin(lat)]++;
+			o->lat_bins[an_lat_bin(lat)]++;
 		/* The device sees the I/O from issue (or queue when issue was not observed). */
 		uint64_t from = i != IO_TS_NONE ? i : q;
 		if (from != IO_TS_NONE && c >= from)
@@ -656,20 +668,7 @@ void an_total_op(const struct analysis *a, unsigned int op, struct an_op *out)
 	for (unsigned int k = 0; k <= AN_MAX_GROUPS; k++) {
 		if (k >= a->ngroups && !(k == AN_MAX_GROUPS && a->groups_overflow))
 			continue;
-		const struct an_op *o = &a->groups[k].op[op];
-		out->ios += o->ios;
-		out->bytes += o->bytes;
-		out->errors += o->errors;
-		out->seq += o->seq;
-		hist_merge(&out->slat, &o->slat);
-		hist_merge(&out->clat, &o->clat);
-		hist_merge(&out->lat, &o->lat);
-		for (unsigned int j = 0; j < AN_LAT_BINS; j++)
-			out->lat_bins[j] += o->lat_bins[j];
-		for (unsigned int j = 0; j < AN_BS_BINS; j++) {
-			out->bs[j] += o->bs[j];
-			out->bs_bytes[j] += o->bs_bytes[j];
-		}
+		an_op_add(out, &a->groups[k].op[op]);
 	}
 }
 

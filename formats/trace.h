@@ -166,6 +166,36 @@ const char *trace_reader__error(const struct trace_reader *r);
 const char *trace_reader__notice(const struct trace_reader *r);
 void trace_reader__close(struct trace_reader *r);
 
+/* ---- several traces as one (formats/merge.c) ---- */
+
+struct trace_merge;
+
+enum trace_merge_flags {
+	/* pids and tids tagged with their trace (bits 22 and up), so threads of different
+	 * hosts are never taken for one (dependency inference groups I/Os by thread) */
+	TRACE_MERGE_TIDS = 1 << 0,
+};
+
+/*
+ * Opens n traces to be read as one, in time order. One device table and one stream table
+ * hold every trace's (trace i's device d becomes trace_merge__dev_base(i) + d); trace i's
+ * times are shifted by shift_ns[i] (NULL: none). The merged header is the first trace's,
+ * with genesis_realtime_ns the earliest genesis less its shift. NULL + errno, message in err.
+ */
+struct trace_merge *trace_merge__open(const char *const *paths, unsigned int n,
+				      const uint64_t *shift_ns, unsigned int reader_flags,
+				      unsigned int flags, char *err, size_t errlen);
+const struct trace_meta *trace_merge__meta(const struct trace_merge *m);
+unsigned int trace_merge__dev_base(const struct trace_merge *m, unsigned int src);
+/* Trace src's own reader (its header, index and stats); do not read events from it. */
+struct trace_reader *trace_merge__reader(const struct trace_merge *m, unsigned int src);
+/* The next event of all traces by time (ties: the earlier trace); *src (may be NULL) gets
+ * its trace. 1, 0 at the end, -errno on a damaged chunk (message in trace_merge__error). */
+int trace_merge__next(struct trace_merge *m, struct io_event *ev, unsigned int *src);
+int trace_merge__rewind(struct trace_merge *m);
+const char *trace_merge__error(const struct trace_merge *m);
+void trace_merge__close(struct trace_merge *m);
+
 /* Fills host, kernel, tool_version, genesis_realtime_ns of a fresh meta (zeroed otherwise). */
 void trace_meta_init(struct trace_meta *m, const char *source);
 /* Adds a device; returns its index or -ENOSPC. */

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "ioreel.h"
 #include "util/cli.h"
+#include "record/record.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
 #include "record.skel.h"
@@ -61,6 +62,8 @@ struct rec_totals {
 };
 
 static volatile sig_atomic_t stop_signal;
+
+int (*record_genesis_hook)(uint64_t *mono_ns, uint64_t *realtime_ns);
 
 static void on_signal(int sig)
 {
@@ -853,6 +856,10 @@ int cmd_record(int argc, char **argv)
 	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
 	meta.genesis_realtime_ns = now_real_ns();
 	genesis = ktime_now();
+	if (record_genesis_hook && record_genesis_hook(&genesis, &meta.genesis_realtime_ns)) {
+		cli_error("the recording was called off before it started");
+		goto out;
+	}
 	w = trace_writer__open(o.out, &meta, NULL);
 	if (!w) {
 		cli_error("cannot create %s: %s", o.out, strerror(errno));

@@ -12,8 +12,6 @@
 #include "replay/replay.h"
 #include "util/cli.h"
 
-#define MAX_MAPS 64
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -132,7 +130,7 @@ static void print_report(const struct replay_result *res, bool json)
 	replay_fidelity_print(res, stdout);
 }
 
-int cmd_replay(int argc, char **argv)
+int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 {
 	static const struct option lo[] = {
 		{ "target", required_argument, 0, 't' },
@@ -167,14 +165,12 @@ int cmd_replay(int argc, char **argv)
 		{ "no-prefill", no_argument, 0, 23 },
 		{ 0, 0, 0, 0 }
 	};
-	struct replay_map maps[MAX_MAPS];
+	struct replay_map *maps = cli->maps;
 	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb };
-	struct replay_result res;
 	bool json = false, quiet = false;
-	char err[1024] = "";
 	uint64_t v;
 	char *end;
-	int c, ret;
+	int c;
 
 	dep_opts_default(&o.dep);
 	optind = 1;
@@ -186,9 +182,9 @@ int cmd_replay(int argc, char **argv)
 		case 'm': {
 			char *eq = strchr(optarg, '=');
 
-			if (!eq || eq == optarg || !eq[1] || o.nmaps >= MAX_MAPS) {
-				cli_error("--map wants DEV=PATH (at most %d), got '%s'", MAX_MAPS,
-					  optarg);
+			if (!eq || eq == optarg || !eq[1] || o.nmaps >= REPLAY_CLI_MAX_MAPS) {
+				cli_error("--map wants DEV=PATH (at most %d), got '%s'",
+					  REPLAY_CLI_MAX_MAPS, optarg);
 				return EXIT_USAGE;
 			}
 			*eq = '\0';
@@ -208,8 +204,8 @@ int cmd_replay(int argc, char **argv)
 			quiet = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return EXIT_OK;
+			cli->help = true;
+			return 0;
 		case 1:
 			if (!strcmp(optarg, "timed"))
 				o.mode = REPLAY_TIMED;
@@ -339,10 +335,45 @@ int cmd_replay(int argc, char **argv)
 			o.prefill = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
 			break;
 		default:
-			usage(stderr);
+			cli->bad_option = true; /* getopt said which */
 			return EXIT_USAGE;
 		}
 	}
+	if (o.prefill == REPLAY_PREFILL_ON && !o.allow_writes) {
+		cli_error("--prefill writes the regions the trace reads: give --allow-writes too "
+			  "(it destroys the data there)");
+		return EXIT_USAGE;
+	}
+	if (o.allow_writes && o.writes_as_reads) {
+		cli_error("--allow-writes and --writes-as-reads contradict each other");
+		return EXIT_USAGE;
+	}
+	o.maps = maps;
+	cli->o = o;
+	cli->json = json;
+	cli->quiet = quiet;
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static struct replay_cli cli;
+	struct replay_opts o;
+	struct replay_result res;
+	bool json, quiet;
+	char err[1024] = "";
+	int ret;
+
+	ret = replay_cli_parse(argc, argv, &cli);
+	if (cli.help || cli.bad_option) {
+		usage(cli.help ? stdout : stderr);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	o = cli.o;
+	json = cli.json;
+	quiet = cli.quiet;
 	if (optind != argc - 1) {
 		cli_error(optind >= argc ? "which trace? give one TRACE file"
 					 : "one TRACE at a time (got '%s' too)",
@@ -354,17 +385,7 @@ int cmd_replay(int argc, char **argv)
 		cli_error("no target: give --target PATH (or --map DEV=PATH per device)");
 		return EXIT_USAGE;
 	}
-	if (o.prefill == REPLAY_PREFILL_ON && !o.allow_writes) {
-		cli_error("--prefill writes the regions the trace reads: give --allow-writes too "
-			  "(it destroys the data there)");
-		return EXIT_USAGE;
-	}
-	if (o.allow_writes && o.writes_as_reads) {
-		cli_error("--allow-writes and --writes-as-reads contradict each other");
-		return EXIT_USAGE;
-	}
 	o.trace = argv[optind];
-	o.maps = maps;
 	o.progress = !quiet && !json && isatty(STDERR_FILENO);
 	o.command_line = join_args(argc, argv);
 	signal(SIGINT, on_signal);

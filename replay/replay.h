@@ -71,6 +71,24 @@ struct replay_opts {
 	int dep_fallback;	    /* (with a warning) instead of being refused */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */
 	void (*warn)(const char *msg);
+	/*
+	 * For a caller that starts several replays together (the fleet, mpi/): called on the
+	 * calling thread at each enum replay_stage. Returning non-zero (-errno) ends the replay
+	 * there, before any I/O; the caller knows why. At REPLAY_STAGE_START *start_mono holds
+	 * the default start (1 ms from now, CLOCK_MONOTONIC ns) and the hook may set another,
+	 * e.g. after waiting for it itself. NULL: no hook.
+	 */
+	int (*hook)(void *arg, int stage, uint64_t *start_mono);
+	void *hook_arg;
+	/* timed and dep: deadlines count from this trace time instead of the first I/O's, so
+	 * replays of parts of one schedule keep their places in it */
+	bool origin_set;
+	uint64_t origin_ns;
+};
+
+enum replay_stage {
+	REPLAY_STAGE_CHECKED = 0, /* trace scanned, targets opened and vetted, nothing issued */
+	REPLAY_STAGE_START = 1,	  /* everything set up: the clock starts when the hook returns */
 };
 
 /* Never-written space in what the trace reads on one target, found before the clock started. */
@@ -134,6 +152,21 @@ void replay_fidelity_print(const struct replay_result *res, FILE *out);
 int replay_fidelity_json(const struct replay_result *res, char *buf, size_t len);
 
 const char *replay_mode_name(int mode);
+
+/* The options of `ioreel replay` as parsed from its command line (the fleet takes the same). */
+#define REPLAY_CLI_MAX_MAPS 64
+struct replay_cli {
+	struct replay_opts o; /* o.maps points into maps; o.trace, o.command_line left NULL */
+	struct replay_map maps[REPLAY_CLI_MAX_MAPS];
+	bool json, quiet;
+	bool help;	  /* --help: the caller prints its usage */
+	bool bad_option;  /* an unknown option (getopt printed it): the caller prints its usage */
+};
+/*
+ * Parses argv[1..] with getopt_long; the positional arguments are left from argv[optind].
+ * 0, or EXIT_USAGE after printing what was wrong.
+ */
+int replay_cli_parse(int argc, char **argv, struct replay_cli *cli);
 
 /* Set (e.g. from a SIGINT handler) to stop scheduling; what is in flight is still recorded. */
 #include <signal.h>

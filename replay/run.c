@@ -429,6 +429,7 @@ static void warm_up(struct run *r)
 
 int run_schedule(struct run *r)
 {
+	uint64_t start;
 	int ret;
 
 	/*
@@ -458,8 +459,13 @@ int run_schedule(struct run *r)
 	while (r->mode != REPLAY_CLOSED && !r->input_done &&
 	       spsc_count(&r->in) < (r->in.mask + 1) / 2)
 		usleep(1000);
+	start = now_mono_ns() + 1000000;
+	if (r->o->hook && r->o->hook(r->o->hook_arg, REPLAY_STAGE_START, &start)) {
+		ret = -ECANCELED;
+		goto end;
+	}
 	r->start_real = now_real_ns();
-	__atomic_store_n(&r->start_mono, now_mono_ns() + 1000000, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->start_mono, start, __ATOMIC_RELEASE);
 	sched_wait_until(r->start_mono, 200000);
 
 	if (r->mode == REPLAY_TIMED)
@@ -479,6 +485,7 @@ int run_schedule(struct run *r)
 			break;
 		}
 	}
+end:
 	r->end_mono = now_mono_ns();
 	munlockall();
 	if (r->rt_set) { /* replay_run may be called again (ioreel bench): leave as we came */
@@ -486,7 +493,9 @@ int run_schedule(struct run *r)
 
 		sched_setscheduler(0, SCHED_OTHER, &sp);
 	}
-	if (ret)
+	if (ret == -ECANCELED && !r->start_mono)
+		snprintf(r->herr, sizeof(r->herr), "called off by the caller before any I/O");
+	else if (ret)
 		snprintf(r->herr, sizeof(r->herr), "engine %s: submit failed: %s", r->eng->name,
 			 strerror(-ret));
 	return ret;

@@ -615,7 +615,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	ret = prescan(r, &p, err, errlen);
 	if (ret)
 		goto out;
-	r->genesis = p.first;
+	r->genesis = o->origin_set ? o->origin_ns : p.first;
 	if (r->mode == REPLAY_DEP) {
 		ret = dep_setup(r, &p, err, errlen);
 		if (ret)
@@ -629,6 +629,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		run_warn(r, "%llu events with an unknown op are not replayed",
 			 (unsigned long long)p.bad_op);
 	ret = open_targets(r, &p, err, errlen);
+	if (!ret && o->hook && o->hook(o->hook_arg, REPLAY_STAGE_CHECKED, NULL)) {
+		snprintf(err, errlen, "called off by the caller before any I/O");
+		ret = -ECANCELED;
+	}
 	if (ret)
 		goto out;
 	if (!o->engine)
