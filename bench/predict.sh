@@ -23,7 +23,8 @@
 # slowdown). Figures only: never fails on time.
 # Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
 #      SIZE (MiB of the xfs image, 1536), THROTTLE ("RIOPS WIOPS" for C, "600 600"),
-#      MEMORY (the server's memory cgroup limit, 160M), MODES ("timed afap dep"),
+#      MEMORY (the server's memory cgroup limit, 160M), MODES ("timed afap dep"; a mode may
+#      be NAME=MODE,OPTION,... for a variant, e.g. dep-kthr=dep,--dep-barrier,kthread),
 #      STACKS ("A B C"), PREDICT_OUT (build/bench/predict).
 # Takes about (3 x REPEATS + 3 x #MODES) x (SECONDS_PER_RUN + 20 s), more on slow candidates.
 set -u
@@ -107,15 +108,23 @@ real() {
 		python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["events"], "I/Os,", j["dropped"], "dropped")')"
 }
 
-# replay STACK MODE: A's first recording replayed on the stack's device, restored first.
+# replay STACK MODE: A's first recording replayed on the stack's device, restored first. MODE
+# is a replay mode, or NAME=MODE,OPTION,... (the results are named NAME).
 replay() {
-	local st=$1 mode=$2 rc=0
+	local st=$1 mode=$2 rc=0 opts=()
+	if [[ $mode == *=* ]]; then
+		IFS=, read -r -a opts <<<"${mode#*=}"
+		mode=${mode%%=*}
+		opts=(--mode "${opts[@]}")
+	else
+		opts=(--mode "$mode")
+	fi
 	attach "$st"
 	rec_start "$DEV" "$out/obs-$st-$mode.ioreel"
 	(
 		[ -z "$PROCS" ] || echo $BASHPID >"$PROCS" || exit 1
 		exec "$IOREEL" replay "$out/real-A-1.ioreel" --target "$DEV" --allow-writes --force \
-			--mode "$mode" -o "$out/pred-$st-$mode.ioreel" -q --json
+			"${opts[@]}" -o "$out/pred-$st-$mode.ioreel" -q --json
 	) >"$out/pred-$st-$mode.json" 2>"$out/pred-$st-$mode.err" || rc=$?
 	rec_stop
 	detach
@@ -145,7 +154,7 @@ done
 for f in "$out"/*.ioreel; do
 	"$IOREEL" convert "$f" "${f%.ioreel}.csv" --to csv >/dev/null || fail "export $f"
 done
-python3 - "$out" "$repeats" "$stacks" "$modes" <<'PY' | tee "$out/table.txt"
+python3 - "$out" "$repeats" "$stacks" "$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" <<'PY' | tee "$out/table.txt"
 import csv, glob, json, os, re, statistics, sys
 out, repeats, stacks, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 OPS = ("read", "write", "flush")

@@ -51,11 +51,18 @@ struct dep_info {
 	uint8_t npar;
 };
 
+/* Which other threads' flush/FUA/preflush I/Os may have woken a thread (barrier edges). */
+enum dep_barrier {
+	DEP_BARRIER_NONE = 0,
+	DEP_BARRIER_KTHREAD = 1, /* journal and log threads (jbd2, xfs log worker, btrfs) */
+	DEP_BARRIER_ALL = 2,	 /* any thread's: also group commit between database threads */
+};
+
 struct dep_opts {
 	uint64_t eps_ns;       /* a completion this close before a queue did not wake it (2 us) */
 	uint64_t think_max_ns; /* longer gaps wait for outside events: trace time (10 ms) */
 	uint64_t xwin_ns;      /* barrier edges look back this far (1 ms) */
-	bool barrier;	       /* cross-thread flush edges (default on) */
+	int barrier;	       /* cross-thread flush edges: enum dep_barrier */
 	bool overlap;	       /* write-after-write edges (default on) */
 };
 

@@ -46,6 +46,7 @@ struct tid_state {
 struct flush_ent {
 	uint64_t seq, c;
 	uint32_t tid;
+	bool kthread;
 };
 
 struct ovl_ent {
@@ -78,7 +79,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->eps_ns = 2000;
 	o->think_max_ns = 10000000;
 	o->xwin_ns = 1000000;
-	o->barrier = true;
+	o->barrier = DEP_BARRIER_ALL;
 	o->overlap = true;
 }
 
@@ -281,13 +282,15 @@ static const struct flush_ent *barrier_find(struct dep_infer *d, uint32_t tid, u
 	for (uint32_t i = 0; i < d->nfl; i++) {
 		const struct flush_ent *f = &d->fl[i];
 
-		if (f->tid != tid && f->c > after && f->c <= upto && (!best || f->c > best->c))
+		if (f->tid != tid && f->c > after && f->c <= upto && (!best || f->c > best->c) &&
+		    (d->o.barrier == DEP_BARRIER_ALL || f->kthread))
 			best = f;
 	}
 	return best;
 }
 
-static void barrier_add(struct dep_infer *d, uint64_t seq, uint32_t tid, uint64_t c, uint64_t q)
+static void barrier_add(struct dep_infer *d, uint64_t seq, uint32_t tid, bool kthread, uint64_t c,
+			uint64_t q)
 {
 	if (d->nfl == d->capfl)
 		barrier_prune(d, q > d->o.xwin_ns ? q - d->o.xwin_ns : 0);
@@ -307,7 +310,7 @@ static void barrier_add(struct dep_infer *d, uint64_t seq, uint32_t tid, uint64_
 			d->capfl = cap;
 		}
 	}
-	d->fl[d->nfl++] = (struct flush_ent){ .seq = seq, .c = c, .tid = tid };
+	d->fl[d->nfl++] = (struct flush_ent){ .seq = seq, .c = c, .tid = tid, .kthread = kthread };
 }
 
 static struct ovl_ent *ovl_bucket(struct dep_infer *d, uint32_t dev, uint64_t granule)
@@ -434,7 +437,7 @@ void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_
 
 			out->kind = DEP_SYNC;
 			add_edge(d, out, seq, t->max_c_seq, DEP_SYNC, q - t->max_c);
-			if (d->o.barrier)
+			if (d->o.barrier != DEP_BARRIER_NONE)
 				f = barrier_find(d, ev->tid, t->max_c, since,
 						 q > d->o.xwin_ns ? q - d->o.xwin_ns : 0);
 			if (f)
@@ -458,7 +461,7 @@ void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_
 	if (has_c && c > q)
 		heap_add(t, c);
 	if (has_c && is_flush_class(ev))
-		barrier_add(d, seq, ev->tid, c, q);
+		barrier_add(d, seq, ev->tid, kthread, c, q);
 done:
 	d->st.kind[out->kind]++;
 }

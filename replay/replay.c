@@ -63,7 +63,8 @@ static void usage(FILE *f)
 "      --dep-xwin TIME      how far back another thread's flush may have woken an I/O\n"
 "                           (default 1ms)\n"
 "      --dep-eps TIME       a completion this close before an I/O did not wake it (2us)\n"
-"      --no-dep-barrier     no edges to other threads' flushes\n"
+"      --dep-barrier WHOSE  which other threads' flush/FUA I/O may have woken a thread:\n"
+"                           all (default), kthread (journal/log threads only), none\n"
 "      --no-dep-overlap     no ordering of overlapping writes\n"
 "      --dep-fallback MODE  timed or afap for a trace without completion times or thread\n"
 "                           ids (imported logs); without it such a trace is refused\n"
@@ -158,7 +159,7 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 		{ "dep-think-max", required_argument, 0, 16 },
 		{ "dep-xwin", required_argument, 0, 17 },
 		{ "dep-eps", required_argument, 0, 18 },
-		{ "no-dep-barrier", no_argument, 0, 19 },
+		{ "dep-barrier", required_argument, 0, 19 },
 		{ "no-dep-overlap", no_argument, 0, 20 },
 		{ "dep-fallback", required_argument, 0, 21 },
 		{ "prefill", no_argument, 0, 22 },
@@ -315,7 +316,16 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 			o.dep_set = true;
 			break;
 		case 19:
-			o.dep.barrier = false;
+			if (!strcmp(optarg, "all"))
+				o.dep.barrier = DEP_BARRIER_ALL;
+			else if (!strcmp(optarg, "kthread"))
+				o.dep.barrier = DEP_BARRIER_KTHREAD;
+			else if (!strcmp(optarg, "none"))
+				o.dep.barrier = DEP_BARRIER_NONE;
+			else {
+				cli_error("--dep-barrier: all, kthread or none, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
 			o.dep_set = true;
 			break;
 		case 20:

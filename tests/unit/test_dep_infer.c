@@ -133,9 +133,13 @@ static void test_fsync_journal(void)
 	struct dep_opts o;
 
 	dep_opts_default(&o);
-	o.barrier = false;
+	o.barrier = DEP_BARRIER_NONE;
 	d = infer(e, 5, x, &o);
-	CHECK(x[4].npar == 1, "--no-dep-barrier");
+	CHECK(x[4].npar == 1, "--dep-barrier none");
+	dep_infer__free(d);
+	o.barrier = DEP_BARRIER_KTHREAD; /* jbd2 is a kernel thread: still found */
+	d = infer(e, 5, x, &o);
+	CHECK(x[4].npar == 2 && has_edge(&x[4], DEP_BARRIER, 1, 20), "--dep-barrier kthread");
 	dep_infer__free(d);
 	dep_opts_default(&o);
 	o.xwin_ns = 10 * US;
