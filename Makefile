@@ -32,7 +32,7 @@ DEPFILES  := $(LIB_OBJS:.o=.d) $(BUILD)/ioreel.d $(UNIT_BINS:=.d)
 # Debian package names the build, tests and demo need (make deps installs the missing ones).
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	    liburing-dev libzstd-dev zstd libaio-dev libblkid-dev fio bpftrace xfsprogs \
-	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql chromium
+	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql chromium bc
 
 .PHONY: all deps check test demo bench fuzz vmlinux clean
 # Keep the BPF objects and skeletons: as intermediates make would delete them after each build
