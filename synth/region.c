@@ -354,11 +354,11 @@ static void settle(struct synth_job *j, uint64_t F)
 	j->offset_ppm = j->inc_ppm = j->size_ppm = 0;
 }
 
+/* The bytes of its file a job reaches: with offset_increment, the last clone's region end
+ * (in a shared file, or in the last clone's own file: every clone file is that big). */
 static uint64_t job_extent(const struct synth_job *j)
 {
-	uint64_t clones = j->own_files ? 0 : j->numjobs - 1;
-
-	return j->offset + clones * j->offset_inc + j->size;
+	return j->offset + (uint64_t)(j->numjobs - 1) * j->offset_inc + j->size;
 }
 
 static bool same_file(const struct synth_job *a, const struct synth_job *b)
