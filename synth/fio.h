@@ -97,6 +97,8 @@ struct fio_optdef {
 
 /* The entry for key ('-' and '_' alike, fio's aliases folded), or NULL. */
 const struct fio_optdef *fio_opt_find(const char *key);
+/* The i-th entry of the table, NULL past its end. */
+const struct fio_optdef *fio_opt_at(size_t i);
 
 /* What an I/O engine is to ioreel. */
 enum fio_engine_class {

@@ -215,6 +215,11 @@ static bool same_name(const char *a, const char *b)
 	return !*a && !*b;
 }
 
+const struct fio_optdef *fio_opt_at(size_t i)
+{
+	return i < sizeof(opts) / sizeof(opts[0]) ? &opts[i] : NULL;
+}
+
 const struct fio_optdef *fio_opt_find(const char *key)
 {
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)

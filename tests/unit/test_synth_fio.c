@@ -164,6 +164,32 @@ static int count_ops(void *ctx, const struct io_event *ev)
 	return ev->stream ? -EINVAL : 0;
 }
 
+/* Every option the table calls a pattern option is one synth_job_set() applies. */
+static void test_table(void)
+{
+	const struct fio_optdef *d;
+	struct synth_job j;
+	char why[512];
+
+	for (size_t i = 0; (d = fio_opt_at(i)); i++) {
+		int err;
+
+		if (d->cls != FIO_OPT_PATTERN || !strcmp(d->name, "kb_base") ||
+		    !strcmp(d->name, "name"))
+			continue;
+		synth_job_defaults(&j);
+		err = synth_job_set(&j, d->name, "1", why, sizeof(why));
+		CHECK(err != -ENOENT, "%s is a pattern option the setter does not know", d->name);
+		CHECK(fio_opt_find(d->name) == d, "%s found by name", d->name);
+	}
+	CHECK(fio_opt_find("Group-Reporting") && !fio_opt_find("frobnicate"),
+	      "names match case and '-' insensitively");
+	CHECK(fio_engine_find("libaio")->cls == FIO_ENGINE_ASYNC &&
+		      fio_engine_find("psync")->cls == FIO_ENGINE_SYNC &&
+		      fio_engine_find("net")->cls == FIO_ENGINE_REFUSED && !fio_engine_find("nope"),
+	      "engines");
+}
+
 static void test_regions_groups(void)
 {
 	struct synth_spec *s = calloc(1, sizeof(*s));
@@ -263,6 +289,7 @@ int main(void)
 	test_values();
 	test_text();
 	test_classes();
+	test_table();
 	test_regions_groups();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
