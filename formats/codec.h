@@ -14,8 +14,9 @@
 #include "formats/file.h"
 
 #define TRACE_VERSION_MAJOR 1
-/* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5) */
-#define TRACE_VERSION_MINOR 2
+/* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5); 1.3: a record per
+ * stream (header tag 12) */
+#define TRACE_VERSION_MINOR 3
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u

@@ -243,6 +243,25 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 	printf("],\n \"streams\": [");
 	for (uint32_t i = 0; i < m->nstreams; i++)
 		printf("%s%u", i ? ", " : "", m->streams[i].depth);
+	printf("],\n \"stream_records\": [");
+	for (uint32_t i = 0; i < m->nstreams; i++) {
+		const struct trace_stream *t = &m->streams[i];
+
+		printf("%s{\"depth\": %u, \"group\": %u, \"time_based\": %s, \"runtime_ns\": %llu, "
+		       "\"ios\": %llu, \"delay_ns\": %llu, \"relative\": ",
+		       i ? ", " : "", t->depth, t->group,
+		       (t->flags & TRACE_STREAM_TIME_BASED) ? "true" : "false",
+		       (unsigned long long)t->runtime_ns, (unsigned long long)t->ios,
+		       (unsigned long long)t->delay_ns);
+		if (t->flags & TRACE_STREAM_REL)
+			printf("{\"base\": %llu, \"start_ppm\": %u, \"len_ppm\": %u, \"scaled\": "
+			       "%s, \"span\": %llu, \"align\": %u}}",
+			       (unsigned long long)t->rel_base, t->rel_start_ppm, t->rel_len_ppm,
+			       (t->flags & TRACE_STREAM_SCALE) ? "true" : "false",
+			       (unsigned long long)t->rel_span, t->rel_align);
+		else
+			printf("null}");
+	}
 	printf("],\n \"events\": %llu, \"ops\": {", (unsigned long long)in->events);
 	for (int o = 0; o < IO_OP__COUNT; o++)
 		printf("%s\"%s\": %llu", o ? ", " : "", io_op_name(o),
@@ -285,6 +304,44 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 	printf("}\n");
 }
 
+/* Closed-mode stream records that say more than a depth (format 1.1), a few lines at most. */
+static void print_streams(const struct trace_meta *m)
+{
+	char b1[32], b2[32];
+	uint32_t shown = 0;
+
+	if (m->mode != TRACE_MODE_CLOSED)
+		return;
+	for (uint32_t i = 0; i < m->nstreams && shown < 8; i++) {
+		const struct trace_stream *t = &m->streams[i];
+
+		if (!t->group && !t->runtime_ns && !t->ios && !t->delay_ns && !t->flags)
+			continue;
+		printf("\n  stream %-3u depth %u, group %u", i, t->depth, t->group);
+		if (t->runtime_ns)
+			printf(", %s %s", (t->flags & TRACE_STREAM_TIME_BASED) ? "time based" :
+										   "runtime",
+			       fmt_ns(t->runtime_ns, b1, sizeof(b1)));
+		if (t->ios)
+			printf(", %llu I/Os", (unsigned long long)t->ios);
+		if (t->delay_ns)
+			printf(", starts after %s", fmt_ns(t->delay_ns, b2, sizeof(b2)));
+		if (t->flags & TRACE_STREAM_REL) {
+			printf(", region resolved at replay: from %llu B + %g%% of the target, ",
+			       (unsigned long long)t->rel_base, t->rel_start_ppm / 1e4);
+			if (t->rel_len_ppm)
+				printf("%g%% of it long", t->rel_len_ppm / 1e4);
+			else
+				printf("to its end");
+			if (t->flags & TRACE_STREAM_SCALE)
+				printf(", offsets scaled");
+		}
+		shown++;
+	}
+	if (shown == 8)
+		printf("\n  ...");
+}
+
 static void print_text(const char *path, struct trace_reader *r, const struct info *in)
 {
 	const struct trace_meta *m = trace_reader__meta(r);
@@ -304,6 +361,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 	       trace_reader__has_index(r) ? "present" : "ABSENT (read by scanning)");
 	printf("  source     %s, mode %s", m->source[0] ? m->source : "?",
 	       m->mode == TRACE_MODE_CLOSED ? "closed-loop" : "timed");
+	print_streams(m);
 	printf("\n  recorded   %s on %s (%s) by %s\n", when, m->host[0] ? m->host : "?",
 	       m->kernel[0] ? m->kernel : "?", m->tool_version[0] ? m->tool_version : "?");
 	if (m->options[0])

@@ -23,10 +23,15 @@ enum {
 	TAG_RUNTIME,
 	TAG_DEVICE,
 	TAG_STREAMS,
-	/* File-level traces (1.1). Numbered apart, so block-level additions (12, 13, ...) never
+	TAG_STREAM_EXT, /* format 1.3: what each stream runs (FORMAT.md, "Streams") */
+	/* File-level traces (1.2). Numbered apart, so block-level additions (12, 13, ...) never
 	 * collide with them. */
 	TAG_LEVEL = 32,
 };
+
+/* Bytes of one TAG_STREAM_EXT record written by this version; readers accept longer ones
+ * (a later minor appends fields) and shorter ones (absent fields are 0). */
+#define STREAM_EXT_SIZE 64u
 
 void trace_meta_init(struct trace_meta *m, const char *source)
 {
@@ -98,6 +103,45 @@ static int put_num(struct buf *b, uint16_t tag, uint64_t v, size_t n)
 	return put_field(b, tag, tmp, n);
 }
 
+/* Tag 12 only when a record says more than a depth: otherwise a 1.0 reader and a 1.1 reader
+ * read the same streams from tags 8, 9 and 11. */
+static bool streams_say_more(const struct trace_stream *st, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (st[i].flags || st[i].group || st[i].runtime_ns || st[i].ios || st[i].delay_ns)
+			return true;
+	return false;
+}
+
+static int put_stream_ext(struct buf *b, const struct trace_stream *st, uint32_t n)
+{
+	uint8_t *p = malloc(8 + (size_t)n * STREAM_EXT_SIZE);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	put_u32(p, n);
+	put_u32(p + 4, STREAM_EXT_SIZE);
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *q = p + 8 + (size_t)i * STREAM_EXT_SIZE;
+
+		put_u32(q, st[i].flags);
+		put_u32(q + 4, st[i].group);
+		put_u64(q + 8, st[i].runtime_ns);
+		put_u64(q + 16, st[i].ios);
+		put_u64(q + 24, st[i].delay_ns);
+		put_u64(q + 32, st[i].rel_base);
+		put_u32(q + 40, st[i].rel_start_ppm);
+		put_u32(q + 44, st[i].rel_len_ppm);
+		put_u64(q + 48, st[i].rel_span);
+		put_u32(q + 56, st[i].rel_align);
+		put_u32(q + 60, 0);
+	}
+	err = put_field(b, TAG_STREAM_EXT, p, 8 + (size_t)n * STREAM_EXT_SIZE);
+	free(p);
+	return err;
+}
+
 uint8_t *meta_encode(const struct trace_meta *m, size_t *len)
 {
 	struct buf b = { 0 };
@@ -147,6 +191,8 @@ uint8_t *meta_encode(const struct trace_meta *m, size_t *len)
 		for (uint32_t i = 0; i < n; i++)
 			put_u32(tmp + 4 + 4 * i, m->streams[i].depth);
 		err |= put_field(&b, TAG_STREAMS, tmp, 4 + 4 * n);
+		if (!err && streams_say_more(m->streams, n))
+			err |= put_stream_ext(&b, m->streams, n);
 	}
 	if (err) {
 		free(b.p);
@@ -175,10 +221,49 @@ static uint64_t get_num(const uint8_t *p, size_t n)
 	return v;
 }
 
+/* TAG_STREAM_EXT: u32 n, u32 record size, n records. 0 or -EINVAL. */
+static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
+{
+	uint32_t ns, rs;
+	uint8_t rec[STREAM_EXT_SIZE];
+
+	if (n < 8)
+		return -EINVAL;
+	ns = get_u32(v);
+	rs = get_u32(v + 4);
+	if (ns > TRACE_MAX_STREAMS || !rs || rs > 4096 || n < 8 + (uint64_t)ns * rs)
+		return -EINVAL;
+	if (ns > m->nstreams)
+		m->nstreams = ns;
+	for (uint32_t i = 0; i < ns; i++) {
+		struct trace_stream *s = &m->streams[i];
+
+		memset(rec, 0, sizeof(rec));
+		memcpy(rec, v + 8 + (size_t)i * rs, rs < sizeof(rec) ? rs : sizeof(rec));
+		s->flags = get_u32(rec);
+		s->group = get_u32(rec + 4);
+		s->runtime_ns = get_u64(rec + 8);
+		s->ios = get_u64(rec + 16);
+		s->delay_ns = get_u64(rec + 24);
+		s->rel_base = get_u64(rec + 32);
+		s->rel_start_ppm = get_u32(rec + 40);
+		s->rel_len_ppm = get_u32(rec + 44);
+		s->rel_span = get_u64(rec + 48);
+		s->rel_align = get_u32(rec + 56);
+		if ((s->flags & ~(uint32_t)TRACE_STREAM__ALL) || s->rel_start_ppm > 1000000 ||
+		    s->rel_len_ppm > 1000000 ||
+		    ((s->flags & TRACE_STREAM_SCALE) && !(s->flags & TRACE_STREAM_REL)) ||
+		    ((s->flags & TRACE_STREAM_SCALE) && !s->rel_span))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char **what)
 {
 	size_t pos = 8;
 	uint16_t major;
+	bool have_ext = false;
 
 	memset(m, 0, sizeof(*m));
 	if (len < 8 || memcmp(p, "IORL", 4)) {
@@ -271,7 +356,8 @@ int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char *
 				*what = "bad stream table in the header";
 				return -EINVAL;
 			}
-			m->nstreams = ns;
+			if (ns > m->nstreams)
+				m->nstreams = ns;
 			for (uint32_t i = 0; i < ns; i++)
 				m->streams[i].depth = get_u32(v + 4 + 4 * i);
 			break;
@@ -279,8 +365,22 @@ int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char *
 		case TAG_LEVEL:
 			m->level = get_num(v, n);
 			break;
+		case TAG_STREAM_EXT:
+			if (get_stream_ext(m, v, n)) {
+				*what = "bad stream records in the header";
+				return -EINVAL;
+			}
+			have_ext = true;
+			break;
 		default:
 			break; /* a newer minor version's field: skip it */
+		}
+	}
+	if (!have_ext && m->time_based && m->runtime_ns) {
+		/* Format 1.0: one runtime for the whole trace, honoured only with time_based. */
+		for (uint32_t i = 0; i < m->nstreams; i++) {
+			m->streams[i].flags = TRACE_STREAM_TIME_BASED;
+			m->streams[i].runtime_ns = m->runtime_ns;
 		}
 	}
 	if (m->mode > TRACE_MODE_CLOSED) {

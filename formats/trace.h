@@ -40,8 +40,28 @@ struct trace_device {
 	char model[64];
 };
 
+/* What a stream's record says (formats/FORMAT.md, "Streams"); format 1.1 and later. */
+enum trace_stream_flags {
+	TRACE_STREAM_TIME_BASED = 1 << 0, /* cycle the stream's events until runtime_ns */
+	TRACE_STREAM_REL = 1 << 1,	  /* offsets are relative to a region of the target */
+	TRACE_STREAM_SCALE = 1 << 2,	  /* REL: scale offsets from [0, rel_span) onto it */
+	TRACE_STREAM__ALL = (1 << 3) - 1,
+};
+
 struct trace_stream {
-	uint32_t depth; /* closed mode: I/Os of this stream kept in flight */
+	uint32_t depth;	     /* closed mode: I/Os of this stream kept in flight */
+	uint32_t flags;	     /* enum trace_stream_flags */
+	uint32_t group;	     /* closed mode: starts once every stream of a lower group ended */
+	uint32_t rel_align;  /* REL: region bounds and scaled offsets are multiples of this */
+	uint64_t runtime_ns; /* closed mode: the stream stops this long after it starts; 0: never */
+	uint64_t ios;	     /* closed mode: I/Os to issue, cycling the events; 0: the events once */
+	uint64_t delay_ns;   /* closed mode: the stream starts this long after its group */
+	/* REL: the region is [start, start + len) with start = rel_base + target * start_ppm / 1e6
+	 * and len = target * len_ppm / 1e6, or the rest of the target when len_ppm is 0. */
+	uint64_t rel_base;
+	uint32_t rel_start_ppm, rel_len_ppm;
+	uint64_t rel_span; /* SCALE: offsets lie in [0, rel_span); else the sequential stride that
+			    * wraps (0: offsets wrap at the region's length) */
 };
 
 /* Everything the header says about a trace. */
@@ -195,6 +215,16 @@ int trace_merge__next(struct trace_merge *m, struct io_event *ev, unsigned int *
 int trace_merge__rewind(struct trace_merge *m);
 const char *trace_merge__error(const struct trace_merge *m);
 void trace_merge__close(struct trace_merge *m);
+/*
+ * Where a REL stream's event lands on a target of target_size bytes: its byte offset, within
+ * the stream's region (formats/FORMAT.md, "Streams"). *region_len gets the region's length (0
+ * when the target is too small for the region; the offset is then the region's start).
+ */
+uint64_t trace_stream_offset(const struct trace_stream *s, uint64_t offset, uint64_t target_size,
+			     uint64_t *region_len);
+/* The closed-mode end of a stream after issued I/Os at elapsed ns since it started. */
+bool trace_stream_ended(const struct trace_stream *s, uint64_t nevents, uint64_t issued,
+			uint64_t elapsed_ns);
 
 /* Fills host, kernel, tool_version, genesis_realtime_ns of a fresh meta (zeroed otherwise). */
 void trace_meta_init(struct trace_meta *m, const char *source);

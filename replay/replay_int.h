@@ -38,11 +38,13 @@ struct dsev {
 	struct dep_info dep;
 };
 
-/* A closed-loop stream: its events in order, and how many are in flight. */
+/* A closed-loop stream: its events in order, how many are in flight, and what the trace says
+ * it runs (its group, start delay, runtime or I/O count: formats/FORMAT.md, "Streams"). */
 struct cstream {
 	struct sev *ev;
-	uint64_t n, cap, pos;
+	uint64_t n, cap, pos, issued;
 	uint32_t depth, inflight;
+	struct trace_stream rec;
 };
 
 #define RUN_DECODE 4096	     /* events decoded per trace_reader__next */

@@ -358,31 +358,51 @@ static int loop_afap(struct run *r)
 	return 0;
 }
 
+/*
+ * Each stream keeps its depth in flight until the trace says it ends (its runtime, I/O count,
+ * or its events once; formats/FORMAT.md, "Streams"). Streams of a higher group start once
+ * every stream of the group before has ended and drained, as fio's stonewall.
+ */
 static int loop_closed(struct run *r)
 {
-	const struct trace_meta *m = r->meta;
-	uint64_t end = m->time_based && m->runtime_ns ? m->runtime_ns : 0;
+	uint32_t group = UINT32_MAX;
+	uint64_t gstart = 0;
 	int ret;
 
-	while (!replay_stop) {
+	for (uint32_t i = 0; i < r->ncs; i++)
+		if (r->cs[i].n && r->cs[i].rec.group < group)
+			group = r->cs[i].rec.group;
+	while (!replay_stop && group != UINT32_MAX) {
 		uint64_t now = now_mono_ns() - r->start_mono;
-		bool more = false;
+		uint32_t next = UINT32_MAX;
+		bool live = false;
 
-		if (end && now >= end)
-			break;
 		for (uint32_t i = 0; i < r->ncs; i++) {
 			struct cstream *c = &r->cs[i];
+			uint64_t t = now - gstart;
 
-			while (c->n && c->inflight < c->depth) {
-				if (c->pos == c->n) {
-					if (!end)
-						break;
-					c->pos = 0; /* time_based: cycle the job, as fio's loops */
-				}
+			if (c->rec.group != group) {
+				if (c->n && c->rec.group > group && c->rec.group < next)
+					next = c->rec.group;
+				continue;
+			}
+			live |= c->inflight > 0;
+			if (t < c->rec.delay_ns) {
+				live = true; /* startdelay */
+				continue;
+			}
+			t -= c->rec.delay_ns;
+			while (!trace_stream_ended(&c->rec, c->n, c->issued, t)) {
+				live = true;
+				if (c->inflight >= c->depth)
+					break;
+				if (c->pos == c->n)
+					c->pos = 0; /* cycle the job, as fio's loops */
 				ret = run_issue(r, &c->ev[c->pos++], now, 0);
 				if (ret)
 					return ret;
 				c->inflight++;
+				c->issued++;
 				/* Each I/O goes out as soon as it is ready, as fio submits by default
 				 * (iodepth_batch_submit=1). One submit for the whole refill held the
 				 * first I/Os back while the kernel prepared the rest under one plug:
@@ -392,12 +412,16 @@ static int loop_closed(struct run *r)
 				if (ret)
 					return ret;
 			}
-			if (c->pos < c->n || end)
-				more = true;
 		}
-		if (!more)
-			break;
-		run_reap(r, 1000000);
+		if (!live) {
+			group = next;
+			gstart = now;
+			continue;
+		}
+		if (r->inflight)
+			run_reap(r, 1000000);
+		else
+			usleep(100); /* only delayed streams are left: wait for their start */
 	}
 	return 0;
 }

@@ -68,9 +68,15 @@ static bool writes_allowed(const struct run *r)
 	return r->o->allow_writes;
 }
 
+static bool stream_is_rel(const struct trace_meta *m, uint32_t stream)
+{
+	return stream < m->nstreams && (m->streams[stream].flags & TRACE_STREAM_REL);
+}
+
 bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
 {
 	const struct target *t;
+	uint64_t off, rlen;
 	uint32_t len;
 	uint8_t op = ev->op;
 	bool moved;
@@ -111,11 +117,14 @@ bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
 	if (len > t->size)
 		len = (uint32_t)t->size; /* prescan refused this for reads/writes */
 	s->len = len;
-	s->offset = sched_map_offset(ev->offset, len, t->size, r->src_size[ev->dev], t->lbs,
+	off = ev->offset;
+	if (stream_is_rel(r->meta, ev->stream)) /* a region resolved against this target */
+		off = trace_stream_offset(&r->meta->streams[ev->stream], off, t->size, &rlen);
+	s->offset = sched_map_offset(off, len, t->size, r->src_size[ev->dev], t->lbs,
 				     r->o->offsets == REPLAY_OFFSETS_SCALE, &moved);
 	if (moved)
 		r->res->remapped++;
-	else if (len != ev->length || s->offset != ev->offset)
+	else if (len != ev->length || s->offset != off)
 		r->res->realigned++;
 	return true;
 }
@@ -165,8 +174,8 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 				p->last = t;
 			if (ev->stream > p->max_stream)
 				p->max_stream = ev->stream;
-			if (ev->op == IO_OP_FLUSH)
-				continue;
+			if (ev->op == IO_OP_FLUSH || stream_is_rel(r->meta, ev->stream))
+				continue; /* relative offsets land in the target by construction */
 			readmap_note(r->rmap, ev); /* the regions it reads: prefill.c */
 			if (ev->offset + ev->length > p->max_end[ev->dev])
 				p->max_end[ev->dev] = ev->offset + ev->length;
@@ -298,7 +307,8 @@ static void warn_skips(struct run *r, const struct prescan *p)
 			 (unsigned long long)p->count[IO_OP_WRITE_ZEROES]);
 }
 
-/* Closed mode keeps each stream's events in memory: they are cycled for time_based jobs. */
+/* Closed mode keeps each stream's events in memory: they are cycled for time_based jobs and
+ * I/O counts beyond them. */
 static int load_streams(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	long n;
@@ -310,9 +320,15 @@ static int load_streams(struct run *r, const struct prescan *p, char *err, size_
 	if (!r->cs)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < r->ncs; i++) {
-		uint32_t d = i < r->meta->nstreams ? r->meta->streams[i].depth : 0;
+		struct cstream *c = &r->cs[i];
 
-		r->cs[i].depth = d ? d : 1;
+		if (i < r->meta->nstreams) {
+			c->rec = r->meta->streams[i];
+		} else if (r->meta->time_based && r->meta->runtime_ns) {
+			c->rec.flags = TRACE_STREAM_TIME_BASED;
+			c->rec.runtime_ns = r->meta->runtime_ns;
+		}
+		c->depth = c->rec.depth ? c->rec.depth : 1;
 	}
 	trace_reader__rewind(r->rd);
 	while ((n = trace_reader__next(r->rd, r->buf, RUN_DECODE)) > 0) {

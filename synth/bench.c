@@ -460,6 +460,10 @@ int cmd_bench(int argc, char **argv)
 					goto out_dir;
 				}
 			}
+			if (synth_spec_resolve(spec, 0, why, sizeof(why))) {
+				cli_error("%s", why);
+				goto out_dir;
+			}
 			if (pr->variants > 1)
 				snprintf(name, sizeof(name), "%s-%s", pr->name, pr->variant_names[v]);
 			else

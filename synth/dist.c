@@ -3,9 +3,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include "synth/dist.h"
+#include "util/cli.h"
 #include "util/num.h"
+
+/* zoned_abs sizes: "20g", "100m" (fio reads them with its size rules; kb_base 1024). */
+static int parse_size_1024(const char *s, uint64_t *v)
+{
+	return parse_size(s, v);
+}
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -70,6 +78,96 @@ double rng_exp(struct synth_rng *r, double mean)
 	return -mean * log(1.0 - rng_unit(r));
 }
 
+/* One direction's zones "50/5:30/15:20/" (fio's zone_split_ddir: a missing or 0 range shares
+ * what the others leave). abs: ranges are sizes in bytes (k, m, g as 1024s). */
+static int parse_zone_set(char *set, bool abs, struct dist_spec *d)
+{
+	char *save = NULL, *tok;
+	uint32_t acc = 0, rng = 0, miss = 0;
+
+	d->nzones = 0;
+	for (tok = strtok_r(set, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/'), *end;
+		struct dist_zone *z;
+		unsigned long a;
+
+		if (d->nzones == DIST_MAX_ZONES || !slash)
+			return -EINVAL;
+		*slash = '\0';
+		z = &d->zones[d->nzones++];
+		errno = 0;
+		a = strtoul(tok, &end, 10);
+		if (errno || end == tok || *end || a > 100)
+			return -EINVAL;
+		z->access = (uint32_t)a;
+		acc += z->access;
+		if (abs) {
+			if (parse_size_1024(slash + 1, &z->size) || !z->size)
+				return -EINVAL;
+			continue;
+		}
+		a = slash[1] ? strtoul(slash + 1, &end, 10) : 0;
+		if (slash[1] && (*end || a > 100))
+			return -EINVAL;
+		z->size = a ? a : UINT64_MAX;
+		if (a)
+			rng += (uint32_t)a;
+		else
+			miss++;
+	}
+	if (!d->nzones || acc != 100 || rng > 100)
+		return -EINVAL;
+	for (uint32_t i = 0; i < d->nzones; i++)
+		if (d->zones[i].size == UINT64_MAX)
+			d->zones[i].size = (100 - rng) / miss;
+	return 0;
+}
+
+/* "zoned:..." / "zoned_abs:..." with per-direction sets split by ','. */
+static int parse_zoned(const char *list, bool abs, struct dist_spec *d)
+{
+	char buf[4096], *sets[3] = { 0 }, *p;
+	int n = 0;
+
+	if (strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, list);
+	sets[n++] = buf;
+	for (p = buf; *p; p++)
+		if (*p == ',') {
+			if (n == 3)
+				return -EINVAL;
+			*p = '\0';
+			sets[n++] = p + 1;
+		}
+	for (int i = 1; i < n; i++)
+		if (*sets[i] && strcmp(sets[i], sets[0]))
+			return -EOPNOTSUPP; /* one zone set per direction is not modeled */
+	d->kind = abs ? DIST_ZONED_ABS : DIST_ZONED;
+	return parse_zone_set(sets[0], abs, d);
+}
+
+static int parse_sequence(const char *list, struct dist_spec *d)
+{
+	const char *p = list;
+
+	d->kind = DIST_SEQUENCE;
+	while (*p) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || end == p || v > UINT32_MAX || d->nseq == DIST_MAX_SEQ)
+			return -EINVAL;
+		d->seq[d->nseq++] = (uint32_t)v;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return d->nseq ? 0 : -EINVAL;
+}
+
 int dist_parse(const char *s, struct dist_spec *d)
 {
 	const char *colon = strchr(s, ':');
@@ -77,6 +175,12 @@ int dist_parse(const char *s, struct dist_spec *d)
 	char *end;
 
 	memset(d, 0, sizeof(*d));
+	if (nlen == 5 && !strncmp(s, "zoned", 5))
+		return colon ? parse_zoned(colon + 1, false, d) : -EINVAL;
+	if (nlen == 9 && !strncmp(s, "zoned_abs", 9))
+		return colon ? parse_zoned(colon + 1, true, d) : -EINVAL;
+	if (nlen == 8 && !strncmp(s, "sequence", 8))
+		return colon ? parse_sequence(colon + 1, d) : -EINVAL;
 	if ((nlen == 6 && !strncmp(s, "random", 6)) || (nlen == 7 && !strncmp(s, "uniform", 7))) {
 		d->kind = DIST_UNIFORM;
 		return colon ? -EINVAL : 0;
@@ -96,7 +200,11 @@ int dist_parse(const char *s, struct dist_spec *d)
 	if (colon) {
 		errno = 0;
 		d->param = strtod(colon + 1, &end);
-		if (errno || end == colon + 1 || *end || !isfinite(d->param))
+		if (errno || end == colon + 1 || !isfinite(d->param))
+			return -EINVAL;
+		if (*end == ':')
+			return -EOPNOTSUPP; /* fio's center ("zipf:1.2:0.25") is not modeled */
+		if (*end)
 			return -EINVAL;
 	}
 	/* fio's bounds (options.c, str_random_distribution_cb) */
@@ -121,13 +229,42 @@ int dist_parse(const char *s, struct dist_spec *d)
 
 char *dist_format(const struct dist_spec *d, char *buf, unsigned long len)
 {
-	static const char *names[] = { "random", "zipf", "pareto", "normal" };
+	static const char *names[] = { "random", "zipf", "pareto", "normal", "zoned", "zoned_abs",
+				       "sequence" };
 
-	if (d->kind == DIST_UNIFORM)
-		snprintf(buf, len, "random");
+	if (d->kind == DIST_UNIFORM || d->kind >= DIST_ZONED)
+		snprintf(buf, len, "%s", names[d->kind]);
 	else
 		snprintf(buf, len, "%s:%g", names[d->kind], d->param);
 	return buf;
+}
+
+/* zone_of[v - 1] for fio's draw v in 1..100, and each zone's block range (fio's
+ * __get_next_rand_offset_zoned: [lastb * start% / 100, + lastb * size% / 100)). */
+static void zones_init(struct block_dist *b)
+{
+	const struct dist_spec *d = &b->spec;
+	uint64_t start = 0, unit = d->unit ? d->unit : 1;
+	uint32_t acc = 0, v = 0;
+
+	for (uint32_t i = 0; i < d->nzones; i++) {
+		uint64_t lo, hi;
+
+		if (d->kind == DIST_ZONED) {
+			lo = start * b->n / 100;
+			hi = lo + b->n * d->zones[i].size / 100;
+			start += d->zones[i].size;
+		} else {
+			lo = start / unit;
+			hi = (start + d->zones[i].size) / unit;
+			start += d->zones[i].size;
+		}
+		b->zone_lo[i] = lo;
+		b->zone_hi[i] = hi > b->n ? b->n : hi;
+		acc += d->zones[i].access;
+		while (v < acc && v < 100)
+			b->zone_of[v++] = (uint8_t)i;
+	}
 }
 
 /* ---- zipf: rejection-inversion (Hörmann & Derflinger 1996), exact for any θ > 0, O(1) ---- */
@@ -246,6 +383,8 @@ int block_dist_init(struct block_dist *b, const struct dist_spec *spec, uint64_t
 	if (n == 1)
 		b->scatter_mul = 1;
 	b->scatter_add = rng_below(&b->rng, n);
+	if (spec->kind == DIST_ZONED || spec->kind == DIST_ZONED_ABS)
+		zones_init(b);
 	if (spec->kind == DIST_NORMAL && spec->param > 0) {
 		/* gauss_init(): the spread is dev % of the range, at most half of it */
 		b->stddev = (uint64_t)ceil(spec->param * (double)n / 100.0);
@@ -285,6 +424,21 @@ uint64_t block_dist_next(struct block_dist *b)
 		if ((uint64_t)v >= b->n)
 			v = (int64_t)b->n - 1;
 		return block_dist_scatter(b, (uint64_t)v);
+	}
+	case DIST_ZONED:
+	case DIST_ZONED_ABS: {
+		/* fio: a percentile picks the zone, then a uniform block inside it */
+		uint32_t z = b->zone_of[rng_below(&b->rng, 100)];
+		uint64_t lo = b->zone_lo[z], hi = b->zone_hi[z];
+
+		return hi > lo ? lo + rng_below(&b->rng, hi - lo) : lo;
+	}
+	case DIST_SEQUENCE: {
+		/* fio: block seq[i % n], moved on by n blocks per cycle with the stride */
+		uint64_t i = b->seq_pos++, nseq = b->spec.nseq;
+		uint64_t blk = b->spec.seq[i % nseq] + (b->spec.seq_stride ? i / nseq * nseq : 0);
+
+		return blk < b->n ? blk : blk % b->n;
 	}
 	default:
 		break;

@@ -27,16 +27,35 @@ enum dist_kind {
 	DIST_ZIPF,
 	DIST_PARETO,
 	DIST_NORMAL,	  /* fio "normal" (fio calls it gauss) */
+	DIST_ZONED,	  /* fio "zoned:60/10:30/20:...": access % / range % of the region */
+	DIST_ZONED_ABS,	  /* fio "zoned_abs:60/20g:...": access % / bytes from the start */
+	DIST_SEQUENCE,	  /* fio "sequence:2,0,1": these block indexes, in this order, again */
+};
+
+#define DIST_MAX_ZONES 256 /* fio's limit for zoned and zoned_abs */
+#define DIST_MAX_SEQ 64	   /* fio's limit for sequence */
+
+struct dist_zone {
+	uint32_t access; /* percent of the I/Os */
+	uint64_t size;	 /* ZONED: percent of the region; ZONED_ABS: bytes */
 };
 
 /* A parsed --random-distribution value. */
 struct dist_spec {
 	enum dist_kind kind;
 	double param; /* zipf θ, pareto h, normal deviation in % of the range */
+	uint32_t nzones;
+	struct dist_zone zones[DIST_MAX_ZONES];
+	uint32_t nseq;
+	uint32_t seq[DIST_MAX_SEQ];
+	int seq_stride; /* random_sequence_stride: each cycle moves on by nseq blocks */
+	uint64_t unit;	/* ZONED_ABS: bytes per block (set by the caller before block_dist_init) */
 };
 
-/* "random" | "uniform" | "zipf[:θ]" | "pareto[:h]" | "normal[:dev]" | "gauss[:dev]", with
- * fio's defaults (θ 1.1, h 0.2, dev 0) and fio's bounds. 0 or -EINVAL. */
+/* "random" | "uniform" | "zipf[:θ]" | "pareto[:h]" | "normal[:dev]" | "gauss[:dev]" |
+ * "zoned:A/R:..." | "zoned_abs:A/SIZE:..." | "sequence:i,j,...", with fio's defaults (θ 1.1,
+ * h 0.2, dev 0) and fio's bounds. A zoned list may give one set per direction separated by
+ * ',' (fio's rule); only one set is modeled, so different sets are -EOPNOTSUPP. 0 or -EINVAL. */
 int dist_parse(const char *s, struct dist_spec *d);
 /* "zipf:1.1" etc. into buf; returns buf. */
 char *dist_format(const struct dist_spec *d, char *buf, unsigned long len);
@@ -62,6 +81,10 @@ struct block_dist {
 	uint64_t keys[4];
 	uint64_t perm_pos;
 	uint64_t scatter_mul, scatter_add;
+	/* zoned: zone of each access percentile 1..100, and zones' block ranges */
+	uint8_t zone_of[100];
+	uint64_t zone_lo[DIST_MAX_ZONES], zone_hi[DIST_MAX_ZONES];
+	uint64_t seq_pos;
 };
 
 int block_dist_init(struct block_dist *b, const struct dist_spec *spec, uint64_t n,

@@ -1,149 +1,241 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * fio job files: "[global]" and job sections of "key=value" lines (or bare flags), '#' and ';'
- * comments. Options apply in file order; a job section starts from the [global] seen so far,
- * as fio does. What the generator does not model is collected, never dropped silently.
+ * fio job files into synth jobs. The text is read by synth/fioparse.c; here every option of
+ * every section is looked up in fio's option table (synth/fioopts.c): options that shape the
+ * I/O are applied in file order, a job section starting from the [global] sections above it
+ * (fio's rule); options that only concern fio's machinery are collected for one note line;
+ * an option ioreel does not reproduce refuses the job, naming the option and why.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "synth/fio.h"
 #include "synth/synth.h"
 
-static char *trim(char *s)
-{
-	char *e;
+/* A job being built: the job, and the first reason it cannot be reproduced. */
+struct pending {
+	struct synth_job job;
+	unsigned int kb_base;
+	char refused[768];
+	bool engine_refused; /* an engine refusal says more than any option after it */
+};
 
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
+/* The ignored options of the whole file, by why: "a, b (why); c (why2)". */
+struct ignored {
+	char why[32][256];
+	char keys[32][512];
+	unsigned int n;
+};
+
+static void ignore(struct ignored *ig, const char *key, const char *why)
+{
+	unsigned int i;
+	size_t kl = strlen(key), used;
+	char *k;
+
+	for (i = 0; i < ig->n && strcmp(ig->why[i], why); i++)
+		;
+	if (i == ig->n) {
+		if (ig->n == sizeof(ig->why) / sizeof(ig->why[0]))
+			return;
+		snprintf(ig->why[ig->n++], sizeof(ig->why[0]), "%s", why);
+		ig->keys[i][0] = '\0';
+	}
+	k = ig->keys[i];
+	for (const char *p = k; (p = strstr(p, key)); p += kl)
+		if ((p == k || p[-2] == ',') && (p[kl] == '\0' || p[kl] == ','))
+			return;
+	used = strlen(k);
+	snprintf(k + used, sizeof(ig->keys[i]) - used, "%s%s", used ? ", " : "", key);
 }
 
-/* Appends "word" to a space-separated list once (by key), keeping the list NUL-terminated. */
-static void list_add(char *list, size_t len, const char *key, const char *value)
+static void ignored_line(const struct ignored *ig, char *out, size_t len)
 {
-	char item[160];
-	size_t klen = strlen(key), used = strlen(list);
+	size_t used = 0;
 
-	for (const char *p = list; (p = strstr(p, key)); p += klen) {
-		bool start = p == list || p[-1] == ' ';
-		char after = p[klen];
+	out[0] = '\0';
+	for (unsigned int i = 0; i < ig->n && used + 1 < len; i++) {
+		int n = snprintf(out + used, len - used, "%s%s (%s)", i ? "; " : "", ig->keys[i],
+				 ig->why[i]);
 
-		if (start && (after == '\0' || after == ' ' || after == '='))
-			return;
+		if (n < 0)
+			break;
+		used += (size_t)n;
 	}
-	snprintf(item, sizeof(item), "%s%s%s%s", used ? " " : "", key, value ? "=" : "",
-		 value ? value : "");
-	if (used + strlen(item) + 1 < len)
-		strcat(list, item);
+}
+
+static void refuse(struct pending *p, const struct fio_opt *o, const char *why, bool engine)
+{
+	if (p->refused[0] && (p->engine_refused || !engine))
+		return;
+	snprintf(p->refused, sizeof(p->refused), "%s:%u: %s%s%s: %s", o->file, o->line, o->key,
+		 o->value ? "=" : "", o->value ? o->value : "", why);
+	p->engine_refused = engine;
+}
+
+/* fio reads kb_base before the sizes of its section (option priorities), so do we. */
+static int section_kb_base(const struct fio_section *sec, unsigned int *kb, char *why,
+			   size_t why_len)
+{
+	for (unsigned int i = 0; i < sec->nopt; i++) {
+		const struct fio_opt *o = &sec->opt[i];
+
+		if (strcmp(o->key, "kb_base"))
+			continue;
+		if (!o->value || (strcmp(o->value, "1024") && strcmp(o->value, "1000"))) {
+			snprintf(why, why_len, "%s:%u: kb_base=%s: expected 1024 or 1000", o->file,
+				 o->line, o->value ? o->value : "");
+			return -EINVAL;
+		}
+		*kb = (unsigned int)atoi(o->value);
+	}
+	return 0;
+}
+
+static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig, char *why,
+		 size_t why_len)
+{
+	const struct fio_optdef *def = fio_opt_find(o->key);
+	char msg[512] = "";
+	int err;
+
+	if (!def) {
+		refuse(p, o, "not an option ioreel knows, so it cannot say what it does to the I/O",
+		       false);
+		return 0;
+	}
+	if (def->cls == FIO_OPT_IGNORED) {
+		ignore(ig, o->key, def->why);
+		return 0;
+	}
+	if (def->cls == FIO_OPT_REFUSED) {
+		refuse(p, o, def->why, false);
+		return 0;
+	}
+	if (!strcmp(o->key, "kb_base"))
+		return 0;
+	if (!strcmp(o->key, "name") && o->value) {
+		snprintf(p->job.name, sizeof(p->job.name), "%s", o->value);
+		return 0;
+	}
+	err = synth_job_set_kb(&p->job, o->key, o->value, p->kb_base, msg, sizeof(msg));
+	if (err == -EALREADY) {
+		char key[160];
+
+		if (!msg[0]) {
+			ignore(ig, o->key, "where the I/O goes and what fio calls it");
+			return 0;
+		}
+		/* a value that changes how fio runs, not what the trace holds: name it */
+		snprintf(key, sizeof(key), "%s%s%s", o->key, o->value ? "=" : "",
+			 o->value ? o->value : "");
+		ignore(ig, key, msg);
+		return 0;
+	}
+	if (err == -EOPNOTSUPP || err == -ENOENT) {
+		char prefix[600];
+		const char *w = err == -ENOENT ? "not modeled" : msg;
+
+		/* synth_job_set says "key=value: why"; the refusal names the option itself */
+		snprintf(prefix, sizeof(prefix), "%s=%s: ", o->key, o->value ? o->value : "");
+		if (!strncmp(w, prefix, strlen(prefix)))
+			w += strlen(prefix);
+		refuse(p, o, w, !strcmp(o->key, "ioengine"));
+		return 0;
+	}
+	if (err && o->value && !o->value[0] && o->raw && strchr(o->raw, '$')) {
+		snprintf(why, why_len,
+			 "%s:%u: %s=%s is empty: the environment does not set it "
+			 "(fio reads it the same way)",
+			 o->file, o->line, o->key, o->raw);
+		return err;
+	}
+	if (err) {
+		snprintf(why, why_len, "%s:%u: %s", o->file, o->line, msg);
+		return err;
+	}
+	return 0;
+}
+
+/* A job without filename gets one file per clone (fio's jobname.N.0), unless its engine
+ * names the device. */
+static void finish_job(struct synth_job *j)
+{
+	j->own_files = !j->file[0] && !j->device_engine;
+	if (!j->file[0] && j->device_engine)
+		snprintf(j->file, sizeof(j->file), "(the engine's device)");
 }
 
 int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 		struct fiojob_result *res, char *why, size_t why_len)
 {
-	FILE *f = fopen(path, "r");
-	struct synth_job global, *cur = &global;
-	bool in_global = false, skipping = true, seen_section = false;
-	char line[4096], msg[512];
-	unsigned int lineno = 0;
-	int err = 0;
+	struct fio_jobfile jf;
+	struct pending *global = calloc(1, sizeof(*global)), *cur = calloc(1, sizeof(*cur));
+	struct ignored *ig = calloc(1, sizeof(*ig));
+	bool seen = false;
+	int err;
 
-	if (!f) {
-		err = -errno;
-		snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
-		return err;
-	}
 	memset(res, 0, sizeof(*res));
-	synth_job_defaults(&global);
 	spec->innodb = false;
 	spec->njobs = 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *s = trim(line), *eq, *key, *value;
+	if (!global || !cur || !ig) {
+		snprintf(why, why_len, "out of memory");
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = fio_jobfile_read(path, &jf, why, why_len);
+	if (err)
+		goto out_free;
+	synth_job_defaults(&global->job);
+	global->job.sync_engine = true; /* fio's default engine is psync */
+	global->kb_base = 1024;
+	for (unsigned int s = 0; !err && s < jf.nsec; s++) {
+		const struct fio_section *sec = &jf.sec[s];
+		struct pending *p = sec->global ? global : cur;
+		bool skip = !sec->global && section && strcmp(sec->name, section);
 
-		lineno++;
-		if (!*s || *s == '#' || *s == ';')
+		if (skip)
 			continue;
-		if (*s == '[') {
-			char *close = strchr(s, ']');
-
-			if (!close) {
-				snprintf(why, why_len, "%s:%u: section header without ']'", path,
-					 lineno);
-				err = -EINVAL;
-				break;
-			}
-			*close = '\0';
-			s = trim(s + 1);
-			in_global = !strcmp(s, "global");
-			if (in_global) {
-				cur = &global;
-				skipping = false;
-				continue;
-			}
-			skipping = section && strcmp(s, section);
-			if (skipping)
-				continue;
-			seen_section = true;
-			if (spec->njobs == SYNTH_MAX_JOBS) {
-				snprintf(why, why_len, "%s:%u: more than %d job sections", path, lineno,
-					 SYNTH_MAX_JOBS);
-				err = -EINVAL;
-				break;
-			}
-			cur = &spec->jobs[spec->njobs++];
-			*cur = global;
-			snprintf(cur->name, sizeof(cur->name), "%s", s);
-			continue;
+		if (!sec->global) {
+			*cur = *global;
+			snprintf(cur->job.name, sizeof(cur->job.name), "%s", sec->name);
+			seen = true;
 		}
-		if (skipping && !in_global)
+		err = section_kb_base(sec, &p->kb_base, why, why_len);
+		for (unsigned int i = 0; !err && i < sec->nopt; i++)
+			err = apply(p, &sec->opt[i], ig, why, why_len);
+		if (err || sec->global)
 			continue;
-		if (!strncmp(s, "include ", 8)) {
-			list_add(res->unmodeled, sizeof(res->unmodeled), "include", trim(s + 8));
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (eq) {
-			*eq = '\0';
-			key = trim(s);
-			value = trim(eq + 1);
-		} else {
-			key = s;
-			value = NULL;
-		}
-		if (!strcmp(key, "kb_base") && value && !strcmp(value, "1024"))
-			continue; /* the default, which is how sizes are read anyway */
-		msg[0] = '\0';
-		err = synth_job_set(cur, key, value, msg, sizeof(msg));
-		if (err == -ENOENT) {
-			list_add(res->unmodeled, sizeof(res->unmodeled), key, value);
-			err = 0;
-		} else if (err == -EALREADY) {
-			list_add(res->ignored, sizeof(res->ignored), key, NULL);
-			err = 0;
-		} else if (err) {
-			snprintf(why, why_len, "%s:%u: %s", path, lineno, msg);
+		if (cur->refused[0]) {
+			snprintf(why, why_len, "job '%s' refused: %s", sec->name, cur->refused);
+			err = -EOPNOTSUPP;
 			break;
 		}
+		if (spec->njobs == SYNTH_MAX_JOBS) {
+			snprintf(why, why_len, "%s:%u: more than %d job sections", sec->file,
+				 sec->line, SYNTH_MAX_JOBS);
+			err = -EINVAL;
+			break;
+		}
+		finish_job(&cur->job);
+		spec->jobs[spec->njobs++] = cur->job;
 	}
-	if (!err && ferror(f)) {
-		err = -EIO;
-		snprintf(why, why_len, "cannot read %s", path);
-	}
-	fclose(f);
+	fio_jobfile_free(&jf);
 	if (err)
-		return err;
-	if (section && !seen_section) {
+		goto out_free;
+	if (section && !seen) {
 		snprintf(why, why_len, "%s has no section [%s]", path, section);
-		return -ENOENT;
-	}
-	if (!spec->njobs) {
+		err = -ENOENT;
+	} else if (!spec->njobs) {
 		snprintf(why, why_len, "%s has no job section (only [global])", path);
-		return -EINVAL;
+		err = -EINVAL;
 	}
 	res->njobs = spec->njobs;
-	return 0;
+	ignored_line(ig, res->ignored, sizeof(res->ignored));
+out_free:
+	free(global);
+	free(cur);
+	free(ig);
+	return err;
 }

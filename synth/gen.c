@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "synth/jobgen.h"
 #include "synth/synth.h"
 
-enum gen_kind { GEN_JOB, GEN_INNO_READER, GEN_INNO_LOG, GEN_INNO_CLEANER };
+enum gen_kind { GEN_JOB, GEN_FLOW, GEN_INNO_READER, GEN_INNO_LOG, GEN_INNO_CLEANER };
 
 struct gen {
 	enum gen_kind kind;
@@ -20,17 +21,23 @@ struct gen {
 	struct synth_rng rng;
 	struct block_dist bd;
 	/* GEN_JOB */
-	const struct synth_job *job;
-	uint64_t unit;		/* random offsets are multiples of the smallest block size */
-	uint64_t seq_pos[SYNTH_DDIR_N];
-	uint64_t ios, bytes, writes, pass_ios, pass_bytes;
-	double t;		/* timed: arrival of the next I/O */
-	bool timed, flush_pending;
+	struct jobgen *jg;
+	uint32_t group;
+	/* GEN_FLOW: the job clones of one flow set, issued in the ratio of their weights */
+	struct flow_member *fm;
+	uint32_t fn;
 	/* InnoDB */
 	const struct synth_innodb *m;
 	uint64_t emitted, total, log_pos;
 	uint32_t phase, idx;
 	uint64_t *pages; /* the current doublewrite batch */
+};
+
+struct flow_member {
+	struct jobgen *jg;
+	double weight, key;
+	uint64_t issued;
+	bool done;
 };
 
 static uint64_t mix_seed(uint64_t seed, uint64_t stream)
@@ -42,149 +49,14 @@ static uint64_t mix_seed(uint64_t seed, uint64_t stream)
 	return z ^ (z >> 33);
 }
 
-static uint32_t min_bs_of(const struct synth_job *j)
-{
-	uint32_t mn = UINT32_MAX;
-
-	for (int d = 0; d < SYNTH_DDIR_N; d++) {
-		if (!(j->ddirs & (1u << d)))
-			continue;
-		for (uint32_t i = 0; i < j->bs[d].n; i++)
-			if (j->bs[d].e[i].pct && j->bs[d].e[i].bs < mn)
-				mn = j->bs[d].e[i].bs;
-	}
-	return mn;
-}
-
-static uint32_t pick_bs(struct gen *g, const struct synth_bsplit *b)
-{
-	uint32_t r, acc = 0;
-
-	if (b->n == 1)
-		return b->e[0].bs;
-	r = (uint32_t)rng_below(&g->rng, 100);
-	for (uint32_t i = 0; i < b->n; i++) {
-		acc += b->e[i].pct;
-		if (r < acc)
-			return b->e[i].bs;
-	}
-	return b->e[b->n - 1].bs;
-}
-
 static void ev_init(struct io_event *ev, const char *comm)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->queue_ns = ev->issue_ns = ev->complete_ns = IO_TS_NONE;
 	size_t n = strlen(comm);
 
+	memset(ev, 0, sizeof(*ev));
+	ev->queue_ns = ev->issue_ns = ev->complete_ns = IO_TS_NONE;
 	/* comm is a kernel task name: 15 characters at most, truncated like the kernel does */
 	memcpy(ev->comm, comm, n < IO_COMM_LEN - 1 ? n : IO_COMM_LEN - 1);
-}
-
-static bool job_pass_done(const struct gen *g)
-{
-	const struct synth_job *j = g->job;
-
-	if (j->number_ios)
-		return g->pass_ios >= j->number_ios;
-	return g->pass_bytes >= (j->io_size ? j->io_size : j->size);
-}
-
-static double job_progress(const struct gen *g)
-{
-	const struct synth_job *j = g->job;
-
-	if (j->number_ios)
-		return (double)g->pass_ios / (double)j->number_ios;
-	return (double)g->pass_bytes / (double)(j->io_size ? j->io_size : j->size);
-}
-
-/* 1: *ev filled; 0: the stream is finished. */
-static int job_next(struct gen *g, struct io_event *ev)
-{
-	const struct synth_job *j = g->job;
-	uint64_t now = g->timed ? (uint64_t)g->t : 0;
-
-	ev_init(ev, j->name);
-	ev->tid = g->stream + 1;
-	if (g->flush_pending) {
-		/* The flush follows the write that completed the count, at the same time. */
-		g->flush_pending = false;
-		ev->op = IO_OP_FLUSH;
-		ev->queue_ns = g->timed ? now : 0;
-		return 1;
-	}
-	if (g->timed && j->runtime_ns && now >= j->runtime_ns)
-		return 0;
-	if (job_pass_done(g)) {
-		/* A rate with time_based keeps arriving for the runtime: start another pass. */
-		if (!(g->timed && j->time_based))
-			return 0;
-		g->pass_ios = g->pass_bytes = 0;
-	}
-
-	int d;
-
-	if ((j->ddirs & 3) == 3)
-		d = rng_below(&g->rng, 100) < j->rwmixread ? SYNTH_DDIR_READ : SYNTH_DDIR_WRITE;
-	else
-		d = (j->ddirs & 1) ? SYNTH_DDIR_READ : (j->ddirs & 2) ? SYNTH_DDIR_WRITE :
-									  SYNTH_DDIR_TRIM;
-	uint32_t len = pick_bs(g, &j->bs[d]);
-	uint64_t off;
-
-	if (j->random) {
-		off = block_dist_next(&g->bd) * g->unit;
-		if (off + len > j->size)
-			off = (j->size - len) / g->unit * g->unit;
-	} else {
-		off = g->seq_pos[d];
-		if (off + len > j->size)
-			off = 0;
-		g->seq_pos[d] = off + len;
-	}
-	ev->offset = j->offset + off;
-	ev->length = len;
-	ev->op = d == SYNTH_DDIR_READ ? IO_OP_READ : d == SYNTH_DDIR_WRITE ? IO_OP_WRITE :
-									       IO_OP_DISCARD;
-	if (d == SYNTH_DDIR_WRITE && j->sync_writes)
-		ev->flags = IO_F_FUA | IO_F_SYNC;
-	ev->queue_ns = now;
-	g->ios++;
-	g->pass_ios++;
-	g->bytes += len;
-	g->pass_bytes += len;
-	if (d == SYNTH_DDIR_WRITE && j->fsync && ++g->writes % j->fsync == 0)
-		g->flush_pending = true;
-	if (g->timed) {
-		g->t += j->arrivals == SYNTH_ARRIVALS_POISSON ? rng_exp(&g->rng, 1e9 / j->rate_iops) :
-								 1e9 / j->rate_iops;
-		g->key = g->t;
-	} else {
-		g->key = job_progress(g);
-	}
-	return 1;
-}
-
-static int job_gen_init(struct gen *g, const struct synth_job *j, uint32_t stream, bool timed)
-{
-	g->kind = GEN_JOB;
-	g->job = j;
-	g->stream = stream;
-	g->timed = timed;
-	rng_seed(&g->rng, mix_seed(j->seed, stream));
-	g->unit = min_bs_of(j);
-	if (g->unit == UINT32_MAX || !j->size)
-		return -EINVAL;
-	if (timed) {
-		g->t = j->arrivals == SYNTH_ARRIVALS_POISSON ? rng_exp(&g->rng, 1e9 / j->rate_iops) :
-								0;
-		g->key = g->t;
-	}
-	if (j->random)
-		return block_dist_init(&g->bd, &j->dist, j->size / g->unit, j->norandommap,
-				       mix_seed(j->seed ^ 0x5bd1e995, stream));
-	return 0;
 }
 
 /* ---- the InnoDB model ---- */
@@ -260,15 +132,83 @@ uint64_t synth_spec_extent(const struct synth_spec *s)
 	if (s->innodb)
 		return s->inno.data_size + s->inno.log_size +
 		       (uint64_t)s->inno.dblwr_pages * s->inno.page_size;
-	for (unsigned int i = 0; i < s->njobs; i++)
-		if (s->jobs[i].offset + s->jobs[i].size > end)
-			end = s->jobs[i].offset + s->jobs[i].size;
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		const struct synth_job *j = &s->jobs[i];
+
+		for (uint32_t c = 0; c < j->numjobs && !j->rel; c++) {
+			struct trace_stream rec;
+			uint64_t base;
+
+			synth_stream_rec(j, c, &rec, &base);
+			if (base + j->size > end)
+				end = base + j->size;
+		}
+	}
 	return end;
 }
 
 static bool spec_is_timed(const struct synth_spec *s)
 {
 	return !s->innodb && s->njobs && s->jobs[0].rate_iops > 0;
+}
+
+static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32_t *n, char *why,
+		     size_t why_len)
+{
+	bool timed = spec_is_timed(s), same = true;
+	uint32_t lead[SYNTH_MAX_JOBS];
+
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		const struct synth_job *j = &s->jobs[i];
+		int err = synth_job_check(j, why, why_len);
+
+		if (err)
+			return err;
+		if ((j->rate_iops > 0) != timed) {
+			snprintf(why, why_len,
+				 "job '%s' %s a rate and job '%s' %s: a trace is either timed or "
+				 "closed-loop; pick one with --section",
+				 s->jobs[0].name, timed ? "has" : "has no", j->name,
+				 timed ? "has none" : "has one");
+			return -EOPNOTSUPP;
+		}
+		if (*n + j->numjobs > TRACE_MAX_STREAMS) {
+			snprintf(why, why_len, "more than %d jobs in total (numjobs)",
+				 TRACE_MAX_STREAMS);
+			return -EINVAL;
+		}
+		for (uint32_t c = 0; c < j->numjobs; c++) {
+			uint64_t base;
+
+			if (j->flow_lead >= 0 && !(j->flow_lead == (int32_t)i && c == 0)) {
+				/* a flow set shares its first job's stream: depths add up */
+				meta->streams[lead[j->flow_lead]].depth += j->sync_engine ? 1 :
+											 j->iodepth;
+				continue;
+			}
+			lead[i] = *n;
+			synth_stream_rec(j, c, &meta->streams[*n], &base);
+			if (timed) /* arrival times already say when and how long */
+				meta->streams[*n].flags &= ~(uint32_t)TRACE_STREAM_TIME_BASED,
+					meta->streams[*n].runtime_ns = 0, meta->streams[*n].delay_ns = 0,
+					meta->streams[*n].group = 0;
+			(*n)++;
+		}
+		same &= j->time_based == s->jobs[0].time_based &&
+			j->runtime_ns + j->ramp_ns == s->jobs[0].runtime_ns + s->jobs[0].ramp_ns &&
+			!j->group && !j->delay_ns && !j->rel;
+	}
+	meta->mode = timed ? TRACE_MODE_TIMED : TRACE_MODE_CLOSED;
+	/* Tags 8 and 9 for readers of format 1.0, when one runtime says it for every stream;
+	 * the stream records (1.1) say it per stream. */
+	if (!timed && same && (meta->streams[0].flags & TRACE_STREAM_TIME_BASED)) {
+		meta->time_based = 1;
+		meta->runtime_ns = meta->streams[0].runtime_ns;
+	} else {
+		meta->time_based = 0;
+		meta->runtime_ns = timed || !same ? 0 : meta->streams[0].runtime_ns;
+	}
+	return 0;
 }
 
 int synth_spec_meta(const struct synth_spec *s, struct trace_meta *meta, const char *devname,
@@ -293,52 +233,27 @@ int synth_spec_meta(const struct synth_spec *s, struct trace_meta *meta, const c
 			return -EINVAL;
 		}
 		meta->mode = TRACE_MODE_CLOSED;
-		for (uint32_t i = 0; i < m->readers + 1; i++)
-			meta->streams[n++].depth = 1;
-		meta->streams[n++].depth = m->cleaner_depth;
+		for (uint32_t i = 0; i < m->readers + 2; i++) {
+			memset(&meta->streams[n], 0, sizeof(meta->streams[n]));
+			meta->streams[n].depth = i == m->readers + 1 ? m->cleaner_depth : 1;
+			if (m->time_based && m->runtime_ns) {
+				meta->streams[n].flags = TRACE_STREAM_TIME_BASED;
+				meta->streams[n].runtime_ns = m->runtime_ns;
+			}
+			n++;
+		}
 		meta->time_based = m->time_based;
 		meta->runtime_ns = m->runtime_ns;
 	} else {
-		bool timed = spec_is_timed(s);
+		int err;
 
 		if (!s->njobs) {
 			snprintf(why, why_len, "no job to generate");
 			return -EINVAL;
 		}
-		for (unsigned int i = 0; i < s->njobs; i++) {
-			const struct synth_job *j = &s->jobs[i];
-			int err = synth_job_check(j, why, why_len);
-
-			if (err)
-				return err;
-			if ((j->rate_iops > 0) != timed) {
-				snprintf(why, why_len,
-					 "job '%s' %s a rate and job '%s' %s: a trace is either timed "
-					 "or closed-loop; pick one with --section",
-					 s->jobs[0].name, timed ? "has" : "has no", j->name,
-					 timed ? "has none" : "has one");
-				return -EINVAL;
-			}
-			if (j->runtime_ns != s->jobs[0].runtime_ns ||
-			    j->time_based != s->jobs[0].time_based) {
-				snprintf(why, why_len,
-					 "jobs '%s' and '%s' differ in runtime/time_based, which one "
-					 "trace cannot say; pick one with --section",
-					 s->jobs[0].name, j->name);
-				return -EINVAL;
-			}
-			if (n + j->numjobs > TRACE_MAX_STREAMS) {
-				snprintf(why, why_len, "more than %d jobs in total (numjobs)",
-					 TRACE_MAX_STREAMS);
-				return -EINVAL;
-			}
-			for (uint32_t c = 0; c < j->numjobs; c++)
-				meta->streams[n++].depth = j->sync_engine ? 1 : j->iodepth;
-		}
-		meta->mode = timed ? TRACE_MODE_TIMED : TRACE_MODE_CLOSED;
-		/* Timed traces already span the runtime; cycling is a closed-loop notion. */
-		meta->time_based = timed ? 0 : s->jobs[0].time_based;
-		meta->runtime_ns = timed ? 0 : s->jobs[0].runtime_ns;
+		err = jobs_meta(s, meta, &n, why, why_len);
+		if (err)
+			return err;
 	}
 	meta->nstreams = n;
 	snprintf(dev.name, sizeof(dev.name), "%s", devname && *devname ? devname : "synth");
@@ -374,51 +289,150 @@ static void heap_down(struct gen **h, size_t n, size_t i)
 	}
 }
 
-static int spec_gens(const struct synth_spec *s, struct gen *gens, uint32_t *n)
+static int inno_gens(const struct synth_innodb *m, struct gen *gens, uint32_t *n)
 {
+	uint64_t pages = m->data_size / m->page_size;
 	uint32_t k = 0;
-	int err = 0;
+	int err;
 
-	if (s->innodb) {
-		const struct synth_innodb *m = &s->inno;
-		uint64_t pages = m->data_size / m->page_size;
+	for (uint32_t i = 0; i < m->readers + 2; i++) {
+		struct gen *g = &gens[k];
 
-		for (uint32_t i = 0; i < m->readers + 2; i++) {
-			struct gen *g = &gens[k];
-
-			g->m = m;
-			g->stream = k++;
-			g->kind = i < m->readers ? GEN_INNO_READER :
-				  i == m->readers ? GEN_INNO_LOG : GEN_INNO_CLEANER;
-			rng_seed(&g->rng, mix_seed(m->seed, g->stream));
-			err = block_dist_init(&g->bd, &m->dist, pages, 0,
-					      mix_seed(m->seed ^ 0x5bd1e995, g->stream));
-			if (err)
-				return err;
-			if (g->kind == GEN_INNO_READER) {
-				g->total = m->reads_per_reader;
-			} else if (g->kind == GEN_INNO_LOG) {
-				g->total = m->commits * (m->log_fua ? 1 : 2);
-			} else {
-				g->total = m->batches * (2ULL * m->dblwr_pages + 2);
-				g->pages = calloc(m->dblwr_pages, sizeof(*g->pages));
-				if (!g->pages)
-					return -ENOMEM;
-			}
-		}
-	} else {
-		bool timed = spec_is_timed(s);
-
-		for (unsigned int i = 0; i < s->njobs; i++) {
-			for (uint32_t c = 0; c < s->jobs[i].numjobs; c++) {
-				err = job_gen_init(&gens[k], &s->jobs[i], k, timed);
-				k++;
-				if (err)
-					return err;
-			}
+		g->m = m;
+		g->stream = k++;
+		g->kind = i < m->readers ? GEN_INNO_READER :
+			  i == m->readers ? GEN_INNO_LOG : GEN_INNO_CLEANER;
+		rng_seed(&g->rng, mix_seed(m->seed, g->stream));
+		err = block_dist_init(&g->bd, &m->dist, pages, 0,
+				      mix_seed(m->seed ^ 0x5bd1e995, g->stream));
+		if (err)
+			return err;
+		if (g->kind == GEN_INNO_READER) {
+			g->total = m->reads_per_reader;
+		} else if (g->kind == GEN_INNO_LOG) {
+			g->total = m->commits * (m->log_fua ? 1 : 2);
+		} else {
+			g->total = m->batches * (2ULL * m->dblwr_pages + 2);
+			g->pages = calloc(m->dblwr_pages, sizeof(*g->pages));
+			if (!g->pages)
+				return -ENOMEM;
 		}
 	}
 	*n = k;
+	return 0;
+}
+
+static int flow_add(struct gen *g, struct jobgen *jg, uint32_t weight)
+{
+	struct flow_member *m = realloc(g->fm, (g->fn + 1) * sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	g->fm = m;
+	g->fm[g->fn++] = (struct flow_member){ .jg = jg, .weight = weight };
+	return 0;
+}
+
+static int job_gens(const struct synth_spec *s, struct gen *gens, uint32_t *n)
+{
+	bool timed = spec_is_timed(s);
+	uint32_t k = 0, u = 0, lead[SYNTH_MAX_JOBS];
+	int err = 0;
+
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		const struct synth_job *j = &s->jobs[i];
+
+		for (uint32_t c = 0; c < j->numjobs; c++, u++) {
+			bool member = j->flow_lead >= 0 && !(j->flow_lead == (int32_t)i && c == 0);
+			struct gen *g = member ? &gens[lead[j->flow_lead]] : &gens[k];
+			/* every clone draws its own numbers, a flow member too */
+			struct jobgen *jg = jobgen_new(j, member ? u : k, c, timed, 0, &err);
+
+			if (!jg)
+				return err;
+			if (!member) {
+				lead[i] = k;
+				g->kind = j->flow_lead >= 0 ? GEN_FLOW : GEN_JOB;
+				g->stream = k++;
+				g->group = timed ? j->group : 0;
+			}
+			if (g->kind == GEN_JOB)
+				g->jg = jg;
+			else if ((err = flow_add(g, jg, j->flow)))
+				return jobgen_free(jg), err;
+		}
+	}
+	*n = k;
+	return 0;
+}
+
+/* The flow member furthest behind its share goes next (fio's flow counter near zero). */
+static int flow_next(struct gen *g, struct io_event *ev)
+{
+	for (;;) {
+		struct flow_member *best = NULL;
+		double sum = 0;
+		int more;
+
+		for (uint32_t i = 0; i < g->fn; i++) {
+			struct flow_member *m = &g->fm[i];
+
+			if (!m->done && (!best || m->issued / m->weight < best->issued / best->weight))
+				best = m;
+		}
+		if (!best)
+			return 0;
+		more = jobgen_next(best->jg, ev, &best->key);
+		if (more <= 0) {
+			/* the set keeps its ratio only while every member runs: the first to end
+			 * ends the stream (a time-based one is then cycled, ratio and all) */
+			for (uint32_t i = 0; i < g->fn; i++)
+				g->fm[i].done = true;
+			return more;
+		}
+		best->issued++;
+		for (uint32_t i = 0; i < g->fn; i++)
+			sum += g->fm[i].done ? 1.0 : g->fm[i].key;
+		g->key = sum / g->fn;
+		return 1;
+	}
+}
+
+/* Emits the streams of one group (all of them for closed traces) merged by key. */
+static int merge(struct gen **heap, uint32_t n, bool timed, uint64_t *ordinal, double *t_max,
+		 synth_emit_fn emit, void *ctx)
+{
+	int err;
+
+	for (size_t i = n / 2; i-- > 0;)
+		heap_down(heap, n, i);
+	while (n) {
+		struct gen *g = heap[0];
+		struct io_event ev;
+		int more = g->kind == GEN_JOB  ? jobgen_next(g->jg, &ev, &g->key) :
+			   g->kind == GEN_FLOW ? flow_next(g, &ev) :
+						 inno_next(g, &ev);
+
+		if (more < 0)
+			return more;
+		if (!more) {
+			if (g->kind == GEN_JOB && timed && jobgen_time(g->jg) > *t_max)
+				*t_max = jobgen_time(g->jg);
+			heap[0] = heap[--n];
+			heap_down(heap, n, 0);
+			continue;
+		}
+		ev.stream = g->stream;
+		/* Closed-loop events carry no time; queue_ns holds their place in the file so
+		 * readers that seek and sort by time keep the order (PRESETS.md, contract). */
+		if (!timed)
+			ev.queue_ns = *ordinal;
+		(*ordinal)++;
+		err = emit(ctx, &ev);
+		if (err)
+			return err;
+		heap_down(heap, n, 0);
+	}
 	return 0;
 }
 
@@ -428,44 +442,48 @@ int synth_generate(const struct synth_spec *s, synth_emit_fn emit, void *ctx)
 	struct gen **heap = calloc(TRACE_MAX_STREAMS, sizeof(*heap));
 	bool timed = spec_is_timed(s);
 	uint64_t ordinal = 0;
-	uint32_t n = 0;
+	uint32_t n = 0, group = 0;
+	double t0 = 0;
 	int err = -ENOMEM;
 
 	if (!gens || !heap)
 		goto out;
-	err = spec_gens(s, gens, &n);
+	err = s->innodb ? inno_gens(&s->inno, gens, &n) : job_gens(s, gens, &n);
 	if (err)
 		goto out;
-	for (uint32_t i = 0; i < n; i++)
-		heap[i] = &gens[i];
-	for (size_t i = n / 2; i-- > 0;)
-		heap_down(heap, n, i);
-	while (n) {
-		struct gen *g = heap[0];
-		struct io_event ev;
-		int more = g->kind == GEN_JOB ? job_next(g, &ev) : inno_next(g, &ev);
+	/* Timed traces play one stonewall group after the other: each group's arrivals start
+	 * when the group before it has its last one. Closed traces hold every group at once;
+	 * their stream records say the order. */
+	for (;;) {
+		uint32_t m = 0, next = UINT32_MAX;
+		double t_max = t0;
 
-		if (!more) {
-			heap[0] = heap[--n];
-			heap_down(heap, n, 0);
-			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			if (gens[i].group == group) {
+				heap[m++] = &gens[i];
+				if (timed && gens[i].kind == GEN_JOB) {
+					jobgen_shift(gens[i].jg, t0);
+					gens[i].key = jobgen_time(gens[i].jg);
+				}
+			} else if (gens[i].group > group && gens[i].group < next) {
+				next = gens[i].group;
+			}
 		}
-		ev.stream = g->stream;
-		/* Closed-loop events carry no time; queue_ns holds their place in the file so
-		 * readers that seek and sort by time keep the order (PRESETS.md, contract). */
-		if (!timed)
-			ev.queue_ns = ordinal;
-		ordinal++;
-		err = emit(ctx, &ev);
-		if (err)
-			goto out;
-		heap_down(heap, n, 0);
+		err = merge(heap, m, timed, &ordinal, &t_max, emit, ctx);
+		if (err || next == UINT32_MAX)
+			break;
+		group = next;
+		t0 = t_max;
 	}
-	err = 0;
 out:
 	if (gens)
-		for (uint32_t i = 0; i < TRACE_MAX_STREAMS; i++)
+		for (uint32_t i = 0; i < TRACE_MAX_STREAMS; i++) {
 			free(gens[i].pages);
+			jobgen_free(gens[i].jg);
+			for (uint32_t m = 0; m < gens[i].fn; m++)
+				jobgen_free(gens[i].fm[m].jg);
+			free(gens[i].fm);
+		}
 	free(gens);
 	free(heap);
 	return err;

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* fio option names and values, applied to a synth job or to the InnoDB model. */
+/*
+ * fio options that shape the I/O, applied to a synth job (the command line and job files
+ * alike), and the options of the InnoDB model. Values are read with fio's rules
+ * (synth/fiovalue.c); what each option means here is in synth/FIO.md.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "synth/fio.h"
 #include "synth/synth.h"
 #include "util/cli.h"
 
@@ -23,6 +28,8 @@ void synth_job_defaults(struct synth_job *j)
 	j->numjobs = 1;
 	j->dist.kind = DIST_UNIFORM;
 	j->seed = SYNTH_DEFAULT_SEED;
+	j->perc_rand = 100;
+	j->flow_lead = -1;
 }
 
 void synth_innodb_defaults(struct synth_innodb *m)
@@ -53,305 +60,649 @@ static void norm_key(const char *key, char *out, size_t len)
 	out[i] = '\0';
 }
 
-static int bad(char *why, size_t len, const char *fmt, const char *key, const char *value)
+/* What one option call works with. */
+struct opt_ctx {
+	struct synth_job *j;
+	const char *key, *v;
+	unsigned int kb;
+	char *why;
+	size_t why_len;
+};
+
+static int bad(struct opt_ctx *c, const char *expected)
 {
-	snprintf(why, len, fmt, key, value ? value : "");
+	snprintf(c->why, c->why_len, "%s=%s: expected %s", c->key, c->v ? c->v : "", expected);
 	return -EINVAL;
 }
 
-static int parse_bool(const char *v, bool *out)
+static int refuse(struct opt_ctx *c, const char *why)
 {
-	if (!v || !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-	    !strcasecmp(v, "on")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-	    !strcasecmp(v, "off")) {
-		*out = false;
-		return 0;
-	}
-	return -EINVAL;
+	snprintf(c->why, c->why_len, "%s=%s: %s", c->key, c->v ? c->v : "", why);
+	return -EOPNOTSUPP;
 }
 
-static int parse_u32_min1(const char *v, uint32_t *out)
+/* Splits "a,b,c" into per-direction parts (read, write, trim) by fio's rule: one value applies
+ * to every direction, "a,b" leaves trim as it was, an empty part leaves its direction alone. */
+static int split_ddir(const char *v, char *buf, size_t len, const char *part[SYNTH_DDIR_N])
 {
-	uint64_t x;
+	int n = 0;
 
-	if (!v || parse_u64(v, &x) || x < 1 || x > UINT32_MAX)
+	if (!v || !*v || strlen(v) >= len)
 		return -EINVAL;
-	*out = (uint32_t)x;
+	strcpy(buf, v);
+	part[n++] = buf;
+	for (char *p = buf; *p; p++)
+		if (*p == ',') {
+			if (n == SYNTH_DDIR_N)
+				return -EINVAL;
+			*p = '\0';
+			part[n++] = p + 1;
+		}
+	for (int d = n; d < SYNTH_DDIR_N; d++)
+		part[d] = n == 1 ? part[0] : NULL;
+	for (int d = 0; d < SYNTH_DDIR_N; d++)
+		if (part[d] && !*part[d])
+			part[d] = NULL;
 	return 0;
 }
 
-/* One direction's bssplit: "4k/50:16k/30:64k" (entries without a share split the rest). */
-static int parse_bssplit_one(const char *s, struct synth_bsplit *b)
+/* One direction's bssplit: "4k/50:16k/30:64k" (fio: a missing or 0 share splits the rest). */
+static int parse_bssplit_one(const char *s, unsigned int kb, struct synth_bsplit *b)
 {
-	char buf[512], *save = NULL, *tok;
-	uint32_t given = 0, nopct = 0;
+	char buf[1024], *save = NULL, *tok;
+	uint32_t given = 0, nopct = 0, left, seen = 0;
 
 	if (strlen(s) >= sizeof(buf))
 		return -EINVAL;
 	strcpy(buf, s);
-	b->n = 0;
+	memset(b, 0, sizeof(*b));
 	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 		char *slash = strchr(tok, '/');
-		uint64_t bs, pct = 0;
+		uint64_t bs;
+		int64_t pct = 0;
 
 		if (b->n == SYNTH_MAX_BS)
 			return -EINVAL;
 		if (slash)
 			*slash = '\0';
-		if (parse_size(tok, &bs) || bs == 0 || bs > UINT32_MAX || bs % 512)
+		if (fio_parse_bytes(tok, kb, &bs) || bs == 0 || bs > UINT32_MAX)
 			return -EINVAL;
-		if (slash && (parse_u64(slash + 1, &pct) || pct > 100))
+		if (slash && (fio_parse_int(slash + 1, &pct) || pct < 0 || pct > 100))
 			return -EINVAL;
 		b->e[b->n].bs = (uint32_t)bs;
-		b->e[b->n].pct = slash ? (uint32_t)pct : UINT32_MAX;
-		if (slash)
+		b->e[b->n].pct = pct ? (uint32_t)pct : UINT32_MAX;
+		if (pct)
 			given += (uint32_t)pct;
 		else
 			nopct++;
 		b->n++;
 	}
-	if (!b->n || given > 100)
+	if (!b->n || given > 100 || (!nopct && given != 100))
 		return -EINVAL;
-	/* fio: entries without a percentage share what is left equally, the last gets the rest */
-	uint32_t left = 100 - given, seen = 0;
-
+	left = 100 - given;
 	for (uint32_t i = 0; i < b->n; i++) {
 		if (b->e[i].pct != UINT32_MAX)
 			continue;
 		seen++;
 		b->e[i].pct = seen == nopct ? left - (nopct - 1) * (left / nopct) : left / nopct;
 	}
-	if (!nopct && given != 100)
-		return -EINVAL;
 	return 0;
 }
 
-/* "A[,B[,C]]" per direction read, write, trim; one value applies to all (fio's rule). */
-static int parse_per_ddir(const char *v, struct synth_bsplit out[SYNTH_DDIR_N])
+static int set_bs(struct opt_ctx *c, bool split)
 {
-	char buf[1024], *parts[SYNTH_DDIR_N] = { 0 };
-	int n = 0;
+	const char *part[SYNTH_DDIR_N];
+	struct synth_bsplit tmp[SYNTH_DDIR_N];
+	char buf[2048];
 
-	if (!v || strlen(v) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, v);
-	parts[n++] = buf;
-	for (char *p = buf; *p; p++) {
-		if (*p == ',') {
-			if (n == SYNTH_DDIR_N)
-				return -EINVAL;
-			*p = '\0';
-			parts[n++] = p + 1;
+	if (split_ddir(c->v, buf, sizeof(buf), part))
+		goto fail;
+	memcpy(tmp, c->j->bs, sizeof(tmp));
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		if (!part[d])
+			continue;
+		if (parse_bssplit_one(part[d], c->kb, &tmp[d]))
+			goto fail;
+		if (!split && tmp[d].n != 1)
+			return bad(c, "one size per direction (bssplit gives a mix)");
+	}
+	memcpy(c->j->bs, tmp, sizeof(tmp));
+	return 0;
+fail:
+	return bad(c, split ? "a split like 4k/50:16k/30:64k/20 per direction, shares to 100" :
+			      "sizes like 4k, or 4k,16k for reads,writes");
+}
+
+/* bsrange=1k-4k[,2k-8k] (also '/' or ':' between the directions' ranges, fio's irange). */
+static int set_bsrange(struct opt_ctx *c)
+{
+	const char *part[SYNTH_DDIR_N];
+	char buf[512];
+
+	if (!c->v || strlen(c->v) >= sizeof(buf))
+		return bad(c, "a range like 4k-64k");
+	strcpy(buf, c->v);
+	for (char *p = buf; *p; p++)
+		if (*p == '/')
+			*p = ',';
+	if (split_ddir(buf, buf, sizeof(buf), part))
+		return bad(c, "a range like 4k-64k");
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		char r[128], *sep;
+		uint64_t lo, hi;
+
+		if (!part[d] || strlen(part[d]) >= sizeof(r))
+			continue;
+		strcpy(r, part[d]);
+		sep = strpbrk(r, "-:");
+		if (!sep)
+			return bad(c, "a range like 4k-64k");
+		*sep = '\0';
+		if (fio_parse_bytes(r, c->kb, &lo) || fio_parse_bytes(sep + 1, c->kb, &hi) || !lo ||
+		    !hi || lo > UINT32_MAX || hi > UINT32_MAX)
+			return bad(c, "a range like 4k-64k");
+		if (lo > hi) { /* fio swaps them */
+			uint64_t t = lo;
+
+			lo = hi;
+			hi = t;
+		}
+		memset(&c->j->bs[d], 0, sizeof(c->j->bs[d]));
+		c->j->bs[d].n = 1;
+		c->j->bs[d].e[0].bs = (uint32_t)lo;
+		c->j->bs[d].e[0].pct = 100;
+		if (hi > lo) {
+			c->j->bs[d].range_lo = (uint32_t)lo;
+			c->j->bs[d].range_hi = (uint32_t)hi;
 		}
 	}
-	struct synth_bsplit tmp[SYNTH_DDIR_N];
-
-	memcpy(tmp, out, sizeof(tmp));
-	for (int d = 0; d < SYNTH_DDIR_N; d++) {
-		const char *s = d < n ? parts[d] : (n == 1 ? parts[0] : NULL);
-
-		if (!s)
-			continue; /* "bs=4k,8k": trim keeps its own */
-		if (!*s)
-			continue; /* "bs=,8k": read keeps its own */
-		if (parse_bssplit_one(s, &tmp[d]))
-			return -EINVAL;
-	}
-	memcpy(out, tmp, sizeof(tmp));
 	return 0;
 }
 
-static int set_rw(struct synth_job *j, const char *v)
+static int set_rw(struct opt_ctx *c)
 {
 	static const struct {
 		const char *name;
-		bool random;
+		bool random, trimwrite;
 		unsigned int ddirs;
 	} rws[] = {
-		{ "read", false, 1 }, { "write", false, 2 }, { "trim", false, 4 },
-		{ "randread", true, 1 }, { "randwrite", true, 2 }, { "randtrim", true, 4 },
-		{ "rw", false, 3 }, { "readwrite", false, 3 }, { "randrw", true, 3 },
+		{ "read", false, false, 1 },	    { "write", false, false, 2 },
+		{ "trim", false, false, 4 },	    { "randread", true, false, 1 },
+		{ "randwrite", true, false, 2 },    { "randtrim", true, false, 4 },
+		{ "rw", false, false, 3 },	    { "readwrite", false, false, 3 },
+		{ "randrw", true, false, 3 },	    { "trimwrite", false, true, 6 },
+		{ "randtrimwrite", true, true, 6 },
 	};
+	char name[32];
+	const char *colon = c->v ? strchr(c->v, ':') : NULL;
+	size_t n = colon ? (size_t)(colon - c->v) : (c->v ? strlen(c->v) : 0);
 
-	for (size_t i = 0; v && i < sizeof(rws) / sizeof(rws[0]); i++) {
-		if (!strcmp(v, rws[i].name)) {
-			j->random = rws[i].random;
-			j->ddirs = rws[i].ddirs;
-			return 0;
+	if (!c->v || n >= sizeof(name))
+		goto fail;
+	memcpy(name, c->v, n);
+	name[n] = '\0';
+	for (size_t i = 0; i < sizeof(rws) / sizeof(rws[0]); i++) {
+		if (strcmp(name, rws[i].name))
+			continue;
+		c->j->random = rws[i].random;
+		c->j->ddirs = rws[i].ddirs;
+		c->j->trimwrite = rws[i].trimwrite;
+		c->j->seq_add = 0;
+		c->j->rand_run = 0;
+		if (colon) {
+			/* the offset modifier: random -> I/Os per new offset; sequential -> bytes
+			 * added after each I/O (fio's "ddir_seq_add", negative runs backwards) */
+			int neg = colon[1] == '-';
+			uint64_t v;
+
+			if (fio_parse_bytes(colon + 1 + neg, c->kb, &v) || v > INT64_MAX)
+				return bad(c, "a modifier like randread:8 or read:8k or read:-8k");
+			if (c->j->random) {
+				if (neg || !v || v > UINT32_MAX)
+					return bad(c, "randread:N with N >= 1 I/Os per offset");
+				c->j->rand_run = (uint32_t)v;
+			} else {
+				c->j->seq_add = neg ? -(int64_t)v : (int64_t)v;
+			}
 		}
+		return 0;
 	}
-	return -EINVAL;
+fail:
+	return bad(c, "read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, "
+		      "trimwrite or randtrimwrite, with an optional :modifier");
 }
 
-/* Options that change nothing in the pattern: where the I/O goes and how fio reports it. */
-static const char *const no_effect[] = {
-	"filename", "directory", "group-reporting", "name", "description", "stonewall-never",
-};
+/* size, offset, offset_increment: bytes, N% of the file, or Nz zones */
+static int set_region_size(struct opt_ctx *c, uint64_t *bytes, uint32_t *ppm, uint64_t *nz)
+{
+	struct fio_size sz;
+
+	if (!c->v || fio_parse_size(c->v, c->kb, &sz))
+		return bad(c, "a size (4k, 10g, 0x1000), N% of the file or device, or Nz zones");
+	*bytes = sz.bytes;
+	*ppm = sz.is_pct ? (sz.ppm ? sz.ppm : 0) : 0;
+	*nz = sz.zones;
+	if (sz.is_pct && !sz.ppm && ppm != &c->j->offset_ppm && ppm != &c->j->inc_ppm)
+		return bad(c, "a share above 0%");
+	return 0;
+}
+
+static int set_u64(struct opt_ctx *c, uint64_t *out, uint64_t min, uint64_t max)
+{
+	int64_t x;
+
+	if (!c->v || fio_parse_int(c->v, &x) || x < 0 || (uint64_t)x < min || (uint64_t)x > max)
+		return bad(c, "a whole number in range");
+	*out = (uint64_t)x;
+	return 0;
+}
+
+static int set_flag(struct opt_ctx *c, bool *out)
+{
+	return fio_parse_bool(c->v, out) ? bad(c, "0 or 1") : 0;
+}
+
+/* rate=1m,500k (bytes/s) and rate_iops=100,50: per direction, as fio caps each. */
+static int set_rate(struct opt_ctx *c, double *out)
+{
+	const char *part[SYNTH_DDIR_N];
+	char buf[256];
+
+	if (split_ddir(c->v, buf, sizeof(buf), part))
+		return bad(c, "a rate, or read,write[,trim] rates");
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		uint64_t r;
+
+		if (!part[d])
+			continue;
+		if (fio_parse_bytes(part[d], c->kb, &r))
+			return bad(c, "a rate, or read,write[,trim] rates");
+		out[d] = (double)r;
+	}
+	return 0;
+}
+
+static int set_engine(struct opt_ctx *c)
+{
+	const struct fio_engine *e = c->v ? fio_engine_find(c->v) : NULL;
+
+	if (!e) {
+		snprintf(c->why, c->why_len,
+			 "ioengine=%s: an engine ioreel does not know, so it cannot say whether its "
+			 "I/O has a block or file equivalent",
+			 c->v ? c->v : "");
+		return -EOPNOTSUPP;
+	}
+	if (e->cls == FIO_ENGINE_REFUSED)
+		return refuse(c, e->why);
+	c->j->sync_engine = e->cls == FIO_ENGINE_SYNC;
+	c->j->device_engine = e->names_device;
+	return 0;
+}
+
+/* write_mode=write/40:zeroes/30 (io_uring_cmd): plain writes and write-zeroes are ops a trace
+ * holds; uncor (write uncorrectable) and verify (a compare on the device) are not. */
+static int set_write_mode(struct opt_ctx *c)
+{
+	char buf[256], *save = NULL, *tok;
+	uint32_t zeroes = 0, total = 0, n = 0;
+
+	if (!c->v || strlen(c->v) >= sizeof(buf))
+		return bad(c, "write, zeroes, uncor or verify, or a mix like write/40:zeroes/60");
+	strcpy(buf, c->v);
+	for (tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/');
+		uint32_t pct = 100;
+
+		if (slash) {
+			*slash = '\0';
+			pct = (uint32_t)atoi(slash + 1);
+		}
+		if (!strcmp(tok, "zone_append"))
+			return refuse(c, "zone append lets the device choose where each write lands "
+					 "in its zone; a trace holds fixed offsets");
+		if (!strcmp(tok, "uncor") || !strcmp(tok, "verify"))
+			return refuse(c, "NVMe write-uncorrectable and verify commands have no "
+					 "equivalent in a trace (reads, writes, flushes, discards, "
+					 "write-zeroes)");
+		if (strcmp(tok, "write") && strcmp(tok, "zeroes"))
+			return bad(c, "write, zeroes, uncor or verify");
+		if (!strcmp(tok, "zeroes"))
+			zeroes += pct;
+		total += pct;
+		n++;
+	}
+	if (!n || (n > 1 && total != 100))
+		return bad(c, "shares summing to 100");
+	c->j->zeroes_pct = n == 1 ? (zeroes ? 100 : 0) : zeroes;
+	return 0;
+}
+
+static int set_sg_write_mode(struct opt_ctx *c)
+{
+	if (c->v && (!strcmp(c->v, "write") || !strcmp(c->v, "write_stream"))) {
+		c->j->zeroes_pct = 0;
+		return 0;
+	}
+	if (c->v && !strcmp(c->v, "write_same_ndob")) {
+		c->j->zeroes_pct = 100; /* WRITE SAME with no data buffer writes zeroes */
+		return 0;
+	}
+	return refuse(c, "SCSI WRITE AND VERIFY, VERIFY and WRITE SAME with data compare or "
+			 "replicate on the device; a trace holds plain reads, writes and write-zeroes");
+}
+
+static int set_zonemode(struct opt_ctx *c)
+{
+	if (c->v && (!strcmp(c->v, "none") || !strcmp(c->v, "strided"))) {
+		c->j->zbd = false;
+		if (!strcmp(c->v, "none"))
+			c->j->zone_size = 0;
+		return 0;
+	}
+	if (c->v && !strcmp(c->v, "zbd")) {
+		c->j->zbd = true;
+		return refuse(c, "fio writes at each zone's write pointer and resets zones as the "
+				 "device's zone state dictates at run time; a trace of fixed "
+				 "offsets cannot follow write pointers");
+	}
+	return bad(c, "none, strided or zbd");
+}
+
+static int set_verify(struct opt_ctx *c)
+{
+	c->j->verify = c->v && strcmp(c->v, "0") && strcmp(c->v, "none") && strcmp(c->v, "null");
+	return 0;
+}
+
+static int set_stonewall(struct opt_ctx *c)
+{
+	return set_flag(c, &c->j->stonewall);
+}
+
+static int set_engine_sync(struct opt_ctx *c)
+{
+	bool b;
+
+	/* sync=1 or sync=sync|dsync (fio 3.3x): O_SYNC / O_DSYNC writes reach the device as FUA */
+	if (c->v && (!strcmp(c->v, "sync") || !strcmp(c->v, "dsync"))) {
+		c->j->sync_writes = true;
+		return 0;
+	}
+	if (c->v && !strcmp(c->v, "none")) {
+		c->j->sync_writes = false;
+		return 0;
+	}
+	if (fio_parse_bool(c->v, &b))
+		return bad(c, "0, 1, none, sync or dsync");
+	c->j->sync_writes = b;
+	return 0;
+}
+
+static int set_direct(struct opt_ctx *c)
+{
+	bool b;
+
+	if (fio_parse_bool(c->v, &b))
+		return bad(c, "0 or 1");
+	if (b == (c->key[0] == 'd' || c->key[0] == 'D'))
+		return 0;
+	snprintf(c->why, c->why_len,
+		 "buffered I/O: the trace holds the I/O the job issues; replay issues it with "
+		 "O_DIRECT unless --buffered");
+	return -EALREADY;
+}
+
+static int set_time(struct opt_ctx *c, uint64_t *out, bool default_us)
+{
+	if (!c->v || fio_parse_time(c->v, default_us, out))
+		return bad(c, "a time like 120, 30s, 500ms, 2m");
+	return 0;
+}
+
+static int set_opt(struct opt_ctx *c, const char *k)
+{
+	struct synth_job *j = c->j;
+	uint64_t u;
+	bool b;
+	int err;
+
+	if (!strcmp(k, "rw") || !strcmp(k, "readwrite"))
+		return set_rw(c);
+	if (!strcmp(k, "rw-sequencer")) {
+		if (c->v && (!strcmp(c->v, "sequential") || !strcmp(c->v, "identical"))) {
+			j->run_identical = c->v[0] == 'i';
+			return 0;
+		}
+		return bad(c, "sequential or identical");
+	}
+	if (!strcmp(k, "rwmixread") || !strcmp(k, "rwmixwrite")) {
+		if (set_u64(c, &u, 0, 100))
+			return -EINVAL;
+		j->rwmixread = k[5] == 'r' ? (uint32_t)u : 100 - (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(k, "bs") || !strcmp(k, "blocksize"))
+		return set_bs(c, false);
+	if (!strcmp(k, "bssplit"))
+		return set_bs(c, true);
+	if (!strcmp(k, "bsrange") || !strcmp(k, "blocksize-range"))
+		return set_bsrange(c);
+	if (!strcmp(k, "blockalign") || !strcmp(k, "ba") || !strcmp(k, "offset-align")) {
+		const char *part[SYNTH_DDIR_N];
+		char buf[256];
+
+		if (split_ddir(c->v, buf, sizeof(buf), part) || !part[0] ||
+		    fio_parse_bytes(part[0], c->kb, &u) || u > UINT32_MAX)
+			return bad(c, "a size like 4k");
+		*(k[0] == 'o' ? &j->offset_align : &j->blockalign) = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(k, "bs-unaligned") || !strcmp(k, "blocksize-unaligned"))
+		return set_flag(c, &j->bs_unaligned);
+	if (!strcmp(k, "size"))
+		return set_region_size(c, &j->size, &j->size_ppm, &j->size_nz);
+	if (!strcmp(k, "offset") || !strcmp(k, "fileoffset"))
+		return set_region_size(c, &j->offset, &j->offset_ppm, &j->offset_nz);
+	if (!strcmp(k, "offset-increment"))
+		return set_region_size(c, &j->offset_inc, &j->inc_ppm, &j->inc_nz);
+	if (!strcmp(k, "filesize")) {
+		if (!c->v || strpbrk(c->v, "-:") || fio_parse_bytes(c->v, c->kb, &j->filesize))
+			return bad(c, "one size (a range of file sizes is not modeled)");
+		return 0;
+	}
+	if (!strcmp(k, "io-size") || !strcmp(k, "io-limit")) {
+		if (!c->v || fio_parse_bytes(c->v, c->kb, &j->io_size))
+			return bad(c, "a size in bytes (a % of size is not modeled)");
+		return 0;
+	}
+	if (!strcmp(k, "iodepth") || !strcmp(k, "numjobs")) {
+		if (set_u64(c, &u, 1, k[0] == 'n' ? TRACE_MAX_STREAMS : 65536))
+			return -EINVAL;
+		*(k[0] == 'i' ? &j->iodepth : &j->numjobs) = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(k, "number-ios"))
+		return set_u64(c, &j->number_ios, 0, UINT64_MAX);
+	if (!strcmp(k, "fsync"))
+		return set_u64(c, &j->fsync, 0, UINT64_MAX);
+	if (!strcmp(k, "fdatasync"))
+		return set_u64(c, &j->fdatasync, 0, UINT64_MAX);
+	if (!strcmp(k, "write-barrier"))
+		return set_u64(c, &j->write_barrier, 0, UINT64_MAX);
+	if (!strcmp(k, "end-fsync") || !strcmp(k, "fsync-on-close") || !strcmp(k, "end-syncfs")) {
+		if (set_flag(c, &b))
+			return -EINVAL;
+		j->end_fsync |= b;
+		return 0;
+	}
+	if (!strcmp(k, "randseed") || !strcmp(k, "seed"))
+		return set_u64(c, &j->seed, 0, UINT64_MAX);
+	if (!strcmp(k, "loops"))
+		return set_u64(c, &j->loops, 1, UINT64_MAX);
+	if (!strcmp(k, "runtime") || !strcmp(k, "timeout"))
+		return set_time(c, &j->runtime_ns, false);
+	if (!strcmp(k, "ramp-time"))
+		return set_time(c, &j->ramp_ns, false);
+	if (!strcmp(k, "startdelay")) {
+		if (c->v && strchr(c->v, '-'))
+			return refuse(c, "a random start delay in a range is not modeled");
+		return set_time(c, &j->delay_ns, false);
+	}
+	if (!strcmp(k, "thinktime")) {
+		if (set_time(c, &u, true))
+			return -EINVAL;
+		return u ? refuse(c, "a pause after each I/O's completion; replay keeps the depth "
+				     "in flight without pauses") :
+			   0;
+	}
+	if (!strcmp(k, "time-based"))
+		return set_flag(c, &j->time_based);
+	if (!strcmp(k, "norandommap"))
+		return set_flag(c, &j->norandommap);
+	if (!strcmp(k, "sync"))
+		return set_engine_sync(c);
+	if (!strcmp(k, "writefua") || !strcmp(k, "readfua"))
+		return set_flag(c, k[0] == 'w' ? &j->write_fua : &j->read_fua);
+	if (!strcmp(k, "rate-iops") || !strcmp(k, "rate"))
+		return set_rate(c, k[4] ? j->rate_ios : j->rate_bytes);
+	if (!strcmp(k, "arrivals") || !strcmp(k, "rate-process")) {
+		if (c->v && (!strcmp(c->v, "uniform") || !strcmp(c->v, "linear")))
+			j->arrivals = SYNTH_ARRIVALS_UNIFORM;
+		else if (c->v && !strcmp(c->v, "poisson"))
+			j->arrivals = SYNTH_ARRIVALS_POISSON;
+		else
+			return bad(c, "uniform (fio: linear) or poisson");
+		return 0;
+	}
+	if (!strcmp(k, "random-distribution")) {
+		int seq_stride = j->dist.seq_stride;
+
+		err = c->v ? dist_parse(c->v, &j->dist) : -EINVAL;
+		j->dist.seq_stride = seq_stride;
+		if (err == -EOPNOTSUPP)
+			return refuse(c, "one zone set per direction and a distribution's center "
+					 "are not modeled");
+		if (err)
+			return bad(c, "random, zipf[:θ] (θ>0, ≠1), pareto[:h] (0<h<1), normal[:dev] "
+				      "(0<=dev<100), zoned:A/R:..., zoned_abs:A/SIZE:... or "
+				      "sequence:i,j,...");
+		return 0;
+	}
+	if (!strcmp(k, "random-sequence-stride")) {
+		if (set_flag(c, &b))
+			return -EINVAL;
+		j->dist.seq_stride = b;
+		return 0;
+	}
+	if (!strcmp(k, "percentage-random") || !strcmp(k, "percentage-sequential")) {
+		const char *part[SYNTH_DDIR_N];
+		char buf[128];
+		int64_t p;
+
+		if (split_ddir(c->v, buf, sizeof(buf), part) || !part[0] ||
+		    fio_parse_int(part[0], &p) || p < 0 || p > 100)
+			return bad(c, "a percentage 0-100");
+		for (int d = 1; d < SYNTH_DDIR_N; d++)
+			if (part[d] && strcmp(part[d], part[0]))
+				return refuse(c, "a different share per direction is not modeled");
+		j->perc_rand = k[11] == 'r' ? (uint32_t)p : 100 - (uint32_t)p;
+		return 0;
+	}
+	if (!strcmp(k, "ioengine"))
+		return set_engine(c);
+	if (!strcmp(k, "direct") || !strcmp(k, "buffered"))
+		return set_direct(c);
+	if (!strcmp(k, "filename")) {
+		if (!c->v || strlen(c->v) >= sizeof(j->file))
+			return bad(c, "a file or device name");
+		for (const char *p = c->v; *p; p++)
+			if (*p == ':' && (p == c->v || p[-1] != '\\'))
+				return refuse(c, "several files in one job (fio's ':' list) are not "
+						 "modeled");
+		snprintf(j->file, sizeof(j->file), "%s", c->v);
+		return 0;
+	}
+	if (!strcmp(k, "nrfiles") || !strcmp(k, "nr-files")) {
+		if (set_u64(c, &u, 1, UINT32_MAX))
+			return -EINVAL;
+		return u == 1 ? 0 : refuse(c, "several files per job are not modeled");
+	}
+	if (!strcmp(k, "fill-device") || !strcmp(k, "fill-fs"))
+		return set_flag(c, &j->fill);
+	if (!strcmp(k, "zonemode"))
+		return set_zonemode(c);
+	if (!strcmp(k, "zonesize") || !strcmp(k, "zonerange") || !strcmp(k, "zoneskip")) {
+		if (!c->v || fio_parse_bytes(c->v, c->kb, &u))
+			return bad(c, "a size in bytes");
+		*(k[4] == 's' && k[5] == 'i' ? &j->zone_size :
+		  k[4] == 'r'		      ? &j->zone_range :
+						&j->zone_skip) = u;
+		return 0;
+	}
+	if (!strcmp(k, "verify"))
+		return set_verify(c);
+	if (!strcmp(k, "do-verify")) {
+		if (set_flag(c, &b))
+			return -EINVAL;
+		if (!b)
+			j->verify = false;
+		return 0;
+	}
+	if (!strcmp(k, "verify-backlog"))
+		return set_u64(c, &j->verify_backlog, 0, UINT64_MAX);
+	if (!strcmp(k, "write-mode"))
+		return set_write_mode(c);
+	if (!strcmp(k, "sg-write-mode"))
+		return set_sg_write_mode(c);
+	if (!strcmp(k, "num-range")) {
+		if (set_u64(c, &u, 1, 256))
+			return -EINVAL;
+		j->num_range = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(k, "stonewall") || !strcmp(k, "wait-for-previous"))
+		return set_stonewall(c);
+	if (!strcmp(k, "wait-for")) {
+		if (!c->v || strlen(c->v) >= sizeof(j->wait_for))
+			return bad(c, "a job name");
+		snprintf(j->wait_for, sizeof(j->wait_for), "%s", c->v);
+		return 0;
+	}
+	if (!strcmp(k, "exitall"))
+		return set_flag(c, &j->exitall);
+	if (!strcmp(k, "flow") || !strcmp(k, "flow-id")) {
+		int64_t x;
+
+		/* fio 3.x: flow is a weight (older fio took signed flows; a negative one keeps
+		 * its size as the weight) */
+		if (!c->v || fio_parse_int(c->v, &x) || x < -1000000 || x > 1000000)
+			return bad(c, "a whole number");
+		*(k[4] ? &j->flow_id : &j->flow) = (uint32_t)(x < 0 ? -x : x);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int synth_job_set_kb(struct synth_job *j, const char *key, const char *value, unsigned int kb_base,
+		     char *why, size_t why_len)
+{
+	struct opt_ctx c = { .j = j, .key = key, .v = value, .kb = kb_base, .why = why,
+			     .why_len = why_len };
+	char k[64];
+
+	norm_key(key, k, sizeof(k));
+	/* where the I/O goes and how fio names things: no effect on the pattern */
+	if (!strcmp(k, "directory") || !strcmp(k, "name") || !strcmp(k, "description") ||
+	    !strcmp(k, "group-reporting"))
+		return -EALREADY;
+	return set_opt(&c, k);
+}
 
 int synth_job_set(struct synth_job *j, const char *key, const char *value, char *why,
 		  size_t why_len)
 {
-	char k[64];
-	uint64_t u;
-
-	norm_key(key, k, sizeof(k));
-	for (size_t i = 0; i < sizeof(no_effect) / sizeof(no_effect[0]); i++)
-		if (!strcmp(k, no_effect[i]))
-			return -EALREADY;
-	if (!strcmp(k, "rw") || !strcmp(k, "readwrite")) {
-		/* fio allows "randread:8" (offset modifiers); we do not model those */
-		if (set_rw(j, value))
-			return bad(why, why_len,
-				   "%s=%s: expected read, write, randread, randwrite, rw, readwrite, "
-				   "randrw, trim or randtrim",
-				   key, value);
-		return 0;
-	}
-	if (!strcmp(k, "rwmixread") || !strcmp(k, "rwmixwrite")) {
-		if (!value || parse_u64(value, &u) || u > 100)
-			return bad(why, why_len, "%s=%s: expected a percentage 0-100", key, value);
-		j->rwmixread = k[5] == 'r' ? (uint32_t)u : 100 - (uint32_t)u;
-		return 0;
-	}
-	if (!strcmp(k, "bs") || !strcmp(k, "blocksize") || !strcmp(k, "bssplit")) {
-		if (!value || parse_per_ddir(value, j->bs))
-			return bad(why, why_len,
-				   "%s=%s: expected sizes like 4k, 4k,16k (read,write) or a split "
-				   "4k/50:16k/30:64k/20 (multiples of 512, shares summing to 100)",
-				   key, value);
-		if (k[2] != 's') { /* plain bs: a single size per direction */
-			for (int d = 0; d < SYNTH_DDIR_N; d++)
-				if (j->bs[d].n != 1)
-					return bad(why, why_len,
-						   "%s=%s: one size per direction; use --bssplit "
-						   "for a mix",
-						   key, value);
-		}
-		return 0;
-	}
-	if (!strcmp(k, "size") || !strcmp(k, "filesize") || !strcmp(k, "offset") ||
-	    !strcmp(k, "io-size") || !strcmp(k, "io-limit")) {
-		if (!value || parse_size(value, &u))
-			return bad(why, why_len,
-				   "%s=%s: expected a size in bytes with an optional k/m/g/t suffix "
-				   "(powers of 1024, as fio reads them); percentages are not supported",
-				   key, value);
-		if (k[0] == 'o')
-			j->offset = u;
-		else if (k[0] == 'i')
-			j->io_size = u;
-		else
-			j->size = u;
-		return 0;
-	}
-	if (!strcmp(k, "iodepth") || !strcmp(k, "numjobs")) {
-		uint32_t v32;
-
-		if (parse_u32_min1(value, &v32) || (k[0] == 'n' && v32 > TRACE_MAX_STREAMS) ||
-		    v32 > 65536)
-			return bad(why, why_len,
-				   "%s=%s: expected a whole number from 1 (numjobs up to 1024, "
-				   "iodepth up to 65536)",
-				   key, value);
-		if (k[0] == 'i')
-			j->iodepth = v32;
-		else
-			j->numjobs = v32;
-		return 0;
-	}
-	if (!strcmp(k, "number-ios") || !strcmp(k, "fsync") || !strcmp(k, "randseed") ||
-	    !strcmp(k, "seed")) {
-		if (!value || parse_u64(value, &u))
-			return bad(why, why_len, "%s=%s: expected a whole number", key, value);
-		if (k[0] == 'n')
-			j->number_ios = u;
-		else if (k[0] == 'f')
-			j->fsync = u;
-		else
-			j->seed = u;
-		return 0;
-	}
-	if (!strcmp(k, "runtime") || !strcmp(k, "timeout")) {
-		if (!value || parse_duration_ns(value, &j->runtime_ns))
-			return bad(why, why_len, "%s=%s: expected a duration like 120, 30s, 500ms, 2m",
-				   key, value);
-		return 0;
-	}
-	if (!strcmp(k, "time-based") || !strcmp(k, "norandommap") || !strcmp(k, "sync")) {
-		bool b;
-
-		if (parse_bool(value, &b))
-			return bad(why, why_len, "%s=%s: expected 0 or 1", key, value);
-		if (k[0] == 't')
-			j->time_based = b;
-		else if (k[0] == 'n')
-			j->norandommap = b;
-		else
-			j->sync_writes = b;
-		return 0;
-	}
-	if (!strcmp(k, "rate-iops")) {
-		char *end;
-		double r = value ? strtod(value, &end) : 0;
-
-		/* fio allows "r,w"; one rate for both directions is what we model */
-		if (!value || end == value || *end || r < 0)
-			return bad(why, why_len, "%s=%s: expected I/Os per second per job (one value)",
-				   key, value);
-		j->rate_iops = r;
-		return 0;
-	}
-	if (!strcmp(k, "arrivals") || !strcmp(k, "rate-process")) {
-		if (value && (!strcmp(value, "uniform") || !strcmp(value, "linear")))
-			j->arrivals = SYNTH_ARRIVALS_UNIFORM;
-		else if (value && !strcmp(value, "poisson"))
-			j->arrivals = SYNTH_ARRIVALS_POISSON;
-		else
-			return bad(why, why_len, "%s=%s: expected uniform (fio: linear) or poisson",
-				   key, value);
-		return 0;
-	}
-	if (!strcmp(k, "random-distribution")) {
-		if (!value || dist_parse(value, &j->dist))
-			return bad(why, why_len,
-				   "%s=%s: expected random, zipf[:θ] (θ>0, ≠1), pareto[:h] (0<h<1) "
-				   "or normal[:dev] (0<=dev<100)",
-				   key, value);
-		return 0;
-	}
-	if (!strcmp(k, "ioengine")) {
-		/* Sync engines keep one I/O in flight per job whatever iodepth says (fio HOWTO,
-		 * iodepth). Async ones honour iodepth. Others are not modeled. */
-		static const char *const sync_eng[] = { "psync", "sync", "pvsync", "pvsync2",
-							"vsync" };
-		static const char *const async_eng[] = { "libaio", "io_uring", "posixaio",
-							 "windowsaio", "solarisaio" };
-
-		for (size_t i = 0; value && i < sizeof(sync_eng) / sizeof(sync_eng[0]); i++)
-			if (!strcmp(value, sync_eng[i])) {
-				j->sync_engine = true;
-				return 0;
-			}
-		for (size_t i = 0; value && i < sizeof(async_eng) / sizeof(async_eng[0]); i++)
-			if (!strcmp(value, async_eng[i])) {
-				j->sync_engine = false;
-				return 0;
-			}
-		return -ENOENT;
-	}
-	if (!strcmp(k, "direct") || !strcmp(k, "buffered")) {
-		bool b;
-
-		/* A block trace is what reaches the device: direct=1 is what it models. */
-		if (parse_bool(value, &b) || b != (k[0] == 'd'))
-			return -ENOENT;
-		return 0;
-	}
-	return -ENOENT;
+	return synth_job_set_kb(j, key, value, 1024, why, why_len);
 }
 
 int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value, char *why,
@@ -364,8 +715,11 @@ int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value,
 
 	norm_key(key, k, sizeof(k));
 	if (!strcmp(k, "log-size") || !strcmp(k, "size")) {
-		if (!value || parse_size(value, &u) || u < (1 << 20))
-			return bad(why, why_len, "%s=%s: expected a size of at least 1m", key, value);
+		if (!value || parse_size(value, &u) || u < (1 << 20)) {
+			snprintf(why, why_len, "%s=%s: expected a size of at least 1m", key,
+				 value ? value : "");
+			return -EINVAL;
+		}
 		if (k[0] == 'l')
 			m->log_size = u;
 		else
@@ -373,9 +727,11 @@ int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value,
 		return 0;
 	}
 	if (!strcmp(k, "log-min") || !strcmp(k, "log-max")) {
-		if (!value || parse_size(value, &u) || !u || u % 512 || u > (16 << 20))
-			return bad(why, why_len, "%s=%s: expected a multiple of 512 up to 16m", key,
-				   value);
+		if (!value || parse_size(value, &u) || !u || u % 512 || u > (16 << 20)) {
+			snprintf(why, why_len, "%s=%s: expected a multiple of 512 up to 16m", key,
+				 value ? value : "");
+			return -EINVAL;
+		}
 		if (k[5] == 'i')
 			m->log_min = (uint32_t)u;
 		else
@@ -383,27 +739,32 @@ int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value,
 		return 0;
 	}
 	if (!strcmp(k, "log-fua")) {
-		if (parse_bool(value, &m->log_fua))
-			return bad(why, why_len, "%s=%s: expected 0 or 1", key, value);
+		if (fio_parse_bool(value, &m->log_fua)) {
+			snprintf(why, why_len, "%s=%s: expected 0 or 1", key, value ? value : "");
+			return -EINVAL;
+		}
 		return 0;
 	}
 	if (!strcmp(k, "numjobs") || !strcmp(k, "iodepth") || !strcmp(k, "dblwr-pages")) {
-		uint32_t v32;
-
-		if (parse_u32_min1(value, &v32) || v32 > 1000)
-			return bad(why, why_len, "%s=%s: expected a whole number from 1 to 1000", key,
-				   value);
+		if (!value || parse_u64(value, &u) || u < 1 || u > 1000) {
+			snprintf(why, why_len, "%s=%s: expected a whole number from 1 to 1000", key,
+				 value ? value : "");
+			return -EINVAL;
+		}
 		if (k[0] == 'n')
-			m->readers = v32;
+			m->readers = (uint32_t)u;
 		else if (k[0] == 'i')
-			m->cleaner_depth = v32;
+			m->cleaner_depth = (uint32_t)u;
 		else
-			m->dblwr_pages = v32;
+			m->dblwr_pages = (uint32_t)u;
 		return 0;
 	}
 	if (!strcmp(k, "number-ios") || !strcmp(k, "commits") || !strcmp(k, "batches")) {
-		if (!value || parse_u64(value, &u) || !u)
-			return bad(why, why_len, "%s=%s: expected a whole number >= 1", key, value);
+		if (!value || parse_u64(value, &u) || !u) {
+			snprintf(why, why_len, "%s=%s: expected a whole number >= 1", key,
+				 value ? value : "");
+			return -EINVAL;
+		}
 		if (k[0] == 'n')
 			m->reads_per_reader = u;
 		else if (k[0] == 'c')
@@ -423,6 +784,11 @@ int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value,
 		err = synth_job_set(&tmp, key, value, why, why_len);
 		if (err)
 			return err;
+		if (tmp.dist.kind >= DIST_ZONED) {
+			snprintf(why, why_len, "%s=%s: the innodb-16k model takes random, zipf, "
+					       "pareto or normal", key, value);
+			return -EINVAL;
+		}
 		m->dist = tmp.dist;
 		m->runtime_ns = tmp.runtime_ns;
 		m->time_based = tmp.time_based;
@@ -435,48 +801,4 @@ int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value,
 		 "random-distribution, runtime, time-based, seed)",
 		 key);
 	return -EINVAL;
-}
-
-static uint32_t bs_min(const struct synth_bsplit *b, uint32_t *max)
-{
-	uint32_t mn = UINT32_MAX, mx = 0;
-
-	for (uint32_t i = 0; i < b->n; i++) {
-		if (!b->e[i].pct)
-			continue;
-		mn = b->e[i].bs < mn ? b->e[i].bs : mn;
-		mx = b->e[i].bs > mx ? b->e[i].bs : mx;
-	}
-	if (max)
-		*max = mx;
-	return mn;
-}
-
-int synth_job_check(const struct synth_job *j, char *why, size_t why_len)
-{
-	if (!j->size) {
-		snprintf(why, why_len, "job '%s': no size: give --size (the region each job works in)",
-			 j->name);
-		return -EINVAL;
-	}
-	for (int d = 0; d < SYNTH_DDIR_N; d++) {
-		uint32_t mx;
-
-		if (!(j->ddirs & (1u << d)))
-			continue;
-		if (bs_min(&j->bs[d], &mx) == UINT32_MAX) {
-			snprintf(why, why_len, "job '%s': every block size has a 0%% share", j->name);
-			return -EINVAL;
-		}
-		if (mx > j->size) {
-			snprintf(why, why_len, "job '%s': block size %u is larger than size %llu",
-				 j->name, mx, (unsigned long long)j->size);
-			return -EINVAL;
-		}
-	}
-	if (j->time_based && !j->runtime_ns) {
-		snprintf(why, why_len, "job '%s': time_based needs a runtime", j->name);
-		return -EINVAL;
-	}
-	return 0;
 }

@@ -20,18 +20,22 @@ static void usage(FILE *f)
 		"Without --rate-iops the trace is closed-loop (each job keeps iodepth I/Os in\n"
 		"flight); with it, every I/O has an arrival time.\n"
 		"\n"
-		"fio options (--key=value or --key value; fio's names, '-' or '_'):\n"
-		"  --rw read|write|randread|randwrite|rw|readwrite|randrw|trim|randtrim\n"
-		"  --rwmixread PCT   --bs SIZE[,WSIZE]   --bssplit 4k/50:16k/30:64k/20\n"
-		"  --size SIZE   --offset SIZE   --io_size SIZE   --number-ios N\n"
+		"fio options (--key=value or --key value; fio's names, '-' or '_'; the job-file\n"
+		"reader and every option it knows: synth/FIO.md):\n"
+		"  --rw read|write|randread|randwrite|rw|randrw|trim|randtrim|trimwrite[:modifier]\n"
+		"  --rwmixread PCT   --bs SIZE[,WSIZE]   --bssplit 4k/50:16k/30:64k/20   --bsrange\n"
+		"  --size SIZE|N%%   --offset SIZE|N%%   --io_size SIZE   --number-ios N   --loops N\n"
 		"  --iodepth N   --numjobs N   --ioengine psync|libaio|io_uring|...\n"
 		"  --runtime DUR   --time_based   --rate-iops N (per job)   --arrivals uniform|poisson\n"
-		"  --random-distribution random|zipf[:θ]|pareto[:h]|normal[:dev%%]   --norandommap\n"
-		"  --fsync N (a flush after every N writes per job)   --sync 1 (FUA writes)\n"
-		"  --seed N (default %u; same seed, same file)\n"
+		"  --random-distribution random|zipf[:θ]|pareto[:h]|normal[:dev%%]|zoned:A/R:...\n"
+		"  --norandommap   --fsync N (a flush after every N writes)   --sync 1 (FUA writes)\n"
+		"  --verify crc32c (reads back what was written)   --seed N (default %u; same seed,\n"
+		"  same file)\n"
 		"trace options:\n"
 		"  -o, --output FILE  the trace (cdm writes FILE-<test>.ioreel, one per test)\n"
-		"  --device-size SIZE --name NAME   the device table entry (default: the extent, synth)\n"
+		"  --device-size SIZE the target's size: settles sizes fio takes from the device (no\n"
+		"                     --size, N%%); without it they are resolved at replay\n"
+		"  --name NAME        the device table entry's name (default synth)\n"
 		"  --json             print what was generated as JSON\n"
 		"innodb-16k takes: --size (data area) --log-size --numjobs (query threads) --iodepth\n"
 		"  (page-cleaner depth) --number-ios (reads per thread) --commits --batches\n"
@@ -42,6 +46,7 @@ static void usage(FILE *f)
 		"               --time_based --runtime 120 -o 4k-randwrite.ioreel\n"
 		"  ioreel synth --preset 4k-randrw70 --size 8G -o rw70.ioreel\n"
 		"  ioreel synth --fio-job innodb.fio --section innodb-data --number-ios 10000 -o i.ioreel\n"
+		"  FIO_BS=4k ioreel synth --fio-job jesd219.fio --number-ios 100000 -o jesd.ioreel\n"
 		"  ioreel synth --rw randread --size 1G --rate-iops 2000 --arrivals poisson \\\n"
 		"               --runtime 30 --random-distribution zipf:1.2 -o zipf.ioreel\n"
 		"  ioreel synth --preset cdm -o cdm.ioreel     # cdm-seq1m-q8t1.ioreel ...\n",
@@ -189,8 +194,11 @@ static int apply_overrides(struct synth_spec *s, const struct kv *o, size_t n, b
 			return EXIT_USAGE;
 		}
 		if (err == -EALREADY) {
-			cli_warn("--%s has no effect on the pattern: the target is chosen at replay",
-				 o[i].key);
+			if (why[0])
+				cli_warn("--%s=%s: %s", o[i].key, o[i].value ? o[i].value : "", why);
+			else
+				cli_warn("--%s has no effect on the pattern: the target is chosen at "
+					 "replay", o[i].key);
 			continue;
 		}
 		if (err) {
@@ -404,16 +412,12 @@ int cmd_synth(int argc, char **argv)
 
 		if (err) {
 			cli_error("%s", why);
-			rc = err == -EINVAL || err == -ENOENT ? EXIT_USAGE : EXIT_RUNTIME;
+			rc = err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP ? EXIT_USAGE :
+										       EXIT_RUNTIME;
 			goto out;
 		}
 		if (res.ignored[0])
-			fprintf(stderr, "ioreel synth: note: %s: ignored (the target is chosen at "
-					"replay, reports by analyze): %s\n",
-				fio, res.ignored);
-		if (res.unmodeled[0])
-			cli_warn("%s: options not modeled (not in the trace): %s", fio,
-				 res.unmodeled);
+			fprintf(stderr, "ioreel synth: note: %s: ignored: %s\n", fio, res.ignored);
 	} else {
 		spec->njobs = 1;
 		synth_job_defaults(&spec->jobs[0]);
@@ -436,10 +440,14 @@ int cmd_synth(int argc, char **argv)
 			rc = err;
 			goto out;
 		}
-		/* fio: without size, a job works on the whole file (here: the device) */
-		for (unsigned int j = 0; !spec->innodb && devsize && j < spec->njobs; j++)
-			if (!spec->jobs[j].size && spec->jobs[j].offset < devsize)
-				spec->jobs[j].size = devsize - spec->jobs[j].offset;
+		/* fio: without size, a job works on the whole file; here that is --device-size,
+		 * or the target met at replay */
+		err = synth_spec_resolve(spec, devsize, why, sizeof(why));
+		if (err) {
+			cli_error("%s", why);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		if (p && p->variants > 1)
 			variant_path(out, p->variant_names[v], path, sizeof(path));
 		else

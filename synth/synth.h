@@ -30,7 +30,11 @@ struct synth_bs {
 struct synth_bsplit {
 	uint32_t n;
 	struct synth_bs e[SYNTH_MAX_BS];
+	uint32_t range_lo, range_hi; /* bsrange: uniform in [lo, hi], multiples of lo (hi 0: off) */
 };
+
+/* The ops a job's writes become (fio's write_mode / sg_write_mode). */
+enum synth_write_op { SYNTH_WRITE_DATA = 0, SYNTH_WRITE_ZEROES = 1 };
 
 struct synth_job {
 	char name[64];
@@ -41,7 +45,7 @@ struct synth_job {
 	uint64_t size;	     /* bytes of the region each job works in (0: not set) */
 	uint64_t offset;     /* where the region starts */
 	uint64_t io_size;    /* bytes per job per pass (0: size) */
-	uint64_t number_ios; /* data I/Os per job per pass (0: by bytes) */
+	uint64_t number_ios; /* data I/Os per job, all passes together (0: by bytes) */
 	uint32_t iodepth;
 	uint32_t numjobs;
 	uint64_t runtime_ns;
@@ -54,6 +58,48 @@ struct synth_job {
 	bool sync_writes;    /* fio sync=1: writes carry FUA */
 	bool sync_engine;    /* psync/sync/pvsync...: one I/O in flight per job whatever iodepth */
 	uint64_t seed;
+
+	/* ---- fio job-file semantics (synth/FIO.md) ---- */
+	int64_t seq_add;      /* rw=read:8k: bytes skipped after each sequential I/O (<0: back) */
+	uint32_t rand_run;    /* rw=randread:8: a new random offset every N I/Os (0, 1: each) */
+	bool run_identical;   /* rw_sequencer=identical: the run repeats one offset */
+	bool trimwrite;	      /* rw=trimwrite: each block trimmed, then written */
+	uint32_t perc_rand;   /* percentage_random: random share of a random job's I/Os */
+	uint32_t blockalign;  /* random offsets are multiples of it (0: the smallest bs) */
+	bool bs_unaligned;    /* bsrange sizes are not rounded to the smallest one */
+	uint32_t offset_align; /* offset= is rounded down to it (0: none) */
+	uint64_t loops;	      /* passes over the region (fio's loops, 0 or 1: one) */
+	uint64_t ramp_ns;     /* ramp_time: I/O before the runtime starts counting */
+	uint64_t delay_ns;    /* startdelay */
+	uint32_t size_ppm, offset_ppm, inc_ppm; /* size=N%, offset=N%, offset_increment=N% */
+	uint64_t size_nz, offset_nz, inc_nz;	/* the same in zones ("8z") */
+	uint64_t offset_inc;  /* offset_increment: clone k starts k * this further */
+	uint64_t filesize;    /* the file the region lies in (0: from the jobs) */
+	char file[256];	      /* fio filename: jobs naming the same file share it */
+	bool own_files;	      /* no filename in a job file: fio makes one file per job clone */
+	bool device_engine;   /* the engine names the device (rbd, nbd, libblkio): jobs share it */
+	uint64_t file_base;   /* where that file starts on the target (synth_spec_resolve) */
+	uint64_t clone_span;  /* own_files: clone k's file starts k * this further */
+	bool rel;	      /* the region is resolved against the target at replay */
+	bool fill;	      /* fill_device: the whole target */
+	uint64_t zone_size, zone_range, zone_skip; /* zonemode=strided */
+	bool zbd;	      /* zonemode=zbd (refused by the reader) */
+	bool verify;	      /* verify=...: a read of every block written (do_verify) */
+	uint64_t verify_backlog; /* read back after every N writes (0: after the pass) */
+	uint64_t fdatasync;   /* a flush after every N writes (fio fdatasync) */
+	bool end_fsync;	      /* end_fsync / fsync_on_close: a flush when the job ends */
+	uint64_t write_barrier; /* every Nth write is a barrier (preflush + FUA) */
+	bool read_fua, write_fua; /* readfua / writefua (io_uring_cmd, sg) */
+	uint32_t zeroes_pct;  /* write_mode=zeroes share: writes issued as write-zeroes */
+	uint32_t num_range;   /* trims of num_range ranges each (fio's multi-range trim) */
+	double rate_bytes[SYNTH_DDIR_N], rate_ios[SYNTH_DDIR_N]; /* rate=, rate_iops= per ddir */
+	bool stonewall;	      /* starts after every job before it ends */
+	char wait_for[64];    /* starts after this job ends */
+	uint32_t group;	      /* closed-loop group (from stonewall and wait_for) */
+	bool exitall;	      /* fio exitall: the first job to end ends them all */
+	uint32_t flow;	      /* fio flow: this job's weight among its flow_id's jobs (0: none) */
+	uint32_t flow_id;
+	int32_t flow_lead;    /* the first job of its flow set, whose stream it shares (-1: none) */
 };
 
 /* The InnoDB-like model (synth/PRESETS.md describes it). */
@@ -88,12 +134,16 @@ void synth_innodb_defaults(struct synth_innodb *m);
 
 /*
  * Applies one fio option (fio's name; '-' and '_' alike) to a job. value is NULL for a bare
- * flag ("time_based"). Returns 0, -EINVAL for a bad value (why gets a message), -ENOENT for an
- * option the generator does not model (the caller lists those), -EALREADY for an option that
- * has no effect on the pattern (filename, directory: the target is chosen at replay).
+ * flag ("time_based"). Returns 0; -EINVAL for a bad value (why gets a message); -EOPNOTSUPP
+ * for a value whose semantics ioreel does not reproduce (why says what, e.g. ioengine=net);
+ * -EALREADY for an option that does not change the pattern (why may say what it would do);
+ * -ENOENT for an option synth_job_set does not know (synth/fioopts.c classifies the rest).
  */
 int synth_job_set(struct synth_job *j, const char *key, const char *value, char *why,
 		  size_t why_len);
+/* The same with fio's kb_base for sizes (1024 or 1000). */
+int synth_job_set_kb(struct synth_job *j, const char *key, const char *value, unsigned int kb_base,
+		     char *why, size_t why_len);
 /* The same options for the InnoDB model: size (data area), numjobs (readers), iodepth
  * (cleaner depth), number_ios (reads per reader), random_distribution, runtime, time_based,
  * randseed, plus its own parameters (synth/PRESETS.md). */
@@ -102,6 +152,14 @@ int synth_innodb_set(struct synth_innodb *m, const char *key, const char *value,
 
 /* Checks a job is complete and consistent (size set, bs fits, ...). 0 or -EINVAL + why. */
 int synth_job_check(const struct synth_job *j, char *why, size_t why_len);
+
+/*
+ * Settles where every job's region lies (synth/region.c): % sizes, zones, fill_device and
+ * absent sizes against device_size when it is given, else the job becomes relative (resolved
+ * against the target at replay); jobs' files are laid out one after another on the target.
+ * 0, or -EINVAL / -EOPNOTSUPP with why.
+ */
+int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, size_t why_len);
 
 /* Fills meta's mode, streams, runtime and device (name, size) for the spec. 0 or -EINVAL. */
 int synth_spec_meta(const struct synth_spec *s, struct trace_meta *meta, const char *devname,
@@ -126,18 +184,34 @@ int synth_write_trace(const struct synth_spec *s, const char *path, const char *
 		      uint64_t devsize, const char *cmdline, struct trace_meta *meta,
 		      struct synth_counts *counts, char *why, size_t why_len);
 
+/* ---- regions (synth/region.c), shared by the generator and the header ---- */
+
+uint32_t synth_job_min_bs(const struct synth_job *j);
+/* Random offsets are multiples of this (blockalign, else the smallest block size). */
+uint32_t synth_job_unit(const struct synth_job *j);
+/* The job's region length is the target's (or a share of it): known only at replay. */
+bool synth_job_len_rel(const struct synth_job *j);
+/* Bytes the generator walks: the region, or a nominal span for a relative one. */
+uint64_t synth_job_gen_size(const struct synth_job *j);
+/* The stream record of clone `clone` of j, and where its region starts (0 when relative). */
+void synth_stream_rec(const struct synth_job *j, uint32_t clone, struct trace_stream *rec,
+		      uint64_t *base);
+
 /* ---- fio job files (synth/fiojob.c) ---- */
 
 struct fiojob_result {
 	unsigned int njobs;
-	char unmodeled[1024]; /* "ioengine=libaio rate=10m ..." options not modeled */
-	char ignored[512];    /* "filename directory": no effect on the pattern */
+	/* "group_reporting, thread (reporting and logging); direct=0 (buffered I/O: ...)":
+	 * options accepted without effect on the trace, by why, in one line */
+	char ignored[2048];
 };
 
 /*
- * Reads a fio job file: [global] then job sections (only `section` when not NULL). Each job
- * section becomes one job of spec (with its numjobs). 0, -errno on I/O, -EINVAL + why
- * (with file:line) for a bad value, -ENOENT when the section is absent.
+ * Reads a fio job file as fio does (synth/FIO.md): [global] sections, include, comments,
+ * ${VAR}, arithmetic, fio's units; each job section becomes one job of spec (only `section`
+ * when not NULL). 0; -errno on I/O; -EINVAL + why (file:line) for a bad value; -EOPNOTSUPP
+ * + why when a job uses an option whose effect ioreel does not reproduce (the option and
+ * why); -ENOENT when the section is absent.
  */
 int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 		struct fiojob_result *res, char *why, size_t why_len);

@@ -61,7 +61,7 @@ int main(void)
 	CHECK(dist_parse("normal:100", &d) == -EINVAL, "normal dev < 100");
 	CHECK(dist_parse("zipf:x", &d) == -EINVAL, "zipf:x");
 	CHECK(dist_parse("lognormal", &d) == -EINVAL, "unknown name");
-	CHECK(!strcmp(dist_format(&(struct dist_spec){ DIST_ZIPF, 1.2 }, buf, sizeof(buf)),
+	CHECK(!strcmp(dist_format(&(struct dist_spec){ .kind = DIST_ZIPF, .param = 1.2 }, buf, sizeof(buf)),
 		      "zipf:1.2"),
 	      "format %s", buf);
 

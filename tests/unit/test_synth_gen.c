@@ -53,6 +53,7 @@ static void gen(struct synth_spec *s, struct evs *v, struct trace_meta *m)
 
 	v->n = 0;
 	memset(m, 0, sizeof(*m));
+	CHECK(!synth_spec_resolve(s, 0, why, sizeof(why)), "resolve: %s", why);
 	CHECK(!synth_spec_meta(s, m, "t", 0, why, sizeof(why)), "meta: %s", why);
 	CHECK(!synth_generate(s, collect, v), "generate failed");
 }
@@ -70,7 +71,9 @@ static void test_mix_sizes_alignment_fsync(void)
 	set(j, "bssplit", "4k/50:16k/30:64k/20");
 	set(j, "size", "64m");
 	set(j, "offset", "1m");
+	set(j, "io_size", "10g"); /* passes over the region until number_ios, as fio */
 	set(j, "number_ios", "20000");
+	set(j, "norandommap", NULL); /* the shares as given (the map cuts sizes, below) */
 	set(j, "numjobs", "2");
 	set(j, "iodepth", "16");
 	set(j, "fsync", "8");
@@ -129,6 +132,40 @@ static void test_mix_sizes_alignment_fsync(void)
 	free(s);
 }
 
+/* fio's random map: in one pass no block is touched twice, and with mixed sizes an I/O is cut
+ * to the free blocks it starts on, so the pass covers the region exactly. */
+static void test_random_map(void)
+{
+	struct synth_spec *s = one();
+	struct synth_job *j = &s->jobs[0];
+	struct trace_meta *m = calloc(1, sizeof(*m));
+	struct evs v = { 0 };
+	uint64_t n = (8 << 20) / 4096, bytes = 0, cut = 0;
+	uint8_t *used = calloc(n, 1);
+
+	set(j, "rw", "randwrite");
+	set(j, "bssplit", "4k/50:16k/30:64k/20");
+	set(j, "size", "8m");
+	gen(s, &v, m);
+	for (size_t i = 0; i < v.n; i++) {
+		const struct io_event *e = &v.e[i];
+
+		bytes += e->length;
+		cut += e->length != 4096 && e->length != 16384 && e->length != 65536;
+		for (uint64_t b = e->offset / 4096; b < (e->offset + e->length) / 4096; b++) {
+			CHECK(!used[b], "block %llu written twice in one pass", (unsigned long long)b);
+			used[b] = 1;
+		}
+	}
+	CHECK(bytes == 8 << 20, "one pass covers the region exactly: %llu", (unsigned long long)bytes);
+	CHECK(cut > 0, "some I/Os cut short by the map, as fio's");
+	printf("random map: %zu I/Os, %llu cut short\n", v.n, (unsigned long long)cut);
+	free(used);
+	free(v.e);
+	free(m);
+	free(s);
+}
+
 static void test_seq_and_bytes(void)
 {
 	struct synth_spec *s = one();
@@ -140,6 +177,9 @@ static void test_seq_and_bytes(void)
 	set(j, "bs", "128k");
 	set(j, "size", "1M");
 	set(j, "number-ios", "20");
+	gen(s, &v, m);
+	CHECK(v.n == 8, "number_ios stops a job but does not extend its pass (fio): %zu", v.n);
+	set(j, "io_size", "2560k");
 	gen(s, &v, m);
 	CHECK(v.n == 20, "20 I/Os, got %zu", v.n);
 	for (size_t i = 0; i < v.n; i++)
@@ -272,9 +312,31 @@ static void test_options(void)
 	CHECK(synth_job_set(&j, "rw", "randomread", why, sizeof(why)) == -EINVAL, "bad rw");
 	CHECK(synth_job_set(&j, "bssplit", "4k/60:8k/60", why, sizeof(why)) == -EINVAL, ">100%%");
 	CHECK(synth_job_set(&j, "bs", "4k-16k", why, sizeof(why)) == -EINVAL, "bsrange form");
-	CHECK(synth_job_set(&j, "verify", "md5", why, sizeof(why)) == -ENOENT, "unmodeled");
-	CHECK(synth_job_set(&j, "filename", "x", why, sizeof(why)) == -EALREADY, "no effect");
-	CHECK(synth_job_set(&j, "direct", "0", why, sizeof(why)) == -ENOENT, "buffered unmodeled");
+	CHECK(!synth_job_set(&j, "verify", "md5", why, sizeof(why)) && j.verify, "verify reads back");
+	CHECK(!synth_job_set(&j, "filename", "x", why, sizeof(why)) && !strcmp(j.file, "x"),
+	      "filename names the file jobs share");
+	CHECK(synth_job_set(&j, "directory", "/d", why, sizeof(why)) == -EALREADY, "no effect");
+	CHECK(synth_job_set(&j, "direct", "0", why, sizeof(why)) == -EALREADY && strstr(why, "buffered"),
+	      "buffered: accepted with a note");
+	CHECK(synth_job_set(&j, "ioengine", "net", why, sizeof(why)) == -EOPNOTSUPP &&
+		      strstr(why, "network"),
+	      "net engine refused: %s", why);
+	CHECK(synth_job_set(&j, "frobnicate", "1", why, sizeof(why)) == -ENOENT, "unknown");
+	set(&j, "size", "4kib");
+	CHECK(j.size == 4000, "fio reads 4kib as 4000 with kb_base=1024: %llu",
+	      (unsigned long long)j.size);
+	set(&j, "size", "25%");
+	CHECK(j.size == 0 && j.size_ppm == 250000, "size=25%% is a share of the file");
+	set(&j, "rw", "read:-8k");
+	CHECK(!j.random && j.seq_add == -8192, "rw=read:-8k walks backwards");
+	set(&j, "rw", "randread:8");
+	CHECK(j.random && j.rand_run == 8, "rw=randread:8: a new offset every 8 I/Os");
+	set(&j, "bsrange", "1k-16k,2k-4k");
+	CHECK(j.bs[0].range_lo == 1024 && j.bs[0].range_hi == 16384 && j.bs[1].range_lo == 2048,
+	      "bsrange per direction");
+	set(&j, "random_distribution", "zoned:50/5:30/15:20/");
+	CHECK(j.dist.kind == DIST_ZONED && j.dist.nzones == 3 && j.dist.zones[2].size == 80,
+	      "zoned: the last range takes what is left");
 	CHECK(synth_job_set(&j, "random_distribution", "zipf:1", why, sizeof(why)) == -EINVAL,
 	      "zipf:1");
 }
@@ -302,22 +364,25 @@ static void test_fio_job(void)
 		      j->numjobs == 128 && j->sync_engine && j->time_based &&
 		      j->runtime_ns == 120000000000ULL,
 	      "innodb-data parsed");
-	printf("unmodeled: '%s'; ignored: '%s'\n", res.unmodeled, res.ignored);
-	CHECK(strstr(res.unmodeled, "verify=md5") && !strstr(res.unmodeled, "rate"),
-	      "unmodeled options of the selected job listed");
-	CHECK(strstr(res.ignored, "filename") && strstr(res.ignored, "directory") &&
-		      strstr(res.ignored, "group_reporting"),
+	printf("ignored: '%s'\n", res.ignored);
+	CHECK(strstr(res.ignored, "directory") && strstr(res.ignored, "group_reporting") &&
+		      !strstr(res.ignored, "rate"),
 	      "ignored options listed");
+	CHECK(!strcmp(j->file, "test-innodb.dat") && j->verify, "filename and verify kept");
 	struct trace_meta *m = calloc(1, sizeof(*m));
 
+	CHECK(!synth_spec_resolve(s, 0, why, sizeof(why)), "resolve: %s", why);
 	CHECK(!synth_spec_meta(s, m, NULL, 0, why, sizeof(why)) && m->nstreams == 128 &&
 		      m->streams[127].depth == 1 && m->time_based &&
 		      m->runtime_ns == 120000000000ULL,
 	      "128 psync jobs = 128 streams of depth 1, time_based 120 s");
-	/* both sections: 129 streams; the [other] job's rate option is listed */
+	/* both sections: the [other] job has a rate, so one trace cannot hold both */
 	CHECK(!fiojob_load(path, NULL, s, &res, why, sizeof(why)) && s->njobs == 2, "all: %s",
 	      why);
-	CHECK(strstr(res.unmodeled, "rate=10m") != NULL, "rate listed: %s", res.unmodeled);
+	CHECK(!synth_spec_resolve(s, 0, why, sizeof(why)), "resolve: %s", why);
+	CHECK(synth_spec_meta(s, m, NULL, 0, why, sizeof(why)) == -EOPNOTSUPP &&
+		      strstr(why, "timed"),
+	      "timed and closed jobs refused together: %s", why);
 	CHECK(fiojob_load(path, "nope", s, &res, why, sizeof(why)) == -ENOENT, "absent section");
 	f = fopen(path, "w");
 	fprintf(f, "[a]\nsize=1m\nbs=lots\n");
@@ -393,6 +458,7 @@ static void test_innodb(void)
 int main(void)
 {
 	test_mix_sizes_alignment_fsync();
+	test_random_map();
 	test_seq_and_bytes();
 	test_timed();
 	test_determinism();

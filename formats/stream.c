@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What a stream record means (formats/FORMAT.md, "Streams"): where a stream's offsets land
+ * on a target whose size is known only at replay, and when a closed-loop stream is done.
+ * Kept with the format so every reader applies one rule.
+ */
+#include "formats/trace.h"
+
+static uint64_t ppm_of(uint64_t size, uint32_t ppm)
+{
+	return (uint64_t)((unsigned __int128)size * ppm / 1000000u);
+}
+
+uint64_t trace_stream_offset(const struct trace_stream *s, uint64_t offset, uint64_t target_size,
+			     uint64_t *region_len)
+{
+	uint64_t align = s->rel_align ? s->rel_align : 1, start, len, w;
+
+	if (!(s->flags & TRACE_STREAM_REL)) {
+		*region_len = target_size;
+		return offset;
+	}
+	start = (s->rel_base + ppm_of(target_size, s->rel_start_ppm)) / align * align;
+	if (start >= target_size) {
+		*region_len = 0;
+		return start;
+	}
+	len = s->rel_len_ppm ? ppm_of(target_size, s->rel_len_ppm) : target_size - start;
+	if (len > target_size - start)
+		len = target_size - start;
+	len = len / align * align;
+	*region_len = len;
+	if (!len)
+		return start;
+	if (s->flags & TRACE_STREAM_SCALE) {
+		/* A random pattern drawn over [0, rel_span): the same fractions of the region. */
+		uint64_t off = (uint64_t)((unsigned __int128)offset * len / s->rel_span);
+
+		return start + off / align * align;
+	}
+	/* A sequential pattern: fio restarts it at the region's start once it passes the end;
+	 * with a constant stride the pass holds ceil(len / stride) I/Os. */
+	w = s->rel_span ? (len + s->rel_span - 1) / s->rel_span * s->rel_span : len;
+	return start + offset % w;
+}
+
+bool trace_stream_ended(const struct trace_stream *s, uint64_t nevents, uint64_t issued,
+			uint64_t elapsed_ns)
+{
+	if (!nevents)
+		return true;
+	if (s->runtime_ns && elapsed_ns >= s->runtime_ns)
+		return true;
+	if (s->ios)
+		return issued >= s->ios;
+	if ((s->flags & TRACE_STREAM_TIME_BASED) && s->runtime_ns)
+		return false;
+	return issued >= nevents;
+}

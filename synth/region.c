@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Where each job's I/O lies, as fio settles it against its files (fio's filesetup.c): sizes
+ * and offsets given as a share of the file ("25%"), in zones ("8z"), or not at all (the whole
+ * file or device), one file shared by the jobs that name it and one file per job clone when
+ * none is named. A region whose size depends on a file or device that only the replay will
+ * know becomes relative: its stream record says how replay resolves it (formats/FORMAT.md,
+ * "Streams"). Also the checks and the run groups (stonewall, wait_for) every job needs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "synth/synth.h"
+
+#define SYNTH_NOMINAL_SPAN (1ULL << 50) /* scaled offsets lie in [0, 1 PiB) */
+#define SYNTH_NO_END (1ULL << 62)	/* a sequential walk with no end known */
+#define FILE_ALIGN (1ULL << 20)		/* files laid out on the target at 1 MiB boundaries */
+#define MAX_EVENTS_PER_STREAM (1ULL << 26)
+
+static uint64_t ppm_of(uint64_t size, uint32_t ppm)
+{
+	return (uint64_t)((unsigned __int128)size * ppm / 1000000u);
+}
+
+uint32_t synth_job_min_bs(const struct synth_job *j)
+{
+	uint32_t mn = UINT32_MAX;
+
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		if (!(j->ddirs & (1u << d)))
+			continue;
+		for (uint32_t i = 0; i < j->bs[d].n; i++)
+			if (j->bs[d].e[i].pct && j->bs[d].e[i].bs < mn)
+				mn = j->bs[d].e[i].bs;
+	}
+	return mn;
+}
+
+static uint32_t max_bs_of(const struct synth_job *j)
+{
+	uint32_t mx = 0;
+
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		if (!(j->ddirs & (1u << d)))
+			continue;
+		for (uint32_t i = 0; i < j->bs[d].n; i++)
+			if (j->bs[d].e[i].pct && j->bs[d].e[i].bs > mx)
+				mx = j->bs[d].e[i].bs;
+		if (j->bs[d].range_hi > mx)
+			mx = j->bs[d].range_hi;
+	}
+	return mx;
+}
+
+static double mean_bs(const struct synth_bsplit *b)
+{
+	double m = 0;
+
+	if (b->range_hi)
+		return (b->range_lo + b->range_hi) / 2.0;
+	for (uint32_t i = 0; i < b->n; i++)
+		m += (double)b->e[i].bs * b->e[i].pct / 100.0;
+	return m;
+}
+
+uint32_t synth_job_unit(const struct synth_job *j)
+{
+	return j->blockalign ? j->blockalign : synth_job_min_bs(j);
+}
+
+/* Random offsets over a relative region are scaled; anything with absolute positions in it
+ * (zoned_abs, a sequence of block numbers, sequential walks, strided zones) wraps instead. */
+static bool scales(const struct synth_job *j)
+{
+	return j->random && j->dist.kind != DIST_ZONED_ABS && j->dist.kind != DIST_SEQUENCE &&
+	       !j->zone_size && j->perc_rand == 100 && j->rand_run <= 1;
+}
+
+/* The constant stride of a sequential job (bs + hole), 0 when sizes vary or it is random. */
+static uint64_t seq_stride(const struct synth_job *j)
+{
+	uint32_t bs = 0;
+
+	if (j->random || j->zone_size)
+		return 0;
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		if (!(j->ddirs & (1u << d)))
+			continue;
+		if (j->bs[d].n != 1 || j->bs[d].range_hi || (bs && j->bs[d].e[0].bs != bs))
+			return 0;
+		bs = j->bs[d].e[0].bs;
+	}
+	return (uint64_t)((int64_t)bs + j->seq_add);
+}
+
+bool synth_job_len_rel(const struct synth_job *j)
+{
+	return j->rel && (!j->size || j->size_ppm);
+}
+
+uint64_t synth_job_gen_size(const struct synth_job *j)
+{
+	if (!j->rel || !synth_job_len_rel(j))
+		return j->size;
+	if (scales(j)) {
+		uint64_t unit = synth_job_unit(j);
+
+		return SYNTH_NOMINAL_SPAN / unit * unit;
+	}
+	return SYNTH_NO_END;
+}
+
+void synth_stream_rec(const struct synth_job *j, uint32_t clone, struct trace_stream *rec,
+		      uint64_t *base)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->depth = j->sync_engine ? 1 : j->iodepth;
+	rec->group = j->group;
+	rec->delay_ns = j->delay_ns;
+	rec->runtime_ns = j->runtime_ns ? j->runtime_ns + j->ramp_ns : 0;
+	/* fio runs a time-based job for its runtime whatever number_ios says (backend.c keeps
+	 * going while time_based); here number_ios bounds the I/Os the trace holds, which the
+	 * replay cycles for the runtime */
+	if (j->time_based)
+		rec->flags |= TRACE_STREAM_TIME_BASED;
+	if (!j->rel) {
+		*base = j->file_base + clone * j->clone_span + j->offset + clone * j->offset_inc;
+		return;
+	}
+	*base = 0;
+	rec->flags |= TRACE_STREAM_REL;
+	rec->rel_base = j->offset + clone * j->offset_inc;
+	rec->rel_start_ppm = j->offset_ppm + clone * j->inc_ppm;
+	rec->rel_len_ppm = j->size ? 0 : j->size_ppm;
+	rec->rel_align = synth_job_unit(j);
+	if (synth_job_len_rel(j) && scales(j)) {
+		rec->flags |= TRACE_STREAM_SCALE;
+		rec->rel_span = synth_job_gen_size(j);
+	} else if (synth_job_len_rel(j)) {
+		rec->rel_span = seq_stride(j);
+	}
+}
+
+static uint64_t zoned_abs_bytes(const struct dist_spec *d)
+{
+	uint64_t b = 0;
+
+	for (uint32_t i = 0; i < d->nzones; i++)
+		b += d->zones[i].size;
+	return b;
+}
+
+int synth_job_check(const struct synth_job *j, char *why, size_t why_len)
+{
+	uint32_t mn = synth_job_min_bs(j), mx = max_bs_of(j);
+	uint64_t size = synth_job_gen_size(j);
+
+	if (!j->size && !j->rel) {
+		snprintf(why, why_len,
+			 "job '%s': no size: give --size (the region each job works in)", j->name);
+		return -EINVAL;
+	}
+	if (mn == UINT32_MAX || !mn) {
+		snprintf(why, why_len, "job '%s': every block size has a 0%% share", j->name);
+		return -EINVAL;
+	}
+	if (mx > size) {
+		snprintf(why, why_len, "job '%s': block size %u is larger than size %llu", j->name,
+			 mx, (unsigned long long)size);
+		return -EINVAL;
+	}
+	if (j->time_based && !j->runtime_ns && !j->number_ios) {
+		snprintf(why, why_len,
+			 "job '%s': time_based without a runtime runs until fio is stopped: give "
+			 "runtime= or number_ios=",
+			 j->name);
+		return -EINVAL;
+	}
+	if (j->dist.kind == DIST_ZONED_ABS && zoned_abs_bytes(&j->dist) > size) {
+		snprintf(why, why_len, "job '%s': zoned_abs zones end past the region (%llu bytes)",
+			 j->name, (unsigned long long)size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The jobs' I/O rates: fio caps each direction; with a mix the job runs at the pace of the
+ * tightest cap given its share (rate=1m on randrw 50/50 is 1 MiB/s of reads and of writes). */
+static void resolve_rate(struct synth_job *j)
+{
+	double best = 0;
+
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		double ios, share;
+
+		if (!(j->ddirs & (1u << d)))
+			continue;
+		ios = j->rate_ios[d] > 0     ? j->rate_ios[d]
+		      : j->rate_bytes[d] > 0 ? j->rate_bytes[d] / mean_bs(&j->bs[d])
+					     : 0;
+		if (!ios)
+			continue;
+		share = (j->ddirs & 3) == 3 && d < 2
+			    ? (d == 0 ? j->rwmixread : 100 - j->rwmixread) / 100.0
+			    : (j->trimwrite ? 0.5 : 1.0);
+		if (share <= 0)
+			continue;
+		if (!best || ios / share < best)
+			best = ios / share;
+	}
+	if (best > 0)
+		j->rate_iops = best;
+}
+
+static int zones_to_bytes(struct synth_job *j, char *why, size_t why_len)
+{
+	if (!j->size_nz && !j->offset_nz && !j->inc_nz)
+		return 0;
+	if (!j->zbd || !j->zone_size) {
+		/* fio turns zone counts into bytes in zonemode=zbd only (zbd.c); elsewhere it
+		 * leaves the size unset, which is not what the job means */
+		snprintf(
+		    why, why_len,
+		    "job '%s': sizes in zones ('8z') mean something only with zonemode=zbd and "
+		    "zonesize=",
+		    j->name);
+		return -EOPNOTSUPP;
+	}
+	if (j->size_nz)
+		j->size = j->size_nz * j->zone_size;
+	if (j->offset_nz)
+		j->offset = j->offset_nz * j->zone_size;
+	if (j->inc_nz)
+		j->offset_inc = j->inc_nz * j->zone_size;
+	j->size_nz = j->offset_nz = j->inc_nz = 0;
+	return 0;
+}
+
+/* Groups: fio starts jobs in file order; a stonewall job waits for every job before it, a
+ * wait_for job for the job it names. */
+static int resolve_groups(struct synth_spec *s, char *why, size_t why_len)
+{
+	uint32_t cur = 0, top = 0;
+
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		struct synth_job *j = &s->jobs[i];
+
+		if (j->stonewall && i)
+			cur = top + 1;
+		j->group = cur;
+		if (j->wait_for[0]) {
+			unsigned int k;
+
+			for (k = 0; k < i && strcmp(s->jobs[k].name, j->wait_for); k++)
+				;
+			if (k == i) {
+				snprintf(why, why_len,
+					 "job '%s': wait_for=%s names no job before it", j->name,
+					 j->wait_for);
+				return -EINVAL;
+			}
+			j->group = s->jobs[k].group + 1 > cur ? s->jobs[k].group + 1 : cur;
+		}
+		if (j->group > top)
+			top = j->group;
+	}
+	/* exitall: the first job to end ends the others; the runtimes say when that is at the
+	 * latest (a job that ends sooner by its size is not known here) */
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		uint64_t first = 0;
+
+		if (!s->jobs[i].exitall)
+			continue;
+		for (unsigned int k = 0; k < s->njobs; k++)
+			if (s->jobs[k].group == s->jobs[i].group && s->jobs[k].runtime_ns &&
+			    (!first || s->jobs[k].runtime_ns < first))
+				first = s->jobs[k].runtime_ns;
+		for (unsigned int k = 0; first && k < s->njobs; k++)
+			if (s->jobs[k].group == s->jobs[i].group &&
+			    (!s->jobs[k].runtime_ns || s->jobs[k].runtime_ns > first))
+				s->jobs[k].runtime_ns = first;
+	}
+	return 0;
+}
+
+/*
+ * fio's flow: jobs of one flow_id keep their I/O counts in the ratio of their weights. A trace
+ * stream is what the replay keeps in step, so the jobs of a flow set (all their clones) share
+ * one stream: their I/Os interleaved by weight, the depths added up.
+ */
+static int resolve_flows(struct synth_spec *s, char *why, size_t why_len)
+{
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		struct synth_job *j = &s->jobs[i];
+		unsigned int k;
+
+		j->flow_lead = -1;
+		if (!j->flow)
+			continue;
+		for (k = 0; k < i; k++)
+			if (s->jobs[k].flow && s->jobs[k].flow_id == j->flow_id &&
+			    s->jobs[k].group == j->group)
+				break;
+		if (k == i)
+			continue;
+		const struct synth_job *l =
+		    &s->jobs[s->jobs[k].flow_lead >= 0 ? (unsigned int)s->jobs[k].flow_lead : k];
+
+		if (l->time_based != j->time_based || l->runtime_ns != j->runtime_ns ||
+		    l->ramp_ns != j->ramp_ns || l->delay_ns != j->delay_ns || l->rel || j->rel ||
+		    l->rate_iops > 0 || j->rate_iops > 0) {
+			snprintf(
+			    why, why_len,
+			    "jobs '%s' and '%s' share flow_id %u but differ in runtime, start, "
+			    "rate or a region resolved at replay, which one stream cannot hold",
+			    l->name, j->name, j->flow_id);
+			return -EOPNOTSUPP;
+		}
+		s->jobs[k].flow_lead = (int32_t)(l - s->jobs);
+		j->flow_lead = s->jobs[k].flow_lead;
+	}
+	return 0;
+}
+
+/* What a job needs of its file's size F: offset and size as shares, or the rest of it. */
+static bool needs_file_size(const struct synth_job *j)
+{
+	return !j->size || j->size_ppm || j->offset_ppm || j->inc_ppm || j->fill || j->filesize;
+}
+
+/* The bytes a job reaches in its file once F is known (fio extends files to fit). */
+static void settle(struct synth_job *j, uint64_t F)
+{
+	uint32_t align = j->offset_align ? j->offset_align : synth_job_min_bs(j);
+
+	if (j->offset_ppm)
+		j->offset = ppm_of(F, j->offset_ppm) / align * align;
+	if (j->inc_ppm)
+		j->offset_inc = ppm_of(F, j->inc_ppm);
+	if (j->fill)
+		j->size = 0, j->size_ppm = 0;
+	if (j->filesize) {
+		/* fio: filesize sizes the file; size is then only io_size's default */
+		uint64_t io = j->size_ppm ? ppm_of(F, j->size_ppm) : j->size;
+
+		if (!j->io_size && io)
+			j->io_size = io;
+		j->size = F > j->offset ? F - j->offset : 0;
+	} else if (j->size_ppm) {
+		j->size = ppm_of(F, j->size_ppm);
+	} else if (!j->size) {
+		j->size = F > j->offset ? F - j->offset : 0;
+	}
+	j->offset_ppm = j->inc_ppm = j->size_ppm = 0;
+}
+
+/* The bytes of its file a job reaches: with offset_increment, the last clone's region end
+ * (in a shared file, or in the last clone's own file: every clone file is that big). */
+static uint64_t job_extent(const struct synth_job *j)
+{
+	return j->offset + (uint64_t)(j->numjobs - 1) * j->offset_inc + j->size;
+}
+
+static bool same_file(const struct synth_job *a, const struct synth_job *b)
+{
+	return !a->own_files && !b->own_files && !strcmp(a->file, b->file);
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
+{
+	uint64_t size = synth_job_gen_size(j), pass, unit = synth_job_min_bs(j), loops;
+
+	if (j->rate_iops > 0 && j->time_based)
+		return 0; /* arrivals stop at the runtime */
+	if (synth_job_len_rel(j) && !j->number_ios && !j->io_size) {
+		snprintf(
+		    why, why_len,
+		    "job '%s' has no size of its own: fio runs it over the whole file or device, "
+		    "whose size ioreel learns only at replay; bound its I/O with number_ios= or "
+		    "io_size= (--number-ios N), or give the target's size (--device-size)",
+		    j->name);
+		return -EINVAL;
+	}
+	loops = j->time_based ? 1 : (j->loops ? j->loops : 1);
+	pass = (j->io_size ? j->io_size : size) / (unit ? unit : 1);
+	if (!j->number_ios &&
+	    (pass > MAX_EVENTS_PER_STREAM || pass * loops > MAX_EVENTS_PER_STREAM ||
+	     loops > MAX_EVENTS_PER_STREAM)) {
+		snprintf(why, why_len,
+			 "job '%s' would put up to %llu I/Os per job clone in the trace: bound it "
+			 "with number_ios= (--number-ios N) or io_size=",
+			 j->name,
+			 (unsigned long long)(pass > MAX_EVENTS_PER_STREAM ? pass : pass * loops));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, size_t why_len)
+{
+	uint64_t next = 0;
+	unsigned int nrel = 0, nfiles = 0;
+	int err;
+
+	if (s->innodb)
+		return 0;
+	err = resolve_groups(s, why, why_len);
+	for (unsigned int i = 0; !err && i < s->njobs; i++) {
+		resolve_rate(&s->jobs[i]);
+		err = zones_to_bytes(&s->jobs[i], why, why_len);
+	}
+	if (err)
+		return err;
+	/* Files in order of first use: a size of their own (filesize=, or what their jobs
+	 * reach), else the target's (device_size, or relative: resolved at replay). */
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		struct synth_job *j = &s->jobs[i];
+		uint64_t F = 0, end = 0, copies = j->own_files ? j->numjobs : 1, span;
+		bool unknown = false;
+		unsigned int k;
+
+		for (k = 0; k < i && !same_file(&s->jobs[k], j); k++)
+			;
+		if (k < i)
+			continue; /* laid out with the file's first job */
+		for (k = i; k < s->njobs; k++)
+			if (k == i || same_file(j, &s->jobs[k])) {
+				if (s->jobs[k].filesize > F)
+					F = s->jobs[k].filesize;
+				unknown |= needs_file_size(&s->jobs[k]);
+			}
+		if (unknown && !F)
+			F = device_size;
+		for (k = i; k < s->njobs; k++) {
+			struct synth_job *o = &s->jobs[k];
+
+			if (k != i && !same_file(j, o))
+				continue;
+			if (F)
+				settle(o, F);
+			else
+				o->rel = needs_file_size(o);
+			if (!o->rel && job_extent(o) > end)
+				end = job_extent(o);
+		}
+		if (F > end)
+			end = F;
+		if (!F && unknown)
+			nrel++;
+		nfiles += (unsigned int)copies;
+		span = align_up(end, FILE_ALIGN);
+		for (k = i; k < s->njobs; k++)
+			if (k == i || same_file(j, &s->jobs[k])) {
+				s->jobs[k].file_base = next;
+				s->jobs[k].clone_span = copies > 1 ? span : 0;
+			}
+		next += span * copies;
+	}
+	if (nrel && nfiles > 1) {
+		snprintf(why, why_len,
+			 "a file of unknown size among %u files: with several files (one per job "
+			 "clone when no filename is given) each needs a size (size= or filesize=), "
+			 "or give the target's size (--device-size)",
+			 nfiles);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		struct synth_job *j = &s->jobs[i];
+
+		if (j->rel && j->seq_add < 0 && synth_job_len_rel(j)) {
+			snprintf(
+			    why, why_len,
+			    "job '%s': rw=...:%lld walks backwards from the region's end, which "
+			    "a region left to the target does not know: give size=, or the "
+			    "target's size with --device-size",
+			    j->name, (long long)j->seq_add);
+			return -EINVAL;
+		}
+		err = synth_job_check(j, why, why_len);
+		if (!err)
+			err = check_bounded(j, why, why_len);
+		if (err)
+			return err;
+	}
+	return resolve_flows(s, why, why_len);
+}
