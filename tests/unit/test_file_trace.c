@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "formats/codec.h"
 #include "formats/trace.h"
 
 #include "tests/unit/check.h"
@@ -191,7 +192,7 @@ static void test_roundtrip(void)
 	if (!r)
 		goto out;
 	CHECK(trace_reader__meta(r)->level == TRACE_LEVEL_FILE &&
-		  trace_reader__meta(r)->version == (1u << 16 | 2),
+		  trace_reader__meta(r)->version == (1u << 16 | TRACE_VERSION_MINOR),
 	      "level %u version %x", trace_reader__meta(r)->level, trace_reader__meta(r)->version);
 	CHECK(trace_reader__has_index(r) && trace_reader__event_count(r) == n &&
 		  trace_reader__chunk_count(r) == 11,

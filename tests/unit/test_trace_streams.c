@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Format 1.1's stream records: they survive a round trip, a 1.0 trace (checked in, written by
+ * Format 1.3's stream records: they survive a round trip, a 1.0 trace (checked in, written by
  * ioreel before 1.1) reads with the records its tags 8 and 9 imply, and the two rules every
  * reader applies (formats/stream.c) put relative offsets where FORMAT.md says and end closed
  * streams when their runtime or count says.
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "formats/codec.h"
 #include "formats/trace.h"
 
 #include "tests/unit/check.h"
@@ -43,7 +44,7 @@ static void test_roundtrip(void)
 	if (r) {
 		const struct trace_meta *b = trace_reader__meta(r);
 
-		CHECK(b->version == (1u << 16 | 1), "format 1.1, got %x", b->version);
+		CHECK(b->version == (1u << 16 | TRACE_VERSION_MINOR), "format 1.%d, got %x", TRACE_VERSION_MINOR, b->version);
 		CHECK(b->nstreams == 2 && !memcmp(&b->streams[0], &m->streams[0],
 						   sizeof(m->streams[0])) &&
 			      !memcmp(&b->streams[1], &m->streams[1], sizeof(m->streams[1])),
