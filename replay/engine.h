@@ -29,6 +29,7 @@ struct replay_io {
 	uint16_t _pad;
 	uint32_t slot;	      /* index in the scheduler's slot array */
 	uint32_t tag;	      /* the scheduler's own (dep mode: its window slot) */
+	uint32_t tid;	      /* the recorded thread's (for the result trace) */
 	void *buf;
 };
 

@@ -26,7 +26,8 @@ struct sev {
 	uint64_t t;	 /* timed: deadline in ns since the replay's start */
 	uint64_t offset; /* on the target */
 	uint32_t len;
-	uint32_t stream; /* closed: index into run.cs */
+	uint32_t stream; /* closed: index into run.cs; dep: how it was released (enum dep_kind) */
+	uint32_t tid;	 /* the recorded thread's, kept in the result trace */
 	uint16_t dev;	 /* target index (= trace device index) */
 	uint8_t op;
 	uint8_t flags;

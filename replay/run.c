@@ -186,7 +186,9 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		ev->flags = io->flags;
 		ev->error = io->res < 0 ? io->res : 0;
 		ev->pid = r->pid;
-		ev->tid = r->pid;
+		/* the replayer is the process; the thread is the recorded one whose I/O this is,
+		 * so a result can be read per recorded thread as the trace can */
+		ev->tid = io->tid ? io->tid : r->pid;
 		memcpy(ev->comm, "ioreel", 7);
 		spsc_push(&r->out);
 		if (r->mode == REPLAY_CLOSED)
@@ -220,6 +222,7 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->len = s->len;
 	io->dev = s->dev;
 	io->stream = s->stream;
+	io->tid = s->tid;
 	io->op = s->op;
 	io->flags = s->flags;
 	io->res = 0;

@@ -99,6 +99,7 @@ bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
 	s->op = op;
 	s->flags = ev->flags & IO_F__ALL;
 	s->stream = ev->stream;
+	s->tid = ev->tid;
 	if (r->mode == REPLAY_CLOSED && s->stream >= r->ncs)
 		s->stream = r->ncs - 1;
 	s->t = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
