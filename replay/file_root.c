@@ -187,8 +187,8 @@ int froot_open(struct frun *f, const char *dir, bool force, char *err, size_t er
 	if (foreign && !marked && !force) {
 		snprintf(err, errlen,
 			 "--root %s holds files ioreel did not put there, and a replay replaces the "
-			 "files it recreates: give an empty directory (a replay marks it as its own, "
-			 "%s, and may reuse it), or --force",
+			 "files it recreates: refused. Give an empty directory (a replay marks it as "
+			 "its own, %s, and may reuse it), or --force",
 			 real, FMARKER);
 		return -EEXIST;
 	}
@@ -427,7 +427,7 @@ static int name_dir(struct frun *f, uint32_t i, bool make, char *err, size_t err
 	if (ret == -ENOENT && !make)
 		return 0; /* made by the lay-out */
 	if (ret)
-		snprintf(err, errlen, "%s/%s (on the way to %s): %s; nothing was replayed",
+		snprintf(err, errlen, "%s/%s (on the way to %s): %s: refused, nothing was replayed",
 			 f->res->root, dir, n->rel, why);
 	return ret;
 }
