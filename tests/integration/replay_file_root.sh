@@ -138,4 +138,34 @@ replay w "$w" io_uring dep
 grep -q '^file level (under ' "$out/r.txt" || fail "no file-level block in the text report"
 grep -Eq '^  fsync +1 +1 +0 ' "$out/r.txt" || fail "text report's fsync line: $(cat "$out/r.txt")"
 "$IOREEL" info "$out/r.ioreel" | grep -q 'file level' || fail "the result trace is not file-level"
+
+# analyze reads the recording and the result: per op (fsync apart from fdatasync) and per file,
+# the same calls in both; --compare sets them side by side (syncs as flushes)
+replay fio "$f" io_uring dep
+"$IOREEL" analyze "$out/fio.ioreel" "$out/r.ioreel" --json >"$out/an.json" ||
+	fail "analyze of the recording and its replay"
+"$IOREEL" analyze "$out/fio.ioreel" "$out/r.ioreel" --compare >"$out/cmp.txt" ||
+	fail "analyze --compare of the recording and its replay"
+cat "$out/cmp.txt"
+python3 - "$out/an.json" "$out/r.json" "$out/cmp.txt" <<'PY' || fail "analyze of file-level traces"
+import json, sys
+an, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["file"]["ops"]
+rec, res = an["ioreel"]["file_level"]
+for op in ("read", "write", "fsync", "fdatasync"):
+    assert rec["ops"][op]["calls"] == res["ops"][op]["calls"] == rep[op]["replayed"], op
+    assert res["ops"][op]["lat_ns"]["count"] == rep[op]["replayed"], op
+assert len(rec["files"]) == len(res["files"]) == 4, (rec["files"], res["files"])
+assert {x["calls"] for x in rec["files"]} == {x["calls"] for x in res["files"]}
+jobs = {j["jobname"]: j for j in an["jobs"]}
+assert len(jobs) == 2, jobs.keys()
+ops = lambda j: (j["read"]["total_ios"], j["write"]["total_ios"], j["sync"]["total_ios"])
+a, b = (ops(j) for j in jobs.values())
+assert a == b and a[2] == rec["ops"]["fsync"]["calls"] + rec["ops"]["fdatasync"]["calls"], (a, b)
+cmp = open(sys.argv[3]).read()
+assert all(k in cmp for k in ("read", "write", "flush", "fio.ioreel", "r.ioreel")), cmp
+print("analyze: ok")
+PY
+"$IOREEL" analyze "$out/w.ioreel" >"$out/an.txt" || fail "analyze of the workload's trace"
+grep -Eq '^  fsync +1 +0 ' "$out/an.txt" || fail "analyze's fsync line: $(cat "$out/an.txt")"
+grep -q "$w/b.dat" "$out/an.txt" || fail "analyze's per-file lines: $(cat "$out/an.txt")"
 echo PASS
