@@ -104,8 +104,8 @@ real() {
 	frec_stop
 	pg_stop
 	log "real $fs run $i: $(awk '/^tps/ { print $3; exit }' "$out/real-$fs-$i.out") TPS," \
-		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["events"], "calls,", j["dropped"], "dropped")' \
-			"$out/real-$fs-$i.file.ioreel.json")"
+		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+print(j["events"], "calls,", j["dropped"], "dropped")' "$out/real-$fs-$i.file.ioreel.json")"
 }
 
 # freplay FS MODE: the first xfs run's file-level recording replayed under a directory on FS.

@@ -178,7 +178,8 @@ int replay_file_json(const struct replay_result *r, char *buf, size_t len)
 	    "}, \"closes_implied\": %llu, \"not_open\": %llu, \"direct_refused\": %llu, "
 	    "\"short_reads\": %llu, \"fd_mismatch\": %llu, \"dep_edges\": %llu, "
 	    "\"recording\": {\"dropped\": ",
-	    (unsigned long long)f->closes_implied, (unsigned long long)f->not_open, (unsigned long long)f->direct_refused,
+	    (unsigned long long)f->closes_implied, (unsigned long long)f->not_open,
+	    (unsigned long long)f->direct_refused,
 	    (unsigned long long)f->short_reads, (unsigned long long)f->fd_mismatch,
 	    (unsigned long long)f->res_edges);
 	if (f->dropped == UINT64_MAX)

@@ -92,12 +92,14 @@ grep -q -- "give --allow-writes" "$d/err" || fail "no --allow-writes: $(cat "$d/
 [ -z "$(ls -A "$d/fresh")" ] || fail "written without --allow-writes: $(ls -A "$d/fresh")"
 assert_status 2 "$IOREEL" replay "$d/name.ioreel" --target "$d/img" --size 1m --allow-writes \
 	2>"$d/err"
-grep -q -- "file-level trace.*--root DIR" "$d/err" || fail "file trace without --root: $(cat "$d/err")"
+grep -q -- "file-level trace.*--root DIR" "$d/err" ||
+	fail "file trace without --root: $(cat "$d/err")"
 [ ! -e "$d/img" ] || fail "a file-level trace without --root created its --target"
 "$IOREEL" synth --rw randread --bs 4k --size 1m --number-ios 16 -o "$d/block.ioreel" >/dev/null ||
 	fail "synth"
 assert_status 2 "$IOREEL" replay "$d/block.ioreel" --root "$d/fresh" --allow-writes 2>"$d/err"
-grep -q -- "--root is for file-level traces" "$d/err" || fail "block trace with --root: $(cat "$d/err")"
+grep -q -- "--root is for file-level traces" "$d/err" ||
+	fail "block trace with --root: $(cat "$d/err")"
 [ -z "$(ls -A "$d/fresh")" ] || fail "a block-level trace wrote under --root"
 assert_status 2 "$IOREEL" replay "$d/name.ioreel" --root "$d/fresh" --target "$d/img" 2>/dev/null
 "$IOREEL" replay --help | grep -q -- "--root DIR" || fail "replay --help does not describe --root"
