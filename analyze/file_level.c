@@ -75,8 +75,7 @@ void an_flevel_free(struct an_flevel *fl)
 	free(fl);
 }
 
-void an_flevel_add(struct analysis *a, const struct io_event *ev, const struct io_fext *x,
-		   size_t n)
+void an_flevel_add(struct analysis *a, const struct io_event *ev, const struct io_fext *x, size_t n)
 {
 	struct an_flevel *fl = a->fl;
 	struct io_event b[256];
@@ -90,7 +89,8 @@ void an_flevel_add(struct analysis *a, const struct io_event *ev, const struct i
 
 		if (op >= IO_FOP__COUNT || (x[i].iface == IO_FIF_START && op == IO_FOP_OPEN))
 			continue; /* a descriptor open at start is not a call */
-		if (t != IO_TS_NONE && (t < a->opts.from_ns || (a->opts.to_ns && t >= a->opts.to_ns)))
+		if (t != IO_TS_NONE &&
+		    (t < a->opts.from_ns || (a->opts.to_ns && t >= a->opts.to_ns)))
 			continue;
 		fl->calls[op]++;
 		fl->failed[op] += x[i].result < 0;
@@ -189,8 +189,8 @@ void an_flevel_print(const struct analysis *a, FILE *f)
 		const struct an_ffile *ff = &fl->files[ids[k]];
 
 		fprintf(f, "  %10llu %10s %10s %7llu %10s  %s\n", (unsigned long long)ff->calls,
-			fmt_bytes(ff->rbytes, b1, sizeof(b1)), fmt_bytes(ff->wbytes, b2, sizeof(b2)),
-			(unsigned long long)ff->syncs,
+			fmt_bytes(ff->rbytes, b1, sizeof(b1)),
+			fmt_bytes(ff->wbytes, b2, sizeof(b2)), (unsigned long long)ff->syncs,
 			ff->syncs ? fmt_ns(ff->sync_ns / ff->syncs, b3, sizeof(b3)) : "-",
 			fl->paths[ids[k]][0] ? fl->paths[ids[k]] : "(path unknown)");
 	}
@@ -228,9 +228,10 @@ void an_flevel_json(const struct analysis *a, FILE *f)
 
 		if (!fl->calls[op])
 			continue;
-		fprintf(f, "%s\"%s\": {\"calls\": %llu, \"failed\": %llu, \"bytes\": %llu, "
-			   "\"lat_ns\": {\"mean\": %.1f, \"p50\": %llu, \"p99\": %llu, \"max\": %llu, "
-			   "\"count\": %llu}}",
+		fprintf(f,
+			"%s\"%s\": {\"calls\": %llu, \"failed\": %llu, \"bytes\": %llu, "
+			"\"lat_ns\": {\"mean\": %.1f, \"p50\": %llu, \"p99\": %llu, \"max\": %llu, "
+			"\"count\": %llu}}",
 			first ? "" : ", ", io_fop_name(op), (unsigned long long)fl->calls[op],
 			(unsigned long long)fl->failed[op], (unsigned long long)fl->bytes[op],
 			h->count ? hist_mean(h) : 0.0, (unsigned long long)hist_percentile(h, 50),
@@ -245,8 +246,9 @@ void an_flevel_json(const struct analysis *a, FILE *f)
 
 		fprintf(f, "%s{\"id\": %u, \"path\": ", k ? ", " : "", ids[k]);
 		json_path(f, fl->paths[ids[k]]);
-		fprintf(f, ", \"calls\": %llu, \"read_bytes\": %llu, \"write_bytes\": %llu, "
-			   "\"syncs\": %llu, \"sync_ns_mean\": %.1f}",
+		fprintf(f,
+			", \"calls\": %llu, \"read_bytes\": %llu, \"write_bytes\": %llu, "
+			"\"syncs\": %llu, \"sync_ns_mean\": %.1f}",
 			(unsigned long long)ff->calls, (unsigned long long)ff->rbytes,
 			(unsigned long long)ff->wbytes, (unsigned long long)ff->syncs,
 			ff->syncs ? (double)ff->sync_ns / (double)ff->syncs : 0.0);

@@ -13,23 +13,23 @@
 #include "util/cli.h"
 
 static const char *const fskip_names[FSKIP__COUNT] = {
-	[FSKIP_FAILED] = "failed_in_recording",
-	[FSKIP_NO_RESULT] = "unfinished_open",
-	[FSKIP_NO_FILE] = "no_file",
-	[FSKIP_MMAP] = "mmap",
-	[FSKIP_TMPFILE] = "tmpfile",
-	[FSKIP_RENAME_DST] = "rename_unknown_target",
-	[FSKIP_SHARED] = "close_still_shared",
+    [FSKIP_FAILED] = "failed_in_recording",
+    [FSKIP_NO_RESULT] = "unfinished_open",
+    [FSKIP_NO_FILE] = "no_file",
+    [FSKIP_MMAP] = "mmap",
+    [FSKIP_TMPFILE] = "tmpfile",
+    [FSKIP_RENAME_DST] = "rename_unknown_target",
+    [FSKIP_SHARED] = "close_still_shared",
 };
 
 static const char *const fskip_text[FSKIP__COUNT] = {
-	[FSKIP_FAILED] = "failed in the recording",
-	[FSKIP_NO_RESULT] = "opens unfinished when the recording stopped",
-	[FSKIP_NO_FILE] = "on no known file",
-	[FSKIP_MMAP] = "shared mappings (their loads and stores were not recorded)",
-	[FSKIP_TMPFILE] = "on O_TMPFILE files (no name to recreate)",
-	[FSKIP_RENAME_DST] = "renames to a name the recording did not know",
-	[FSKIP_SHARED] = "closes of a file another process still held (closed with the last)",
+    [FSKIP_FAILED] = "failed in the recording",
+    [FSKIP_NO_RESULT] = "opens unfinished when the recording stopped",
+    [FSKIP_NO_FILE] = "on no known file",
+    [FSKIP_MMAP] = "shared mappings (their loads and stores were not recorded)",
+    [FSKIP_TMPFILE] = "on O_TMPFILE files (no name to recreate)",
+    [FSKIP_RENAME_DST] = "renames to a name the recording did not know",
+    [FSKIP_SHARED] = "closes of a file another process still held (closed with the last)",
 };
 
 /* Ops a replay never reissues as such: they change its descriptor tables only. */
@@ -47,19 +47,25 @@ void replay_file_print(const struct replay_result *r, FILE *out)
 	if (!f)
 		return;
 	fprintf(out, "file level (under %s, standing for %s):\n", f->root, f->strip);
-	fprintf(out, "  recreated: %llu files (%llu sparse as recorded, %llu empty names), %s of "
-		     "data in %s\n",
+	fprintf(out,
+		"  recreated: %llu files (%llu sparse as recorded, %llu empty names), %s of "
+		"data in %s\n",
 		(unsigned long long)f->files, (unsigned long long)f->files_sparse,
 		(unsigned long long)f->files_empty, fmt_bytes(f->layout_bytes, a, sizeof(a)),
 		fmt_ns(f->layout_ns, b, sizeof(b)));
 	if (f->files_guess)
-		fprintf(out, "  %llu files were sparse in the recording without their holes listed: "
-			     "recreated dense\n", (unsigned long long)f->files_guess);
+		fprintf(out,
+			"  %llu files were sparse in the recording without their holes listed: "
+			"recreated dense\n",
+			(unsigned long long)f->files_guess);
 	if (f->layout_conflicts)
-		fprintf(out, "  %llu files shared a name with one recreated before them: not "
-			     "recreated\n", (unsigned long long)f->layout_conflicts);
-	fprintf(out, "  descriptors opened before the clock: %llu open at start, %llu used "
-		     "without their open in the trace\n",
+		fprintf(out,
+			"  %llu files shared a name with one recreated before them: not "
+			"recreated\n",
+			(unsigned long long)f->layout_conflicts);
+	fprintf(out,
+		"  descriptors opened before the clock: %llu open at start, %llu used "
+		"without their open in the trace\n",
 		(unsigned long long)f->opened_at_start, (unsigned long long)f->opened_unseen);
 	fprintf(out, "  %-16s %10s %10s %8s %10s %10s %10s\n", "call", "in trace", "replayed",
 		"failed", "mean", "p99", "max");
@@ -84,8 +90,9 @@ void replay_file_print(const struct replay_result *r, FILE *out)
 			fprintf(out, "  not reissued: %llu %s\n", (unsigned long long)f->skipped[k],
 				fskip_text[k]);
 	if (f->closes_implied)
-		fprintf(out, "  %llu closes replayed where the recording saw a descriptor dropped "
-			     "without one (process exit, number reused)\n",
+		fprintf(out,
+			"  %llu closes replayed where the recording saw a descriptor dropped "
+			"without one (process exit, number reused)\n",
 			(unsigned long long)f->closes_implied);
 	if (f->not_open)
 		fprintf(out, "  %llu calls on a descriptor whose open failed on the target\n",
@@ -100,14 +107,17 @@ void replay_file_print(const struct replay_result *r, FILE *out)
 		fprintf(out, "  %llu descriptors reused without the recording seeing them closed\n",
 			(unsigned long long)f->fd_mismatch);
 	if (r->mode == REPLAY_DEP)
-		fprintf(out, "  dep: %llu cross-thread edges for a descriptor's open or a name's "
-			     "earlier call\n", (unsigned long long)f->res_edges);
+		fprintf(out,
+			"  dep: %llu cross-thread edges for a descriptor's open or a name's "
+			"earlier call\n",
+			(unsigned long long)f->res_edges);
 	if (f->dropped && f->dropped != UINT64_MAX)
 		fprintf(out, "  the recording dropped %llu calls: they are not replayed\n",
 			(unsigned long long)f->dropped);
 	for (unsigned int i = 0; i < f->ncounters; i++) {
-		fprintf(out, "%s %s %llu", any ? "," : "  the recording could not see:",
-			f->counters[i].name, (unsigned long long)f->counters[i].value);
+		fprintf(out, "%s %s %llu",
+			any ? "," : "  the recording could not see:", f->counters[i].name,
+			(unsigned long long)f->counters[i].value);
 		any = true;
 	}
 	if (any)
@@ -116,7 +126,7 @@ void replay_file_print(const struct replay_result *r, FILE *out)
 
 /* Appends to buf at *n what fmt gives, never past len (the result is then cut short). */
 static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
 {
@@ -179,9 +189,8 @@ int replay_file_json(const struct replay_result *r, char *buf, size_t len)
 	    "\"short_reads\": %llu, \"fd_mismatch\": %llu, \"dep_edges\": %llu, "
 	    "\"recording\": {\"dropped\": ",
 	    (unsigned long long)f->closes_implied, (unsigned long long)f->not_open,
-	    (unsigned long long)f->direct_refused,
-	    (unsigned long long)f->short_reads, (unsigned long long)f->fd_mismatch,
-	    (unsigned long long)f->res_edges);
+	    (unsigned long long)f->direct_refused, (unsigned long long)f->short_reads,
+	    (unsigned long long)f->fd_mismatch, (unsigned long long)f->res_edges);
 	if (f->dropped == UINT64_MAX)
 		put(buf, len, &n, "null");
 	else

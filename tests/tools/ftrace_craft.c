@@ -18,10 +18,18 @@
 static int add(struct trace_writer *w, uint64_t t, uint8_t op, uint32_t id, int64_t result,
 	       uint8_t iface)
 {
-	struct io_event e = { .queue_ns = t, .issue_ns = IO_TS_NONE, .complete_ns = t + 1000,
-			      .pid = 4242, .tid = 4242, .op = op, .comm = "crafted" };
-	struct io_fext x = { .file = id, .fd = (int32_t)(10 + id), .oflags = X86_O_RDWR,
-			     .result = result, .iface = iface };
+	struct io_event e = {.queue_ns = t,
+			     .issue_ns = IO_TS_NONE,
+			     .complete_ns = t + 1000,
+			     .pid = 4242,
+			     .tid = 4242,
+			     .op = op,
+			     .comm = "crafted"};
+	struct io_fext x = {.file = id,
+			    .fd = (int32_t)(10 + id),
+			    .oflags = X86_O_RDWR,
+			    .result = result,
+			    .iface = iface};
 
 	if (op == IO_FOP_OPEN) {
 		x.fd = -100;
@@ -53,10 +61,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 2; i < argc && !err; i++) {
-		struct trace_file f = { .id = (uint32_t)(i - 1), .origin = TRACE_FILE_AT_START,
-					.dev_major = 7, .ino = (uint64_t)(100 + i), .mode = 0100644,
-					.size = 65536, .alloc = 65536, .oflags = X86_O_RDWR,
-					.fs = "ext4", .path = argv[i] };
+		struct trace_file f = {.id = (uint32_t)(i - 1),
+				       .origin = TRACE_FILE_AT_START,
+				       .dev_major = 7,
+				       .ino = (uint64_t)(100 + i),
+				       .mode = 0100644,
+				       .size = 65536,
+				       .alloc = 65536,
+				       .oflags = X86_O_RDWR,
+				       .fs = "ext4",
+				       .path = argv[i]};
 
 		err = trace_writer__add_files(w, &f, 1);
 	}
@@ -73,7 +87,7 @@ int main(int argc, char **argv)
 		trace_writer__abort(w);
 		return 1;
 	}
-	err = trace_writer__close(w, &(struct trace_stats){ .events = 4 * (uint64_t)(argc - 2) });
+	err = trace_writer__close(w, &(struct trace_stats){.events = 4 * (uint64_t)(argc - 2)});
 	if (err)
 		fprintf(stderr, "ftrace_craft: closing %s: %s\n", argv[1], strerror(-err));
 	return err ? 1 : 0;
