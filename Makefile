@@ -103,10 +103,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libioreel.a
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libioreel.a $(LDLIBS)
 
-$(BUILD)/tests/tools/%: tests/tools/%.c
+# Tools may use the trace writer (ftrace_craft): the archive adds only the members they use.
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libioreel.a
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libioreel.a $(LDLIBS)
 
 # Refresh the pinned kernel types from the running kernel's BTF.
 vmlinux:

@@ -11,8 +11,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "analyze/analyze.h"
 #include "analyze/hist.h"
+#include "formats/file.h"
+#include "formats/trace.h"
 
 #define AN_MAX_GROUPS 32     /* --group-by comm|pid: the rest goes to "other" */
 #define AN_MAX_PCT 64	     /* --percentiles entries */
@@ -124,6 +127,8 @@ struct analysis {
 	uint64_t col_ios[AN_GRID_COLS], col_bytes[AN_GRID_COLS]; /* every op, for the rate charts */
 	unsigned int grid_tshift, grid_oshift;
 	uint64_t max_end; /* highest offset + length seen */
+
+	struct an_flevel *fl; /* a file-level trace's own figures (file_level.c); else NULL */
 };
 
 /*
@@ -170,6 +175,15 @@ void an_op_lat(const struct analysis *a, unsigned int op, struct hist *out);
 void an_group_init(struct an_group *g, const char *name, uint64_t key);
 /* fio's latency distribution bin (latency_ns/us/ms) of a latency in ns. */
 unsigned int an_lat_bin(uint64_t ns);
+
+/* file_level.c: a file-level trace's calls, to the summary and per op and file beside it */
+struct an_flevel;
+int an_flevel_init(struct analysis *a, const struct trace_reader *r);
+void an_flevel_add(struct analysis *a, const struct io_event *ev, const struct io_fext *x,
+		   size_t n);
+void an_flevel_print(const struct analysis *a, FILE *f);
+void an_flevel_json(const struct analysis *a, FILE *f);
+void an_flevel_free(struct an_flevel *fl);
 
 /* Halve the heatmap's resolution in time (columns twice as wide) or in offset (rows). */
 void an_grid_coarsen_time(struct analysis *a);

@@ -40,6 +40,7 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 	struct trace_reader *r;
 	struct analysis *a = NULL;
 	struct io_event *buf = NULL;
+	struct io_fext *fx = NULL;
 	int saved;
 
 	r = trace_reader__open(path, reader_flags, why, sizeof(why));
@@ -49,16 +50,13 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 		errno = saved;
 		return NULL;
 	}
-	if (trace_reader__meta(r)->level == TRACE_LEVEL_FILE) {
-		/* its ops are calls on files: the block summaries would misread them */
-		saved = EMEDIUMTYPE;
-		snprintf(err, errlen, "%s: a file-level trace (record --level file): analyze reads "
-			 "block-level traces for now; ioreel info %s describes it, ioreel convert %s "
-			 "calls.csv lists its calls", path, path, path);
-		goto fail;
-	}
 	a = analysis__new(opts, trace_reader__meta(r), base_name(path));
 	buf = malloc(BATCH * sizeof(*buf));
+	if (a && trace_reader__meta(r)->level == TRACE_LEVEL_FILE) {
+		/* its calls: to the summary as one device's I/O, and per op and file (file_level.c) */
+		if (!(fx = malloc(BATCH * sizeof(*fx))) || an_flevel_init(a, r))
+			buf = (free(buf), NULL);
+	}
 	if (!a || !buf) {
 		saved = ENOMEM;
 		snprintf(err, errlen, "%s: out of memory for the analysis", path);
@@ -82,7 +80,8 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 	bool sorted = trace_reader__is_sorted(r);
 	uint64_t total = trace_reader__event_count(r), done = 0;
 	for (;;) {
-		long n = trace_reader__next(r, buf, BATCH);
+		long n = a->fl ? trace_reader__next_file(r, buf, fx, BATCH)
+			       : trace_reader__next(r, buf, BATCH);
 		if (n < 0) {
 			saved = (int)-n;
 			snprintf(err, errlen, "%s: %s (use --salvage to skip damaged chunks)", path,
@@ -91,7 +90,10 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 		}
 		if (n == 0)
 			break;
-		analysis__add(a, buf, (size_t)n);
+		if (a->fl)
+			an_flevel_add(a, buf, fx, (size_t)n);
+		else
+			analysis__add(a, buf, (size_t)n);
 		done += (uint64_t)n;
 		if (progress)
 			progress(arg, done, total);
@@ -101,10 +103,12 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 	}
 	a->damaged_chunks = trace_reader__damaged_chunks(r);
 	free(buf);
+	free(fx);
 	trace_reader__close(r);
 	return a;
 fail:
 	free(buf);
+	free(fx);
 	analysis__free(a);
 	trace_reader__close(r);
 	errno = saved;

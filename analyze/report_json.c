@@ -219,6 +219,15 @@ void an_json_doc(const struct analysis *const *as, unsigned int n, FILE *f, cons
 		json_trace(f, as[t]);
 	}
 	fprintf(f, "]");
+	/* file-level traces: their calls per op and per file, beside the summary's jobs */
+	for (unsigned int t = 0, any = 0; t < n; t++) {
+		if (as[t]->fl) {
+			fprintf(f, "%s", any++ ? ", " : ",\n\"file_level\": [");
+			an_flevel_json(as[t], f);
+		}
+		if (t + 1 == n && any)
+			fprintf(f, "]");
+	}
 	if (compare) {
 		fprintf(f, ",\n");
 		an_json_compare(as, n, f);

@@ -302,4 +302,5 @@ void analysis__print_text(const struct analysis *a, FILE *f)
 	}
 	if (a->iv && a->iv_len)
 		show_intervals(f, a);
+	an_flevel_print(a, f);
 }

@@ -135,6 +135,7 @@ void analysis__free(struct analysis *a)
 	free(a->heap);
 	free(a->pend);
 	free(a->iv);
+	an_flevel_free(a->fl);
 	free(a);
 }
 

@@ -16,7 +16,7 @@
 #define BATCH 4096
 
 static const char csv_header[] = "queue_ns,complete_ns,op,file,path,offset,length,result,fd,"
-				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu";
+				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu,issue_ns";
 
 static void put_ts(FILE *o, bool json, const char *k, uint64_t t)
 {
@@ -54,7 +54,11 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 			e->offset, e->length, x->result, x->fd, ofl, x->aux, x->arg,
 			io_fiface_name(x->iface), fl, e->pid, e->tid);
 		export_json_str(o, comm, IO_COMM_LEN);
-		fprintf(o, ",\"cpu\":%u}\n", e->cpu);
+		fprintf(o, ",\"cpu\":%u,\"issue_ns\":", e->cpu);
+		if (e->issue_ns == IO_TS_NONE)
+			fputs("null}\n", o);
+		else
+			fprintf(o, "%" PRIu64 "}\n", e->issue_ns);
 		return;
 	}
 	fprintf(o, "%s,%u,", io_fop_name(e->op), x->file);
@@ -64,7 +68,11 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 		e->pid, e->tid);
 	comm[strcspn(comm, "\n\r")] = '\0';
 	export_csv_field(o, comm);
-	fprintf(o, ",%u\n", e->cpu);
+	fprintf(o, ",%u,", e->cpu);
+	/* last, so that the columns before keep their places: a replay's submission time */
+	if (e->issue_ns != IO_TS_NONE)
+		fprintf(o, "%" PRIu64, e->issue_ns);
+	fputc('\n', o);
 }
 
 /* A copy as .ioreel: the whole file table first (the reader has it all), then the events. */

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
+#include "formats/event.h"
 
 /* One I/O in flight. Times are CLOCK_MONOTONIC ns since the replay's start. */
 struct replay_io {
@@ -24,14 +26,35 @@ struct replay_io {
 	uint32_t dev;	      /* target index */
 	uint32_t stream;
 	int32_t res;	      /* bytes done or -errno */
-	uint8_t op;	      /* enum io_op */
+	uint8_t op;	      /* enum io_op or enum engine_fop */
 	uint8_t flags;	      /* enum io_flag (FUA -> RWF_DSYNC) */
-	uint16_t _pad;
+	uint8_t fop;	      /* file level: the recorded call (enum io_fop) this I/O replays */
+	uint8_t _pad;
+	uint32_t aux;	      /* file level: RWF flags (read, write), sync_file_range flags,
+			       * fallocate mode; 0 for block replays */
+	uint64_t arg;	      /* file level: sync_file_range and fallocate length in bytes */
 	uint32_t slot;	      /* index in the scheduler's slot array */
 	uint32_t tag;	      /* the scheduler's own (dep mode: its window slot) */
 	uint32_t tid;	      /* the recorded thread's (for the result trace) */
 	void *buf;
 };
+
+/*
+ * Ops a file-level replay adds to enum io_op (replay/file_run.c), on a regular file's
+ * descriptor. IO_OP_FLUSH is fdatasync(2); these take offset, arg and aux of struct replay_io.
+ */
+enum engine_fop {
+	ENGINE_OP_FSYNC = IO_OP__COUNT, /* fsync(2): data and metadata */
+	ENGINE_OP_SYNC_RANGE,		/* sync_file_range(2): aux flags */
+	ENGINE_OP_FALLOCATE,		/* fallocate(2): aux mode */
+	ENGINE_OP__END
+};
+
+/* RWF flags of a read or write: FUA as RWF_DSYNC, and a file-level call's own (aux). */
+static inline int engine_rw_flags(const struct replay_io *io)
+{
+	return (int)io->aux | ((io->flags & IO_F_FUA) ? RWF_DSYNC : 0);
+}
 
 struct engine_target {
 	int fd;
@@ -44,6 +67,9 @@ struct engine_params {
 	unsigned int depth; /* most I/Os ever in flight at once */
 	void *arena;	    /* every slot's buffer lies inside [arena, arena + arena_len) */
 	size_t arena_len;
+	/* The targets' descriptors change while the replay runs (a file-level replay opens and
+	 * closes files): the engine reads targets[i].fd at each I/O instead of registering them. */
+	bool fds_change;
 };
 
 struct engine;
@@ -77,7 +103,8 @@ const struct engine_ops *engine_find(const char *name);
 
 /*
  * Executes one I/O synchronously with plain syscalls: pread/pwritev2(RWF_DSYNC), fdatasync,
- * BLKDISCARD/BLKZEROOUT on block devices, fallocate on files. Returns bytes done or -errno.
+ * BLKDISCARD/BLKZEROOUT on block devices, fallocate on files, and the ops of enum engine_fop.
+ * Returns bytes done (the length for ops without data) or -errno.
  * Shared by psync and by the async engines for the ops their kernel interface lacks.
  */
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);

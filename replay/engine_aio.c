@@ -2,8 +2,9 @@
 /*
  * Linux native AIO (libaio), as btreplay and hfplayer use it: one io_submit per batch, reaped
  * with io_getevents, whose zero-timeout form libaio answers from the user-mapped ring without a
- * syscall when nothing completed. AIO has no discard or write-zeroes: those run synchronously
- * (BLKDISCARD/BLKZEROOUT/fallocate) and hold the scheduler while they do.
+ * syscall when nothing completed. AIO has no discard or write-zeroes (nor sync_file_range or
+ * fallocate): those run synchronously (BLKDISCARD/BLKZEROOUT/fallocate) and hold the scheduler
+ * while they do. Descriptors are read at each I/O, so a file-level replay's may change.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -76,11 +77,13 @@ static int aio_queue(struct engine *e, struct replay_io *io)
 		break;
 	case IO_OP_WRITE:
 		io_prep_pwrite(cb, t->fd, io->buf, io->len, (long long)io->offset);
-		if (io->flags & IO_F_FUA)
-			cb->aio_rw_flags = RWF_DSYNC;
+		cb->aio_rw_flags = engine_rw_flags(io);
 		break;
 	case IO_OP_FLUSH:
 		io_prep_fdsync(cb, t->fd);
+		break;
+	case ENGINE_OP_FSYNC:
+		io_prep_fsync(cb, t->fd);
 		break;
 	default:
 		io->res = engine_exec_sync(t, io);

@@ -42,11 +42,19 @@ int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 		n = pread(t->fd, io->buf, io->len, (off_t)io->offset);
 		break;
 	case IO_OP_WRITE:
-		n = pwritev2(t->fd, &iov, 1, (off_t)io->offset,
-			     (io->flags & IO_F_FUA) ? RWF_DSYNC : 0);
+		n = pwritev2(t->fd, &iov, 1, (off_t)io->offset, engine_rw_flags(io));
 		break;
 	case IO_OP_FLUSH:
 		n = fdatasync(t->fd);
+		break;
+	case ENGINE_OP_FSYNC:
+		n = fsync(t->fd);
+		break;
+	case ENGINE_OP_SYNC_RANGE:
+		n = sync_file_range(t->fd, (off_t)io->offset, (off_t)io->arg, io->aux);
+		break;
+	case ENGINE_OP_FALLOCATE:
+		n = fallocate(t->fd, (int)io->aux, (off_t)io->offset, (off_t)io->arg);
 		break;
 	case IO_OP_DISCARD:
 		if (t->is_blk)

@@ -26,6 +26,7 @@ struct engine {
 	struct io_uring ring;
 	const struct engine_target *targets;
 	unsigned int ntargets;
+	bool plain_fds;	  /* descriptors change (file level): not registered, read per I/O */
 	bool discard_cmd; /* BLOCK_URING_CMD_DISCARD works; cleared on first -EOPNOTSUPP/-EINVAL */
 	/* I/Os done synchronously (discard without the command), handed out by the next reap */
 	struct replay_io **sync_done;
@@ -60,9 +61,10 @@ static struct engine *uring_init(const struct engine_params *p, char *why, size_
 	}
 	e->targets = p->targets;
 	e->ntargets = p->ntargets;
+	e->plain_fds = p->fds_change;
 	for (unsigned int i = 0; i < p->ntargets && i < 64; i++)
 		fds[i] = p->targets[i].fd;
-	ret = io_uring_register_files(&e->ring, fds, p->ntargets);
+	ret = e->plain_fds ? 0 : io_uring_register_files(&e->ring, fds, p->ntargets);
 	if (!ret && p->arena_len) {
 		struct iovec iov = { .iov_base = p->arena, .iov_len = p->arena_len };
 
@@ -114,9 +116,12 @@ static struct engine *uring_init(const struct engine_params *p, char *why, size_
 static int uring_queue(struct engine *e, struct replay_io *io)
 {
 	const struct engine_target *t = &e->targets[io->dev];
+	int fd = e->plain_fds ? t->fd : (int)io->dev;
 	struct io_uring_sqe *sqe;
 
-	if (io->op == IO_OP_DISCARD && t->is_blk && !e->discard_cmd) {
+	/* what io_uring cannot take as asked is done now, as AIO does it */
+	if ((io->op == IO_OP_DISCARD && t->is_blk && !e->discard_cmd) ||
+	    (io->op == ENGINE_OP_SYNC_RANGE && io->arg > UINT32_MAX)) {
 		if (e->nsync >= e->sync_cap)
 			return -EBUSY;
 		io->res = engine_exec_sync(t, io);
@@ -128,38 +133,47 @@ static int uring_queue(struct engine *e, struct replay_io *io)
 		return -EBUSY;
 	switch (io->op) {
 	case IO_OP_READ:
-		io_uring_prep_read_fixed(sqe, (int)io->dev, io->buf, io->len, io->offset, 0);
+		io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, 0);
+		sqe->rw_flags = engine_rw_flags(io);
 		break;
 	case IO_OP_WRITE:
-		io_uring_prep_write_fixed(sqe, (int)io->dev, io->buf, io->len, io->offset, 0);
-		if (io->flags & IO_F_FUA)
-			sqe->rw_flags = RWF_DSYNC;
+		io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, 0);
+		sqe->rw_flags = engine_rw_flags(io);
 		break;
 	case IO_OP_FLUSH:
-		io_uring_prep_fsync(sqe, (int)io->dev, IORING_FSYNC_DATASYNC);
+		io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+		break;
+	case ENGINE_OP_FSYNC:
+		io_uring_prep_fsync(sqe, fd, 0);
+		break;
+	case ENGINE_OP_SYNC_RANGE:
+		io_uring_prep_sync_file_range(sqe, fd, (unsigned int)io->arg, io->offset,
+					      (int)io->aux);
+		break;
+	case ENGINE_OP_FALLOCATE:
+		io_uring_prep_fallocate(sqe, fd, (int)io->aux, (off_t)io->offset, (off_t)io->arg);
 		break;
 	case IO_OP_DISCARD:
 		if (t->is_blk) {
-			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, (int)io->dev, NULL, 0, 0);
+			io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
 			sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
 			sqe->addr = io->offset;
 			sqe->addr3 = io->len;
 		} else {
-			io_uring_prep_fallocate(sqe, (int)io->dev,
-						FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 						io->offset, io->len);
 		}
 		break;
 	case IO_OP_WRITE_ZEROES:
 		/* blkdev_fallocate turns ZERO_RANGE into blkdev_issue_zeroout */
-		io_uring_prep_fallocate(sqe, (int)io->dev,
-					FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, io->offset,
-					io->len);
+		io_uring_prep_fallocate(sqe, fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+					io->offset, io->len);
 		break;
 	default:
 		return -EINVAL;
 	}
-	sqe->flags |= IOSQE_FIXED_FILE;
+	if (!e->plain_fds)
+		sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data(sqe, io);
 	return 0;
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "formats/event.h"
-#include "replay/replay.h"
+#include "replay/replay_int.h"
 #include "util/cli.h"
 
 static uint64_t dep_total(const struct replay_result *r)
@@ -115,8 +115,7 @@ static void unwritten_print(const struct replay_result *r, FILE *out)
 	}
 }
 
-/* s as a JSON string into out (len >= 16), escaped; a path too long to fit is cut short. */
-static void json_str(char *out, size_t len, const char *s)
+void replay_json_str(char *out, size_t len, const char *s)
 {
 	size_t n = 0;
 
@@ -154,7 +153,7 @@ static size_t unwritten_json(const struct replay_result *r, char *buf, size_t le
 			snprintf(now, sizeof(now), "%.6f", share(u->start_bytes, u->region_bytes));
 			snprintf(found, sizeof(found), "%.6f", share(u->found_bytes, u->region_bytes));
 		}
-		json_str(path, sizeof(path), u->path);
+		replay_json_str(path, sizeof(path), u->path);
 		k = snprintf(one, sizeof(one),
 			     "%s{\"path\": %s, \"read_region_bytes\": %llu, \"unwritten_method\": "
 			     "\"%s\", \"unwritten_lower_bound\": %s, \"unwritten_share\": %s, "

@@ -16,16 +16,31 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ioreel replay TRACE --target PATH [options]\n"
+"       ioreel replay FILE-TRACE --root DIR --allow-writes [options]\n"
 "\n"
 "Reissues the I/O of TRACE on a block device or file with its original timing, and reports\n"
-"the target's latencies (as ioreel analyze) and the replay's own fidelity.\n"
+"the target's latencies (as ioreel analyze) and the replay's own fidelity. A file-level\n"
+"trace (record --level file) is replayed on its files, recreated under a directory.\n"
+"\n"
+"file-level traces:\n"
+"      --root DIR           recreate the recorded files under DIR (sizes, data, holes as\n"
+"                           recorded), then reissue every recorded thread's calls there:\n"
+"                           reads, writes, fsync, fdatasync, sync_file_range, fallocate,\n"
+"                           open/close with their flags (O_DIRECT, later fcntl F_SETFL),\n"
+"                           dup, truncate, rename, unlink. DIR must be empty or prepared\n"
+"                           by an earlier replay; nothing outside it is touched (paths\n"
+"                           with \"..\" and symlinks are refused). Needs --allow-writes\n"
+"      --strip DIR          the recorded directory --root stands for (default: the\n"
+"                           deepest one holding every recorded file); a recorded path\n"
+"                           outside it is refused\n"
 "\n"
 "targets:\n"
 "  -t, --target PATH        device or file for every trace device not given by --map\n"
 "  -m, --map DEV=PATH       the trace device named DEV (ioreel info TRACE) goes to PATH\n"
 "      --size SIZE          create or grow a file target to SIZE, filled with data\n"
 "      --offsets HOW        wrap (default), scale, or strict: for offsets beyond the target\n"
-"      --buffered           through the page cache (default O_DIRECT)\n"
+"      --buffered           through the page cache (default O_DIRECT); file level: opens\n"
+"                           without the O_DIRECT the recording had\n"
 "safety:\n"
 "      --allow-writes       replay writes, discards and write-zeroes (destroys target data)\n"
 "      --writes-as-reads    replay writes as reads of the same range\n"
@@ -83,7 +98,10 @@ static void usage(FILE *f)
 "  ioreel replay prod.ioreel --target /dev/md1 --allow-writes --prefill\n"
 "  ioreel replay two.ioreel --map nvme0n1=/dev/loop3 --map nvme1n1=/dev/loop4 --json\n"
 "  ioreel replay synth.ioreel --target /dev/zram1 --mode afap --iodepth 64 --engine libaio\n"
-"  ioreel replay db.ioreel --target /dev/md1 --allow-writes --force --mode dep -o run.ioreel\n");
+"  ioreel replay db.ioreel --target /dev/md1 --allow-writes --force --mode dep -o run.ioreel\n"
+"  ioreel replay pg-files.ioreel --root /mnt/btrfs/replay --allow-writes -o run-btrfs.ioreel\n"
+"  ioreel replay pg-files.ioreel --root /mnt/ext4/pg --strip /var/lib/postgresql \\\n"
+"                --allow-writes --mode timed --engine psync --json\n");
 }
 
 static void warn_cb(const char *msg)
@@ -118,9 +136,11 @@ static char *join_args(int argc, char **argv)
 static void print_report(const struct replay_result *res, bool json)
 {
 	if (json) {
-		char extra[16384];
+		char extra[32768];
+		int n = replay_fidelity_json(res, extra, sizeof(extra));
 
-		replay_fidelity_json(res, extra, sizeof(extra));
+		if (n > 0 && (size_t)n < sizeof(extra))
+			replay_file_json(res, extra + n, sizeof(extra) - (size_t)n);
 		if (res->analysis)
 			analysis__print_json(res->analysis, stdout, extra);
 		else
@@ -130,6 +150,7 @@ static void print_report(const struct replay_result *res, bool json)
 	if (res->analysis)
 		analysis__print_text(res->analysis, stdout);
 	replay_fidelity_print(res, stdout);
+	replay_file_print(res, stdout);
 }
 
 int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
@@ -165,6 +186,8 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 		{ "dep-fallback", required_argument, 0, 21 },
 		{ "prefill", no_argument, 0, 22 },
 		{ "no-prefill", no_argument, 0, 23 },
+		{ "root", required_argument, 0, 24 },
+		{ "strip", required_argument, 0, 25 },
 		{ 0, 0, 0, 0 }
 	};
 	struct replay_map *maps = cli->maps;
@@ -345,6 +368,17 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 		case 23:
 			o.prefill = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
 			break;
+		case 24:
+			o.root = optarg;
+			break;
+		case 25:
+			if (optarg[0] != '/') {
+				cli_error("--strip wants the absolute recorded directory --root stands "
+					  "for, got '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			o.strip = optarg;
+			break;
 		default:
 			cli->bad_option = true; /* getopt said which */
 			return EXIT_USAGE;
@@ -353,6 +387,15 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 	if (o.prefill == REPLAY_PREFILL_ON && !o.allow_writes) {
 		cli_error("--prefill writes the regions the trace reads: give --allow-writes too "
 			  "(it destroys the data there)");
+		return EXIT_USAGE;
+	}
+	if (o.root && (o.target || o.nmaps)) {
+		cli_error("--root replays a file-level trace on files under a directory; --target "
+			  "and --map are for block-level traces: give one or the other");
+		return EXIT_USAGE;
+	}
+	if (o.strip && !o.root) {
+		cli_error("--strip goes with --root (file-level traces)");
 		return EXIT_USAGE;
 	}
 	if (o.allow_writes && o.writes_as_reads) {
@@ -392,8 +435,9 @@ int cmd_replay(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!o.target && !o.nmaps) {
-		cli_error("no target: give --target PATH (or --map DEV=PATH per device)");
+	if (!o.target && !o.nmaps && !o.root) {
+		cli_error("no target: give --target PATH (or --map DEV=PATH per device), or --root "
+			  "DIR for a file-level trace");
 		return EXIT_USAGE;
 	}
 	o.trace = argv[optind];
@@ -407,14 +451,15 @@ int cmd_replay(int argc, char **argv)
 		cli_error("%s", err);
 		free((char *)o.command_line);
 		replay_result_free(&res);
-		return EXIT_RUNTIME;
+		return res.usage_error ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	print_report(&res, json);
 	if (ret)
 		cli_error("%s", err);
 	else if (res.errors)
-		cli_warn("%llu I/Os failed (first: %s at offset %llu on the target)",
-			 (unsigned long long)res.errors, strerror(-res.first_error),
+		cli_warn("%llu %s failed (first: %s at offset %llu on the target)",
+			 (unsigned long long)res.errors, res.file ? "calls" : "I/Os",
+			 strerror(-res.first_error),
 			 (unsigned long long)res.first_error_offset);
 	if (replay_stop)
 		cli_warn("interrupted: the report covers what was replayed before the signal");

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analyze/hist.h"
+#include "formats/file.h"
 #include "replay/dep.h"
 
 enum replay_mode {
@@ -84,6 +85,10 @@ struct replay_opts {
 	 * replays of parts of one schedule keep their places in it */
 	bool origin_set;
 	uint64_t origin_ns;
+	/* file-level traces: the directory the recorded files are recreated under, and the
+	 * recorded directory it stands for (NULL: the deepest one holding every recorded file) */
+	const char *root;
+	const char *strip;
 };
 
 enum replay_stage {
@@ -102,6 +107,48 @@ struct replay_unwritten {
 	uint64_t start_bytes;	 /* never written when the clock started (after a prefill) */
 	uint64_t prefilled_bytes;
 	uint64_t prefill_ns;
+};
+
+/* Why a recorded call of a file-level trace was not reissued (replay/file_decode.c). */
+enum replay_fskip {
+	FSKIP_FAILED,	   /* it failed in the recording: the target would not see it either */
+	FSKIP_NO_RESULT,   /* an open or dup still running when the recording stopped */
+	FSKIP_NO_FILE,	   /* no file known (a descriptor never opened, file id 0) */
+	FSKIP_MMAP,	   /* a shared mapping: its loads and stores were not recorded */
+	FSKIP_TMPFILE,	   /* an O_TMPFILE file, which has no name to recreate */
+	FSKIP_RENAME_DST,  /* a rename whose destination name the recording did not know */
+	FSKIP_SHARED,	   /* a close or exit while another process still held the file */
+	FSKIP__COUNT
+};
+
+/* What a file-level replay did and could not do, beside the analysis of its calls. */
+struct replay_file_result {
+	char root[4096];  /* the directory replayed under, resolved */
+	char strip[4096]; /* the recorded directory it stands for */
+	/* before the clock: files recreated */
+	uint64_t files, files_sparse, files_empty, files_guess, layout_bytes, layout_ns;
+	uint64_t layout_conflicts; /* files sharing a path with one laid out before them */
+	uint64_t opened_at_start;  /* descriptors opened before the clock (open at start) */
+	uint64_t opened_unseen;	   /* descriptors used without their open in the trace */
+	/* per recorded call (enum io_fop) */
+	uint64_t trace[IO_FOP__COUNT];	  /* calls in the trace (opens at start apart) */
+	uint64_t replayed[IO_FOP__COUNT]; /* reissued (completed on the target) */
+	uint64_t failed[IO_FOP__COUNT];	  /* of which failed on the target */
+	uint64_t skipped[FSKIP__COUNT];	  /* not reissued, by reason */
+	uint64_t closes_implied; /* closes replayed for a descriptor the recording saw dropped
+				  * without a close (process exit, descriptor reused) */
+	struct hist lat[IO_FOP__COUNT];	  /* release or deadline to completion */
+	uint64_t not_open;	 /* calls on a descriptor whose open had failed or not run */
+	uint64_t direct_refused; /* opens whose O_DIRECT the target refused: opened without */
+	uint64_t short_reads;	 /* reads that returned fewer bytes than in the recording */
+	uint64_t fd_mismatch;	 /* a descriptor the trace shows on another file than opened */
+	uint64_t res_edges;	 /* dep: cross-thread edges for a descriptor's open, a name's
+				  * earlier call */
+	/* what the recording says it missed: its named counters (uncovered_*, dropped_*) */
+	struct trace_counter counters[64];
+	char counter_names[64][TRACE_COUNTER_NAME_MAX];
+	unsigned int ncounters;
+	uint64_t dropped; /* the recorder's dropped calls (index), UINT64_MAX unknown */
 };
 
 struct replay_result {
@@ -135,7 +182,9 @@ struct replay_result {
 	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
 	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
 	struct replay_unwritten unwritten[REPLAY_MAX_TARGETS]; /* per trace device */
+	struct replay_file_result *file; /* a file-level replay's (NULL otherwise) */
 	char warnings[2048];	    /* what the caller should print before the summary */
+	bool usage_error;	    /* the options do not fit the trace (exit 2, not 1) */
 };
 
 /*
@@ -148,6 +197,9 @@ void replay_result_free(struct replay_result *res);
 
 /* The fidelity block of the text summary. */
 void replay_fidelity_print(const struct replay_result *res, FILE *out);
+/* A file-level replay's calls and files (text), or its `, "file": {...}` JSON member. */
+void replay_file_print(const struct replay_result *res, FILE *out);
+int replay_file_json(const struct replay_result *res, char *buf, size_t len);
 /* `"fidelity": {...}` (no leading comma) for analysis__print_json's extra; bytes written. */
 int replay_fidelity_json(const struct replay_result *res, char *buf, size_t len);
 

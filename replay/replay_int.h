@@ -25,12 +25,20 @@ struct done_ev {
 struct sev {
 	uint64_t t;	 /* timed: deadline in ns since the replay's start */
 	uint64_t offset; /* on the target */
+	uint64_t arg;	 /* file level: op-specific (replay/file_int.h, "calls") */
 	uint32_t len;
 	uint32_t stream; /* closed: index into run.cs; dep: how it was released (enum dep_kind) */
 	uint32_t tid;	 /* the recorded thread's, kept in the result trace */
-	uint16_t dev;	 /* target index (= trace device index) */
-	uint8_t op;
+	uint32_t dev;	 /* target index (= trace device index); file level: the open file */
+	uint32_t aux;	 /* file level: op-specific */
+	uint8_t op;	 /* enum io_op; file level: enum io_fop */
 	uint8_t flags;
+};
+
+/* A file-level replay's completed call: the result event's file-level half too. */
+struct done_fev {
+	struct done_ev d;
+	struct io_fext x;
 };
 
 /* Dep mode's items in the input ring: the I/O and what inference says it waited for. */
@@ -49,6 +57,21 @@ struct cstream {
 };
 
 #define RUN_DECODE 4096	     /* events decoded per trace_reader__next */
+
+/* What one pass over the trace before any I/O found (setup.c, file_setup.c). */
+struct prescan {
+	uint64_t count[IO_OP__COUNT];
+	uint64_t bad_op, events;
+	uint64_t first, last;
+	uint32_t max_len;
+	uint64_t max_end[TRACE_MAX_DEVICES];
+	uint32_t max_dev_len[TRACE_MAX_DEVICES];
+	uint32_t max_stream;
+	bool sorted;
+	struct dep_fitness fit; /* what dependency inference would lack */
+};
+
+struct frun; /* a file-level replay's own state (replay/file_int.h) */
 #define RUN_RING (1u << 16)  /* decoded I/Os kept ahead of the scheduler */
 
 struct run {
@@ -98,6 +121,9 @@ struct run {
 	struct dep_infer *infer;
 	struct dep_sched *dep;
 
+	/* file level (--root): the files, descriptors and calls; NULL for block replays */
+	struct frun *fr;
+
 	struct spsc in, out;
 	uint64_t out_full;
 	pthread_t helper;
@@ -136,6 +162,21 @@ int run_reap(struct run *r, uint64_t timeout_ns);
  */
 #define SPIN_YIELD_NS 20000
 #define SPIN_DEFAULT_NS 200000
+
+/* s as a JSON string into out (len >= 16), escaped; a path too long to fit is cut short. */
+void replay_json_str(char *out, size_t len, const char *s);
+
+/* file_*.c: a file-level trace replayed under --root (replay/file_int.h) */
+int file_replay_setup(struct run *r, struct prescan *p, char *err, size_t errlen);
+int file_replay_prepare(struct run *r, char *err, size_t errlen);
+void file_replay_free(struct run *r);
+long file_feed(struct run *r);
+int file_issue(struct run *r, struct replay_io *io);
+int file_reap(struct run *r, struct replay_io **done, unsigned int max);
+void file_complete(struct run *r, struct replay_io *io, struct done_fev *d);
+void file_out(struct run *r, const struct done_fev *d);
+int file_open_output(struct run *r);
+void file_engine_targets(struct run *r, struct engine_params *ep);
 
 /* dep_run.c */
 int dep_sched_new(struct run *r, const struct dep_opts *o);

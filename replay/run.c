@@ -35,13 +35,17 @@ static void out_event(struct run *r, const struct done_ev *d)
 {
 	const struct io_event *ev = &d->ev;
 
-	if (r->w && !r->werr && trace_writer__add(r->w, ev, 1) < 0) {
-		r->werr = -EIO;
-		snprintf(r->herr, sizeof(r->herr), "writing the result trace %s: %s",
-			 r->o->output, trace_writer__error(r->w));
+	if (r->fr) {
+		file_out(r, (const struct done_fev *)d);
+	} else {
+		if (r->w && !r->werr && trace_writer__add(r->w, ev, 1) < 0) {
+			r->werr = -EIO;
+			snprintf(r->herr, sizeof(r->herr), "writing the result trace %s: %s",
+				 r->o->output, trace_writer__error(r->w));
+		}
+		if (r->an)
+			analysis__add(r->an, ev, 1);
 	}
-	if (r->an)
-		analysis__add(r->an, ev, 1);
 	if (r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP) {
 		uint64_t late = d->submit_ns > ev->queue_ns ? d->submit_ns - ev->queue_ns : 0;
 
@@ -82,6 +86,8 @@ static long feed(struct run *r)
 {
 	long moved = 0;
 
+	if (r->fr)
+		return file_feed(r);
 	for (;;) {
 		struct sev *s;
 
@@ -190,6 +196,8 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		 * so a result can be read per recorded thread as the trace can */
 		ev->tid = io->tid ? io->tid : r->pid;
 		memcpy(ev->comm, "ioreel", 7);
+		if (r->fr)
+			file_complete(r, io, (struct done_fev *)d);
 		spsc_push(&r->out);
 		if (r->mode == REPLAY_CLOSED)
 			r->cs[io->stream].inflight--;
@@ -202,7 +210,11 @@ static void complete(struct run *r, struct replay_io **done, int n)
 
 int run_reap(struct run *r, uint64_t timeout_ns)
 {
-	int n = r->eng->reap(r->e, r->done, r->depth, timeout_ns);
+	/* a file-level replay's calls made on this thread come back first */
+	int n = r->fr ? file_reap(r, r->done, r->depth) : 0;
+
+	if (!n)
+		n = r->eng->reap(r->e, r->done, r->depth, timeout_ns);
 
 	if (n > 0)
 		complete(r, r->done, n);
@@ -227,8 +239,19 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->flags = s->flags;
 	io->res = 0;
 	io->tag = tag;
+	io->aux = s->aux;
+	io->arg = s->arg;
+	io->fop = s->op;
 	io->buf = (char *)r->arena + (size_t)slot * r->slot_bytes;
-	if (s->op == IO_OP_WRITE) {
+	/* file level: a call on a name or descriptor is made here and now (file_run.c) */
+	ret = r->fr ? file_issue(r, io) : 0;
+	if (ret > 0) {
+		r->inflight++;
+		if (r->inflight > r->res->max_inflight_seen)
+			r->res->max_inflight_seen = r->inflight;
+		return 0;
+	}
+	if (io->op == IO_OP_WRITE) {
 		if (r->wdata) {
 			io->buf = r->wdata + r->wdata_next;
 			r->wdata_next = (r->wdata_next + 4096) % r->wdata_span;

@@ -19,18 +19,6 @@
 #include "replay/replay_int.h"
 #include "util/cli.h"
 
-struct prescan {
-	uint64_t count[IO_OP__COUNT];
-	uint64_t bad_op, events;
-	uint64_t first, last;
-	uint32_t max_len;
-	uint64_t max_end[TRACE_MAX_DEVICES];
-	uint32_t max_dev_len[TRACE_MAX_DEVICES];
-	uint32_t max_stream;
-	bool sorted;
-	struct dep_fitness fit; /* what dependency inference would lack */
-};
-
 const char *replay_mode_name(int mode)
 {
 	switch (mode) {
@@ -95,7 +83,9 @@ bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s)
 		return false;
 	}
 	t = &r->tg[ev->dev];
-	s->dev = (uint16_t)ev->dev;
+	s->dev = ev->dev;
+	s->aux = 0;
+	s->arg = 0;
 	s->op = op;
 	s->flags = ev->flags & IO_F__ALL;
 	s->stream = ev->stream;
@@ -434,6 +424,8 @@ static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t
 	r->res->inflight_cap = r->depth;
 	ep = (struct engine_params){ .targets = r->etg, .ntargets = r->ndev, .depth = r->depth,
 				     .arena = r->arena, .arena_len = r->arena_len };
+	if (r->fr) /* a file-level replay's targets are its open files (file_int.h) */
+		file_engine_targets(r, &ep);
 	r->e = r->eng->init(&ep, why, sizeof(why));
 	if (!r->e) {
 		int e = errno ? errno : EINVAL;
@@ -451,6 +443,10 @@ static int open_output(struct run *r)
 
 	if (!m)
 		return -ENOMEM;
+	if (r->fr) {
+		free(m);
+		return file_open_output(r);
+	}
 	/* "replay:dep": analyze says which question the result answers (timed or dep) */
 	trace_meta_init(m, "replay");
 	snprintf(m->source, sizeof(m->source), "replay:%s", replay_mode_name(r->mode));
@@ -504,6 +500,7 @@ static void run_free(struct run *r)
 	spsc_free(&r->out);
 	dep_infer__free(r->infer);
 	dep_sched_free(r);
+	file_replay_free(r);
 	if (r->rd)
 		trace_reader__close(r->rd);
 	readmap_free(r->rmap);
@@ -648,7 +645,17 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	r->ndev = r->meta->ndevices ? r->meta->ndevices : 1;
 	r->mode = o->mode != REPLAY_MODE_AUTO ? o->mode : default_mode(r->meta);
 	res->mode = r->mode;
-	ret = prescan(r, &p, err, errlen);
+	if (r->meta->level == TRACE_LEVEL_FILE) {
+		r->ndev = 0; /* its targets are the files it opens (file_setup.c) */
+		ret = file_replay_setup(r, &p, err, errlen);
+	} else if (o->root) {
+		snprintf(err, errlen, "--root is for file-level traces (record --level file); %s is "
+				      "block-level: give --target PATH", o->trace);
+		res->usage_error = true;
+		ret = -EINVAL;
+	} else {
+		ret = prescan(r, &p, err, errlen);
+	}
 	if (ret)
 		goto out;
 	r->genesis = o->origin_set ? o->origin_ns : p.first;
@@ -664,7 +671,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (p.bad_op)
 		run_warn(r, "%llu events with an unknown op are not replayed",
 			 (unsigned long long)p.bad_op);
-	ret = open_targets(r, &p, err, errlen);
+	ret = r->fr ? file_replay_prepare(r, err, errlen) : open_targets(r, &p, err, errlen);
 	if (!ret && o->hook && o->hook(o->hook_arg, REPLAY_STAGE_CHECKED, NULL)) {
 		snprintf(err, errlen, "called off by the caller before any I/O");
 		ret = -ECANCELED;
@@ -676,7 +683,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	res->engine = r->eng->name;
 	warn_skips(r, &p);
 	/* reads of never-written space: found, warned about, --prefill'ed (prefill.c) */
-	ret = prefill_targets(r, err, errlen);
+	ret = r->fr ? 0 : prefill_targets(r, err, errlen);
 	if (ret)
 		goto out;
 	if (r->mode == REPLAY_CLOSED) {
@@ -691,7 +698,8 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		ret = spsc_init(&r->in, r->infer ? sizeof(struct dsev) : sizeof(struct sev),
 				RUN_RING);
 	if (!ret)
-		ret = spsc_init(&r->out, sizeof(struct done_ev), RUN_RING);
+		ret = spsc_init(&r->out, r->fr ? sizeof(struct done_fev) : sizeof(struct done_ev),
+				RUN_RING);
 	if (ret) {
 		if (!*err)
 			snprintf(err, errlen, "setting up: %s", strerror(-ret));
@@ -745,4 +753,6 @@ void replay_result_free(struct replay_result *res)
 	if (res->analysis)
 		analysis__free(res->analysis);
 	res->analysis = NULL;
+	free(res->file);
+	res->file = NULL;
 }

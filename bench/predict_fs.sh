@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Does a file-level replay predict a database on another filesystem? (issue 14's prediction
+# goal: IOPS per op within +-25 %, mean latency per op within +-30 %, fsync included, beside
+# what a block-level replay of the same run predicts.)
+#
+# PostgreSQL's pgbench runs for real on xfs, ext4 and btrfs, each on its own loop device of the
+# same size, every run from the same freshly initialised cluster (restored before each run)
+# with cold caches, the server in a memory cgroup (MEMORY) so its reads keep reaching the
+# filesystem. Every real run is recorded at file level (--pid of the postmaster: the backends,
+# checkpointer and WAL writer it forks) and at block level at its loop device. The first xfs
+# run's file-level recording is then replayed with --root onto ext4 and btrfs (in a directory
+# on each, modes MODES, engine psync: PostgreSQL's calls are plain system calls, so a psync
+# worker's call is timed as the server's was), and its block-level recording onto the ext4 and
+# btrfs loop devices themselves once their filesystems are done with (raw: a block replay
+# carries xfs's block pattern, whatever the target's filesystem would have done).
+#
+# The table (bench/predict_fs_table.py) sets each replay against the real runs on that
+# filesystem: per op (read, write, fsync, fdatasync at file level; read, write, flush at block
+# level) IOPS (calls over the run's span) and mean latency (file level: system call entry to
+# exit as recorded, and the replay's submission to completion; block level: queue to
+# completion as the recorder saw the real runs and the replays at the device), as the ratio
+# predicted / real median, with the real runs' own spread. Figures only: never fails on time.
+# Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
+#      SIZE (MiB of each loop device, 1536), MEMORY (the server's memory cgroup limit, 160M;
+#      the file replays get it plus REPLAY_EXTRA, 256M, for the memory they lock),
+#      MODES ("dep timed"), PREDICT_OUT (build/bench/predict_fs).
+# Takes about (3 x REPEATS + 4 x #MODES) x (SECONDS_PER_RUN + 20 s).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/lib.sh"
+. "$here/../tests/setups.sh"
+. "$here/../tests/workload_pg.sh"
+need_root
+need_cmd python3 mkfs.xfs mkfs.ext4 mkfs.btrfs runuser
+pg_available || skip "needs PostgreSQL with pgbench (make deps installs postgresql)"
+secs=${SECONDS_PER_RUN:-30}
+repeats=${REPEATS:-3}
+scale=${SCALE:-20}
+clients=${CLIENTS:-4}
+size=${SIZE:-1536}
+memory=${MEMORY:-160M}
+replay_extra=${REPLAY_EXTRA:-256M}
+modes=${MODES:-dep timed}
+out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
+fss="xfs ext4 btrfs"
+targets="ext4 btrfs"
+mkdir -p "$out" && rm -f "$out"/*.ioreel "$out"/*.json "$out"/*.csv "$out"/*.out "$out"/*.err
+log() { printf '%s %s\n' "$(date +%T)" "$*"; }
+_setups_init
+
+# One loop device and filesystem per candidate, each with the same freshly made cluster, kept
+# aside (pg.golden) to restore before every run.
+declare -A dev mnt
+for fs in $fss; do
+	dev[$fs]=$(_setups_loop "$size" "$fs") || exit 1
+	_setups_mkfs "$fs" "${dev[$fs]}"
+	mnt[$fs]=$(_setups_mount "$fs" "${dev[$fs]}") || exit 1
+	log "$fs on ${dev[$fs]} (${size} MiB): pgbench scale $scale"
+	pg_start "${mnt[$fs]}/pg"
+	pg_pgbench_init "$scale"
+	pg_stop
+	cp -a "${mnt[$fs]}/pg/data" "${mnt[$fs]}/pg/golden" || fail "cannot keep $fs's cluster"
+done
+MEMPROCS=$(make_memory_cgroup "$(numfmt --from=iec "$memory")") || exit 1
+# The replayer locks its own memory (buffers, rings: some 150 MiB for a dep replay), which the
+# server does not have: its cgroup gets that on top, so the page cache it has is the server's.
+REPLAYPROCS=$(make_memory_cgroup "$(($(numfmt --from=iec "$memory") + \
+	$(numfmt --from=iec "$replay_extra")))") || exit 1
+
+FREC=
+frec_start() { # PID OUT: ioreel record --level file, in the background, until attached
+	local i
+	"$IOREEL" record --level file --pid "$1" -o "$2" --json >"$2.json" 2>"$2.err" &
+	FREC=$!
+	cleanup_push "kill -9 $FREC"
+	for ((i = 0; i < 200; i++)); do
+		grep -q ' level$' "$2.err" 2>/dev/null && return 0
+		kill -0 "$FREC" 2>/dev/null || fail "ioreel record --level file: $(cat "$2.err")"
+		sleep 0.05
+	done
+	fail "ioreel record --level file did not attach: $(cat "$2.err")"
+}
+frec_stop() {
+	kill -INT "$FREC"
+	wait "$FREC" || fail "ioreel record --level file exited $?"
+}
+
+# real FS I: pgbench on FS from the restored cluster, recorded at file and at block level.
+real() {
+	local fs=$1 i=$2 m=${mnt[$1]} pm
+	rm -rf "$m/pg/data" && cp -a "$m/pg/golden" "$m/pg/data" || fail "cannot restore $fs"
+	sync -f "$m/pg/data"
+	(
+		echo $BASHPID >"$MEMPROCS" || exit 1
+		pg_resume "$m/pg"
+	) || fail "cannot start PostgreSQL on $fs"
+	pg_use "$m/pg"
+	pm=$(head -n1 "$PG_DATA/postmaster.pid")
+	frec_start "$pm" "$out/real-$fs-$i.file.ioreel"
+	rec_start "${dev[$fs]}" "$out/real-$fs-$i.blk.ioreel"
+	PG_PGBENCH_OUT=$out/real-$fs-$i.out pg_pgbench_run "$secs" "$clients" >/dev/null
+	rec_stop
+	frec_stop
+	pg_stop
+	log "real $fs run $i: $(awk '/^tps/ { print $3; exit }' "$out/real-$fs-$i.out") TPS," \
+		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+print(j["events"], "calls,", j["dropped"], "dropped")' "$out/real-$fs-$i.file.ioreel.json")"
+}
+
+# freplay FS MODE: the first xfs run's file-level recording replayed under a directory on FS.
+freplay() {
+	local fs=$1 mode=$2 root=${mnt[$1]}/replay rc=0
+	rm -rf "$root" && mkdir "$root" || fail "cannot make $root"
+	(
+		echo $BASHPID >"$REPLAYPROCS" || exit 1
+		exec "$IOREEL" replay "$out/real-xfs-1.file.ioreel" --root "$root" --allow-writes \
+			--mode "$mode" --engine psync -o "$out/pred-file-$fs-$mode.ioreel" -q --json
+	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" || rc=$?
+	rm -rf "$root"
+	[ $rc = 0 ] || fail "file replay $mode on $fs: $(tail -n 3 "$out/pred-file-$fs-$mode.err")"
+	log "file replay $mode on $fs: $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+f = j["file"]; d = j["fidelity"]
+print("%d files recreated (%.0f MiB), %.2f s, stretch %+.1f%%, %d calls failed" % (
+      f["recreated"]["files"], f["recreated"]["bytes"] / 2**20, d["replay_span_ns"] / 1e9,
+      100 * (d["stretch"] or 0), sum(o["failed"] for o in f["ops"].values())))' \
+		"$out/pred-file-$fs-$mode.json")"
+}
+
+# breplay FS MODE: the first xfs run's block-level recording replayed on FS's loop device
+# (its filesystem unmounted and overwritten), seen by the recorder at the device too.
+breplay() {
+	local fs=$1 mode=$2 rc=0
+	rec_start "${dev[$fs]}" "$out/obs-blk-$fs-$mode.ioreel"
+	"$IOREEL" replay "$out/real-xfs-1.blk.ioreel" --target "${dev[$fs]}" --allow-writes \
+		--force --mode "$mode" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
+		>"$out/pred-blk-$fs-$mode.json" 2>"$out/pred-blk-$fs-$mode.err" || rc=$?
+	rec_stop
+	[ $rc = 0 ] || fail "block replay $mode on $fs: $(tail -n 3 "$out/pred-blk-$fs-$mode.err")"
+	log "block replay $mode on ${dev[$fs]} (was $fs): done"
+}
+
+# Real runs interleaved (xfs ext4 btrfs xfs ...) so that drift on the machine spreads evenly.
+for ((i = 1; i <= repeats; i++)); do
+	for fs in $fss; do
+		real "$fs" "$i"
+	done
+done
+for fs in $targets; do
+	for mode in $modes; do
+		freplay "$fs" "$mode"
+	done
+done
+for fs in $targets; do
+	umount "${mnt[$fs]}" || fail "cannot unmount $fs for the block replays"
+	for mode in $modes; do
+		breplay "$fs" "$mode"
+	done
+done
+
+for f in "$out"/*.ioreel; do
+	"$IOREEL" convert "$f" "${f%.ioreel}.csv" --to csv >/dev/null 2>&1 || fail "export $f"
+done
+python3 "$here/predict_fs_table.py" "$out" "$repeats" "$targets" "$modes" | tee "$out/table.txt"
+log "traces, results and the table in $out"

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A file-level replay while its clock runs. run.c's run_issue() hands each released call here
+ * first: reads, writes, fsync, fdatasync, sync_file_range and fallocate go on to the engine on
+ * their open file's descriptor; calls on names and descriptors (open, close, dup, fcntl,
+ * ftruncate, rename, unlink, syncfs) are made here, on the scheduling thread, when released,
+ * and handed back by the next reap like any completion. They are short next to the syncs that
+ * dominate a database's file I/O, and doing them in order on one thread keeps what the
+ * engines see simple: a descriptor exists before any I/O on it is queued.
+ *
+ * A close releases the descriptor only once every call the trace made on it before the close
+ * has completed: in dep mode another thread's read on it may not even be released yet, and
+ * closing under an I/O (psync's workers) could let a new open reuse the number. The close
+ * itself returns at once, as the kernel's does while an I/O still holds the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "analyze/analyze.h"
+#include "replay/file_int.h"
+#include "util/cli.h"
+
+/* Flags F_SETFL can change (fs/fcntl.c SETFL_MASK), x86-64 values. */
+#define X86_SETFL_MASK (02000 | 020000 | 040000 | 01000000 | 04000)
+
+/* io->op of a call made on the scheduling thread, not by the engine (past enum engine_fop) */
+#define OP_HERE ENGINE_OP__END
+
+static bool uses_slot(uint8_t fop)
+{
+	return fop != IO_FOP_OPEN && fop != IO_FOP_CLOSE;
+}
+
+/* A call on the slot completed: the descriptor closes once the last call before its close did. */
+static void use_done(struct frun *f, uint32_t slot)
+{
+	struct fslot *s = &f->slots[slot];
+
+	if (++s->done_uses < s->close_at)
+		return;
+	if (f->tg[slot].fd >= 0)
+		close(f->tg[slot].fd);
+	f->tg[slot].fd = -1;
+	s->close_at = UINT64_MAX;
+}
+
+static const struct fname *name_of(const struct frun *f, uint64_t n)
+{
+	return &f->names[(uint32_t)n];
+}
+
+static int do_open(struct run *r, struct replay_io *io)
+{
+	struct frun *f = r->fr;
+	int fl = file_open_flags(r, io->aux), fd;
+
+	fd = froot_open_name(f, (uint32_t)io->arg, fl, io->len & 07777);
+	if (fd == -EINVAL && (fl & O_DIRECT)) {
+		f->res->direct_refused++;
+		fd = froot_open_name(f, (uint32_t)io->arg, fl & ~O_DIRECT, io->len & 07777);
+	}
+	if (fd < 0)
+		return fd;
+	f->tg[io->dev].fd = fd;
+	f->slots[io->dev].oflags = io->aux;
+	return fd;
+}
+
+static int do_close(struct frun *f, const struct replay_io *io)
+{
+	struct fslot *s = &f->slots[io->dev];
+
+	s->close_at = io->arg;
+	/* uses done already: close now (use_done's check, without counting a use) */
+	if (s->done_uses >= s->close_at) {
+		s->done_uses--;
+		use_done(f, io->dev);
+	}
+	return 0;
+}
+
+static int do_by_name(struct frun *f, const struct replay_io *io)
+{
+	const struct fname *a = name_of(f, io->arg), *b = name_of(f, io->arg >> 32);
+	int fd, ret = 0;
+
+	switch (io->fop) {
+	case IO_FOP_RENAME:
+		return renameat2(a->dirfd, a->base, b->dirfd, b->base,
+				 io->aux & (RENAME_NOREPLACE | RENAME_EXCHANGE))
+			       ? -errno
+			       : 0;
+	case IO_FOP_UNLINK:
+		return unlinkat(a->dirfd, a->base, 0) ? -errno : 0;
+	case IO_FOP_TRUNCATE:
+		fd = froot_open_name(f, (uint32_t)io->arg, O_WRONLY, 0);
+		if (fd < 0)
+			return fd;
+		if (ftruncate(fd, (off_t)io->offset))
+			ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return -EINVAL;
+}
+
+/* The call io stands for, made now on the scheduling thread: its result or -errno. */
+static int make_call(struct run *r, struct replay_io *io)
+{
+	struct frun *f = r->fr;
+	int fd = io->dev != FSLOT_NONE ? f->tg[io->dev].fd : -1, nfd;
+
+	if (io->dev == FSLOT_NONE)
+		return do_by_name(f, io);
+	if (io->fop == IO_FOP_OPEN)
+		return do_open(r, io);
+	if (io->fop == IO_FOP_CLOSE)
+		return do_close(f, io);
+	if (fd < 0) {
+		f->res->not_open++;
+		return -EBADF;
+	}
+	switch (io->fop) {
+	case IO_FOP_DUP:
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (nfd < 0)
+			return -errno;
+		f->tg[io->arg].fd = nfd;
+		f->slots[io->arg].oflags = f->slots[io->dev].oflags;
+		return nfd;
+	case IO_FOP_SETFL: {
+		int fl = file_open_flags(r, io->aux & X86_SETFL_MASK);
+
+		if (fcntl(fd, F_SETFL, fl) && !((fl & O_DIRECT) && errno == EINVAL &&
+						 !fcntl(fd, F_SETFL, fl & ~O_DIRECT)))
+			return -errno;
+		f->slots[io->dev].oflags = (f->slots[io->dev].oflags & ~(uint32_t)X86_SETFL_MASK) |
+					   (io->aux & X86_SETFL_MASK);
+		return 0;
+	}
+	case IO_FOP_TRUNCATE:
+		return ftruncate(fd, (off_t)io->offset) ? -errno : 0;
+	case IO_FOP_SYNCFS:
+		return syncfs(fd) ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
+int file_issue(struct run *r, struct replay_io *io)
+{
+	struct frun *f = r->fr;
+	uint64_t t0;
+
+	io->flags = 0;
+	switch (io->fop) {
+	case IO_FOP_READ:
+	case IO_FOP_WRITE:
+		io->op = io->fop; /* the same values as IO_OP_READ, IO_OP_WRITE */
+		break;
+	case IO_FOP_FDATASYNC:
+		io->op = IO_OP_FLUSH;
+		break;
+	case IO_FOP_FSYNC:
+		io->op = ENGINE_OP_FSYNC;
+		break;
+	case IO_FOP_SYNC_RANGE:
+		io->op = ENGINE_OP_SYNC_RANGE;
+		break;
+	case IO_FOP_FALLOCATE:
+		io->op = ENGINE_OP_FALLOCATE;
+		break;
+	default:
+		io->op = OP_HERE; /* made here */
+	}
+	if (io->op != OP_HERE && (f->null_engine || f->tg[io->dev].fd >= 0))
+		return 0; /* to the engine */
+	/* made here, timed as psync times a call: clat is the whole call */
+	t0 = now_mono_ns();
+	io->submit_ns = io->issued_ns = t0 - r->start_mono;
+	if (io->op != OP_HERE) {
+		f->res->not_open++;
+		io->res = -EBADF;
+	} else {
+		io->res = f->null_engine ? 0 : make_call(r, io);
+	}
+	io->complete_ns = now_mono_ns();
+	if (!r->first_submit_set) {
+		r->first_submit = io->submit_ns;
+		r->first_submit_set = true;
+	}
+	r->last_submit = io->submit_ns;
+	f->done[f->ndone++] = io;
+	return 1;
+}
+
+int file_reap(struct run *r, struct replay_io **done, unsigned int max)
+{
+	struct frun *f = r->fr;
+	unsigned int n = f->ndone < max ? f->ndone : max;
+
+	if (!n)
+		return 0;
+	memcpy(done, f->done, n * sizeof(*done));
+	memmove(f->done, f->done + n, (f->ndone - n) * sizeof(*done));
+	f->ndone -= n;
+	return (int)n;
+}
+
+/* On the scheduling thread, for each completed call: the result event's file-level half. */
+void file_complete(struct run *r, struct replay_io *io, struct done_fev *d)
+{
+	struct frun *f = r->fr;
+	struct io_event *ev = &d->d.ev;
+	struct io_fext *x = &d->x;
+	bool by_name = io->dev == FSLOT_NONE;
+	bool rw = io->fop == IO_FOP_READ || io->fop == IO_FOP_WRITE;
+
+	memset(x, 0, sizeof(*x));
+	ev->op = io->fop;
+	ev->flags = 0;
+	ev->length = rw ? io->len : 0;
+	if (!rw && io->fop != IO_FOP_SYNC_RANGE && io->fop != IO_FOP_FALLOCATE &&
+	    io->fop != IO_FOP_TRUNCATE)
+		ev->offset = 0;
+	x->file = by_name ? io->len : f->info[io->dev].file;
+	x->fd = by_name ? -1 : f->info[io->dev].fd;
+	x->oflags = by_name ? 0 : io->fop == IO_FOP_OPEN ? io->aux : f->slots[io->dev].oflags;
+	x->aux = io->fop == IO_FOP_OPEN ? io->len : io->aux;
+	x->result = io->res;
+	x->arg = io->fop == IO_FOP_SYNC_RANGE || io->fop == IO_FOP_FALLOCATE ? io->arg : 0;
+	x->iface = io->op == OP_HERE ? IO_FIF_SYSCALL : f->iface;
+	if (io->fop == IO_FOP_READ && io->res >= 0 && (uint64_t)io->res < io->arg)
+		f->res->short_reads++;
+	if (!by_name && uses_slot(io->fop))
+		use_done(f, io->dev); /* a dup's is the descriptor it copied */
+}
+
+/* On the helper thread: the result trace, the analysis, the figures per call. */
+void file_out(struct run *r, const struct done_fev *d)
+{
+	struct replay_file_result *res = r->fr->res;
+	const struct io_event *ev = &d->d.ev;
+	struct io_event b;
+
+	if (r->w && !r->werr && trace_writer__add_fevents(r->w, ev, &d->x, 1) < 0) {
+		r->werr = -EIO;
+		snprintf(r->herr, sizeof(r->herr), "writing the result trace %s: %s", r->o->output,
+			 trace_writer__error(r->w));
+	}
+	res->replayed[ev->op]++;
+	res->failed[ev->op] += ev->error != 0;
+	if (ev->complete_ns >= ev->queue_ns)
+		hist_add(&res->lat[ev->op], ev->complete_ns - ev->queue_ns);
+	/* the summary's read/write/flush figures, as of a device */
+	if (!r->an || ev->op > IO_FOP_SYNC_RANGE)
+		return;
+	b = *ev;
+	b.op = ev->op <= IO_FOP_WRITE ? ev->op : IO_OP_FLUSH;
+	b.dev = 0;
+	analysis__add(r->an, &b, 1);
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A file-level replay before its clock starts, and what the helper thread does for it while it
+ * runs: the options checked, the trace's paths rebased and checked (file_root.c), one pass
+ * that numbers the descriptors and decides which files exist before the clock
+ * (file_decode.c), the lay-out, the descriptors open at start; then the decoding of calls into
+ * the input ring (with what each waited for, in dep mode) and the result trace's header.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include "analyze/analyze.h"
+#include "replay/file_int.h"
+#include "util/cli.h"
+
+/* x86-64 open flag values (as recorded) that differ elsewhere (arm64); the others agree. */
+static const struct {
+	uint32_t x86;
+	int host;
+} oflag_map[] = {
+	{ 040000, O_DIRECT },
+	{ 0100000, O_LARGEFILE },
+	{ 0200000, O_DIRECTORY },
+	{ 0400000, O_NOFOLLOW },
+};
+
+int fflags_host(uint32_t x86)
+{
+	uint32_t mapped = 0;
+	int host = 0;
+
+	for (size_t i = 0; i < sizeof(oflag_map) / sizeof(oflag_map[0]); i++)
+		if (x86 & oflag_map[i].x86) {
+			mapped |= oflag_map[i].x86;
+			host |= oflag_map[i].host;
+		}
+	return host | (int)(x86 & ~mapped);
+}
+
+/* Options that do not fit a file-level trace: a usage error (exit 2), said before any write. */
+static int check_opts(const struct run *r, char *err, size_t errlen)
+{
+	const struct replay_opts *o = r->o;
+
+	r->res->usage_error = true;
+
+	if (!o->root) {
+		snprintf(err, errlen, "%s is a file-level trace (record --level file): it replays on "
+				      "files recreated under a directory; give --root DIR "
+				      "--allow-writes", o->trace);
+		return -EINVAL;
+	}
+	if (o->target || o->nmaps || o->size || o->prefill == REPLAY_PREFILL_ON ||
+	    o->writes_as_reads || o->offsets) {
+		snprintf(err, errlen, "--target, --map, --size, --offsets, --prefill and "
+				      "--writes-as-reads are for block-level traces: a file-level "
+				      "replay recreates the recorded files under --root");
+		return -EINVAL;
+	}
+	if (!o->allow_writes) {
+		snprintf(err, errlen, "a file-level replay creates the recorded files under %s and "
+				      "writes to them: give --allow-writes (it replaces the files "
+				      "the trace names there)", o->root);
+		return -EPERM;
+	}
+	if (r->mode == REPLAY_CLOSED) {
+		snprintf(err, errlen, "closed mode replays synthesized jobs: give --mode dep, timed "
+				      "or afap for a file-level trace");
+		return -EINVAL;
+	}
+	r->res->usage_error = false;
+	return 0;
+}
+
+/* One call of the prescan, as setup.c's prescan counts a block I/O. */
+static void prescan_call(struct prescan *p, const struct fcall *c)
+{
+	uint64_t t = c->s.t;
+
+	if (t < p->last)
+		p->sorted = false;
+	p->first = t < p->first ? t : p->first;
+	p->last = t > p->last ? t : p->last;
+	p->events++;
+	p->fit.events++;
+	p->fit.no_completion += c->iev.complete_ns == IO_TS_NONE;
+	p->fit.no_tid += !c->s.tid;
+	if ((c->s.op == IO_FOP_READ || c->s.op == IO_FOP_WRITE) && c->s.len > p->max_len)
+		p->max_len = c->s.len;
+}
+
+static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
+{
+	struct frun *f = r->fr;
+	long n = 0;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->first = UINT64_MAX;
+	p->sorted = true;
+	ret = fdec_init(&f->dec, f, true);
+	while (!ret && (n = trace_reader__next_file(r->rd, f->ev, f->x, RUN_DECODE)) > 0)
+		for (long i = 0; !ret && i < n; i++) {
+			ret = fdec_event(&f->dec, &f->ev[i], &f->x[i]);
+			for (size_t k = 0; k < f->npend; k++)
+				prescan_call(p, &f->pend[k]);
+			f->npend = 0;
+		}
+	if (!ret && n < 0) {
+		snprintf(err, errlen, "reading %s: %s", r->o->trace, trace_reader__error(r->rd));
+		ret = (int)n;
+	} else if (ret) {
+		snprintf(err, errlen, "decoding %s: %s", r->o->trace, strerror(-ret));
+	} else if (!p->events) {
+		snprintf(err, errlen, "%s holds no call to replay", r->o->trace);
+		ret = -ENODATA;
+	}
+	fdec_free(&f->dec);
+	return ret;
+}
+
+/* Two files laid out at one name (unlinked and made again unseen): the first wins. */
+static void settle_layout(struct frun *f)
+{
+	uint8_t *claimed = calloc(f->nnames + 1, 1);
+
+	for (uint32_t id = 1; id <= f->nfiles; id++) {
+		struct ffile *ff = &f->files[id];
+
+		if (ff->layout == FLAY_NONE || ff->tmpfile)
+			continue;
+		if (!claimed || claimed[ff->name]) {
+			ff->layout = FLAY_NONE;
+			f->res->layout_conflicts++;
+			continue;
+		}
+		claimed[ff->name] = 1;
+	}
+	free(claimed);
+}
+
+/* What the recording says it could not see: its named counters and drops. */
+static void take_counters(struct frun *f)
+{
+	const struct trace_stats *st = trace_reader__stats(f->rd);
+	struct replay_file_result *res = f->res;
+
+	res->dropped = st ? st->dropped : UINT64_MAX;
+	for (size_t i = 0; i < trace_reader__counter_count(f->rd); i++) {
+		const struct trace_counter *c = trace_reader__counter(f->rd, i);
+
+		if (res->ncounters == 64 || !c->value ||
+		    (strncmp(c->name, "uncovered_", 10) && strncmp(c->name, "dropped_", 8)))
+			continue;
+		snprintf(res->counter_names[res->ncounters], TRACE_COUNTER_NAME_MAX, "%s", c->name);
+		res->counters[res->ncounters].name = res->counter_names[res->ncounters];
+		res->counters[res->ncounters++].value = c->value;
+	}
+}
+
+int file_replay_setup(struct run *r, struct prescan *p, char *err, size_t errlen)
+{
+	struct frun *f;
+	int ret = check_opts(r, err, errlen);
+
+	if (ret)
+		return ret;
+	f = r->fr = calloc(1, sizeof(*f));
+	if (!f || !(r->res->file = calloc(1, sizeof(*r->res->file))))
+		return -ENOMEM;
+	f->res = r->res->file;
+	for (int op = 0; op < IO_FOP__COUNT; op++)
+		hist_init(&f->res->lat[op]);
+	f->o = r->o;
+	f->rd = r->rd;
+	f->rootfd = -1;
+	f->nfiles = (uint32_t)trace_reader__file_count(r->rd);
+	f->files = calloc(f->nfiles + 1, sizeof(*f->files));
+	f->ev = calloc(RUN_DECODE, sizeof(*f->ev));
+	f->x = calloc(RUN_DECODE, sizeof(*f->x));
+	if (!f->files || !f->ev || !f->x)
+		return -ENOMEM;
+	ret = froot_open(f, r->o->root, r->o->force, err, errlen);
+	if (!ret)
+		ret = froot_names(f, r->o->strip, err, errlen);
+	if (!ret)
+		ret = froot_vet(f, err, errlen);
+	if (!ret)
+		ret = prescan(r, p, err, errlen);
+	if (ret)
+		return ret;
+	settle_layout(f);
+	take_counters(f);
+	f->slots = calloc(f->nslots + 1, sizeof(*f->slots));
+	f->tg = calloc(f->nslots + 1, sizeof(*f->tg));
+	if (!f->slots || !f->tg)
+		return -ENOMEM;
+	for (uint32_t i = 0; i <= f->nslots; i++) {
+		f->tg[i].fd = -1;
+		f->slots[i].close_at = UINT64_MAX;
+	}
+	return trace_reader__rewind(r->rd);
+}
+
+/* The flags a recorded open is replayed with on this machine. */
+int file_open_flags(const struct run *r, uint32_t x86)
+{
+	int fl = fflags_host(x86) & ~(O_PATH | O_DIRECTORY | O_NOCTTY);
+
+	return r->o->buffered ? fl & ~O_DIRECT : fl;
+}
+
+/* The descriptors open before the clock: open at start, or used before their open was seen. */
+static int open_at_setup(struct run *r, char *err, size_t errlen)
+{
+	struct frun *f = r->fr;
+	struct rlimit rl;
+
+	/* every descriptor the recorded processes held at once is one of ours */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (uint32_t i = 0; i < f->nslots; i++) {
+		const struct fslot_info *in = &f->info[i];
+		int fl = file_open_flags(r, in->oflags) & ~(O_CREAT | O_EXCL | O_TRUNC), fd;
+
+		if (!in->at_setup || f->files[in->file].layout == FLAY_NONE)
+			continue;
+		fd = froot_open_name(f, f->files[in->file].name, fl, 0);
+		if (fd == -EINVAL && (fl & O_DIRECT)) {
+			f->res->direct_refused++;
+			fd = froot_open_name(f, f->files[in->file].name, fl & ~O_DIRECT, 0);
+		}
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot open %s/%s (open when the recording started): "
+					      "%s", f->res->root,
+				 f->names[f->files[in->file].name].rel, strerror(-fd));
+			return fd;
+		}
+		f->tg[i].fd = fd;
+		f->slots[i].oflags = in->oflags;
+	}
+	return 0;
+}
+
+int file_replay_prepare(struct run *r, char *err, size_t errlen)
+{
+	struct frun *f = r->fr;
+	int ret = froot_prepare(f, err, errlen);
+
+	if (!ret)
+		ret = open_at_setup(r, err, errlen);
+	if (!ret)
+		ret = fdec_init(&f->dec, f, false);
+	f->null_engine = !strcmp(r->eng->name, "null");
+	f->iface = !strcmp(r->eng->name, "io_uring") ? IO_FIF_URING
+		   : !strcmp(r->eng->name, "libaio") ? IO_FIF_AIO
+						     : IO_FIF_SYSCALL;
+	if (f->res->direct_refused)
+		run_warn(r, "%llu files opened without O_DIRECT: %s refuses it (the recording had it)",
+			 (unsigned long long)f->res->direct_refused, f->res->root);
+	return ret;
+}
+
+/* dep mode: the calls of other threads a call must follow become completion edges. */
+static void add_after(struct frun *f, const struct fcall *c, struct dep_info *di)
+{
+	for (uint8_t k = 0; k < c->nafter; k++) {
+		uint64_t back = c->seq - c->after[k];
+		struct dep_edge e = { .gap_ns = 0, .back = (uint32_t)back, .kind = DEP_SYNC };
+		int slot = -1;
+
+		if (!back || back > DEP_MAX_BACK)
+			continue; /* further back than the window: done before this is read */
+		for (uint8_t i = 0; i < di->npar && slot < 0; i++)
+			if (di->par[i].back == back)
+				slot = DEP_MAX_PARENTS; /* already a parent */
+		/* no room: a name's or descriptor's order matters more than an overlap or a
+		 * barrier edge, which only shape timing */
+		for (int kind = DEP_OVERLAP; slot < 0 && di->npar == DEP_MAX_PARENTS;
+		     kind = kind == DEP_OVERLAP ? DEP_BARRIER : -1) {
+			for (uint8_t i = 0; i < di->npar && slot < 0; i++)
+				if (di->par[i].kind == kind)
+					slot = i;
+			if (kind < 0)
+				break;
+		}
+		if (slot == DEP_MAX_PARENTS)
+			continue;
+		if (slot < 0) {
+			if (di->npar == DEP_MAX_PARENTS)
+				continue;
+			slot = di->npar++;
+		}
+		di->par[slot] = e;
+		f->res->res_edges++;
+	}
+}
+
+long file_feed(struct run *r)
+{
+	struct frun *f = r->fr;
+	long moved = 0;
+
+	for (;;) {
+		while (f->pend_pos < f->npend) {
+			const struct fcall *c = &f->pend[f->pend_pos];
+			struct sev *s = spsc_slot(&r->in);
+
+			if (!s)
+				return moved;
+			*s = c->s;
+			s->t = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
+				       ? sched_deadline(c->s.t, r->genesis, r->o->speed)
+				       : 0;
+			if (r->infer) {
+				struct dep_info *di = &((struct dsev *)s)->dep;
+
+				dep_infer__next(r->infer, &c->iev, di);
+				add_after(f, c, di);
+			}
+			spsc_push(&r->in);
+			f->pend_pos++;
+			moved++;
+		}
+		f->npend = f->pend_pos = 0;
+		if (f->pos == f->nbuf) {
+			long n;
+
+			if (f->eof)
+				break;
+			n = trace_reader__next_file(r->rd, f->ev, f->x, RUN_DECODE);
+			if (n <= 0) {
+				if (n < 0) {
+					snprintf(r->herr, sizeof(r->herr), "reading %s: %s",
+						 r->o->trace, trace_reader__error(r->rd));
+					r->rerr = (int)n;
+				}
+				f->eof = true;
+				break;
+			}
+			f->nbuf = (size_t)n;
+			f->pos = 0;
+		}
+		if (fdec_event(&f->dec, &f->ev[f->pos], &f->x[f->pos])) {
+			snprintf(r->herr, sizeof(r->herr), "decoding %s: out of memory", r->o->trace);
+			r->rerr = -ENOMEM;
+			f->eof = true;
+			f->pos = f->nbuf;
+			break;
+		}
+		f->pos++;
+	}
+	if (f->eof && f->pos == f->nbuf && f->pend_pos == f->npend)
+		__atomic_store_n(&r->input_done, true, __ATOMIC_RELEASE);
+	return moved;
+}
+
+/* The engine's targets are the slots: one per descriptor, opened and closed as the run goes. */
+void file_engine_targets(struct run *r, struct engine_params *ep)
+{
+	ep->targets = r->fr->tg;
+	ep->ntargets = r->fr->nslots;
+	ep->fds_change = true;
+}
+
+/* The result trace: the same file table (paths under the root), the calls as they ran. */
+int file_open_output(struct run *r)
+{
+	struct frun *f = r->fr;
+	struct trace_meta *m = calloc(1, sizeof(*m));
+	struct trace_device dv = { .logical_block_size = 512, .physical_block_size = 512 };
+	char path[TRACE_FILE_PATH_MAX + 1];
+	int ret = 0;
+
+	f->done = calloc(r->depth, sizeof(*f->done));
+	if (!m || !f->done) {
+		free(m);
+		return -ENOMEM;
+	}
+	trace_meta_init(m, "replay");
+	snprintf(m->source, sizeof(m->source), "replay:%s", replay_mode_name(r->mode));
+	snprintf(m->options, sizeof(m->options), "%s", r->o->command_line ? r->o->command_line : "");
+	m->level = TRACE_LEVEL_FILE;
+	if (r->o->output) {
+		r->w = trace_writer__open(r->o->output, m, NULL);
+		ret = r->w ? 0 : -errno;
+	}
+	for (uint32_t id = 1; !ret && r->w && id <= f->nfiles; id++) {
+		struct trace_file tf = *trace_reader__file(r->rd, id);
+
+		snprintf(path, sizeof(path), "%s/%s", f->res->root, f->names[f->files[id].name].rel);
+		tf.path = path;
+		ret = trace_writer__add_files(r->w, &tf, 1);
+	}
+	/* the analysis of the data calls (fsync and fdatasync as flushes), as of a device */
+	m->level = TRACE_LEVEL_BLOCK;
+	snprintf(dv.name, sizeof(dv.name), "%.63s",
+		 f->res->root[1] ? strrchr(f->res->root, '/') + 1 : f->res->root);
+	snprintf(dv.model, sizeof(dv.model), "files under --root");
+	trace_meta_add_device(m, &dv);
+	r->an = analysis__new(NULL, m, r->o->output ? r->o->output : "replay");
+	free(m);
+	return ret;
+}
+
+void file_replay_free(struct run *r)
+{
+	struct frun *f = r->fr;
+
+	if (!f)
+		return;
+	for (uint32_t i = 0; f->tg && i < f->nslots; i++)
+		if (f->tg[i].fd >= 0)
+			close(f->tg[i].fd);
+	fdec_free(&f->dec);
+	froot_free(f);
+	free(f->files);
+	free(f->info);
+	free(f->slots);
+	free(f->tg);
+	free(f->ev);
+	free(f->x);
+	free(f->pend);
+	free(f->done);
+	free(f);
+	r->fr = NULL;
+}
