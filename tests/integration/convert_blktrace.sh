@@ -16,6 +16,7 @@ def rec(t, sec, nbytes, act, cat, pid=100, cpu=0, err=0, pdu=b""):
                        pid, DEV, cpu, err, len(pdu)) + pdu
 recs = [rec(0, 0, 0, 0, 1 << 10, pdu=b"postgres\0")]
 t = 1000
+lats = []  # each I/O's completion latency as written, for the check after the import
 for i in range(1000):
     t += rnd.randrange(1000, 20000)
     sec = rnd.randrange(0, 1 << 20) * 8
@@ -23,13 +24,16 @@ for i in range(1000):
     # D and C come later, interleaved with the next I/Os' Q (latency 50-150 us)
     recs.append((t, rec(t, sec, 4096, 1, cat | 16, cpu=i % 2)))
     recs.append((t + 20000, rec(t + 20000, sec, 4096, 7, cat | 64)))
-    recs.append((t + rnd.randrange(50000, 150000), rec(0, sec, 4096, 8, cat | 128)))
+    lat = rnd.randrange(50000, 150000)
+    lats.append(lat)
+    recs.append((t + lat, rec(0, sec, 4096, 8, cat | 128)))
 head, rest = recs[0], sorted(recs[1:], key=lambda r: r[0])
 with open(out, "wb") as f:
     f.write(head)
     for tt, r in rest:
         # C records carry their own time
         f.write(r[:8] + struct.pack(end + "Q", tt) + r[16:])
+open(out + ".lat", "w").write(" ".join(map(str, lats)))
 PY
 	"$IOREEL" convert "$d/t.bin" "$d/t.ioreel" --json >"$d/rep.json" || fail "import ($order)"
 	python3 - "$d/rep.json" <<'PY' || fail "summary ($order)"
@@ -38,16 +42,18 @@ r = json.load(open(sys.argv[1]))
 assert r["from"] == "blktrace" and r["events"] == 1000 and r["devices"] == 1, r
 PY
 	"$IOREEL" convert "$d/t.ioreel" "$d/t.jsonl" >/dev/null || fail "export json"
-	python3 - "$d/t.jsonl" <<'PY' || fail "joined events ($order)"
+	python3 - "$d/t.jsonl" "$d/t.bin.lat" <<'PY' || fail "joined events ($order)"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
-assert len(ev) == 1000
+lats = [int(x) for x in open(sys.argv[2]).read().split()]
+assert len(ev) == 1000 == len(lats)
 prev = -1
-for e in ev:
+# the generator's own figures, not measured times: each C joined to its own Q
+for e, lat in zip(ev, lats):
     assert e["queue_ns"] >= prev, "not sorted"
     prev = e["queue_ns"]
     assert e["issue_ns"] == e["queue_ns"] + 20000, e
-    assert 50000 <= e["complete_ns"] - e["queue_ns"] < 150000, e
+    assert e["complete_ns"] - e["queue_ns"] == lat, (e, lat)
     assert e["comm"] == "postgres" and e["pid"] == 100 and e["dev"] == "259:1", e
     assert e["op"] in ("read", "write") and e["length"] == 4096
 PY

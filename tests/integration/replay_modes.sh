@@ -39,14 +39,14 @@ echo "kernel-side: $line"
 echo "ioreel-side: $(json_get "$d/r.json" "d['fidelity']['lateness_ns'], d['fidelity']['stretch']")"
 python3 - "$line" <<'PY' || fail "the kernel saw a replay that does not follow the schedule: $line"
 import re, sys
-m = re.search(r"matched (\d+).*stretch ([-+.\d]+)%.*p50 ([.\d]+)", sys.argv[1])
-n, stretch, p50 = int(m.group(1)), float(m.group(2)), float(m.group(3))
-# Function, not timing: the I/Os follow the schedule (not afap, not a multiple of it). Bounds
-# are two orders of magnitude above a healthy run (stretch 0.00 %, p50 a few us) because this
-# machine is shared; the goals themselves are measured by bench/replay_fidelity.sh.
+m = re.search(r"matched (\d+).*stretch ([-+.\d]+)%", sys.argv[1])
+n, stretch = int(m.group(1)), float(m.group(2))
+# Function, not timing: the I/Os follow the schedule (not afap, not a multiple of it), which
+# the stretch says (afap would be near -100 %, a doubled clock +100 %); the bound is far above
+# a healthy run's 0.00 %. The lateness (printed above) is a benchmark figure, not asserted:
+# bench/replay_fidelity.sh measures it.
 assert n >= 9500, "only %d I/Os matched" % n
 assert abs(stretch) < 20.0, "stretch %.2f%%" % stretch
-assert p50 < 20000, "median lateness %.1f us" % p50
 PY
 # the result trace knows the same: deadlines and issue times of every I/O
 assert_eq "$(json_get "$d/r.json" "d['fidelity']['ios']")" 10000 "timed: I/Os"
