@@ -49,8 +49,12 @@ const volatile bool attach_only = false;
 		if (attach_only)	\
 			return 0;	\
 	} while (0)
-/* Set by record/ at the end: track no new I/O, let the ones in flight complete. */
+/* Set by record/ until it arms tracking, and at the end: track no new I/O, let the ones in
+ * flight complete. */
 volatile __u32 stopping = 0;
+/* The genesis (CLOCK_MONOTONIC ns): an I/O queued before it is not tracked, so a genesis set
+ * ahead (the fleet's) starts the trace at that instant whenever the recorder's thread wakes. */
+volatile __u64 track_from = 0;
 
 /* The recorded disks: a read-only table, not a map, because it is consulted for every I/O of
  * the machine and a scan of one or two constant entries costs less than a hash lookup. */

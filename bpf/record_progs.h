@@ -83,6 +83,8 @@ static __always_inline void P(track)(__u64 key, __u32 dev, __u64 sector, __u32 b
 	if (stopping || !key || decode_opf(opf, bytes, &op, &flags))
 		return;
 	now = bpf_ktime_get_ns();
+	if (now < track_from)
+		return;
 	if (s) {
 		__u64 old = __sync_val_compare_and_swap(&s->key, 0, key);
 

@@ -125,19 +125,23 @@ double clock_drift_uncert_ppm(const struct clock_est *a, const struct clock_est 
 	return (double)(a->uncert_ns + b->uncert_ns) * 1e6 / (double)(b->at_ns - a->at_ns);
 }
 
-uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
-		     uint64_t spin_ns, struct clock_run *run)
+uint64_t clock_announce(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
+			struct clock_run *run)
 {
-	uint64_t t0 = 0, target, got;
+	uint64_t t0 = 0, target;
 
 	if (!f->rank)
 		t0 = fleet_now(f) + slack_ns;
 	MPI_Bcast(&t0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	/* rank 0's instant in this rank's clock, then in this rank's real CLOCK_MONOTONIC */
 	target = (uint64_t)((int64_t)t0 + est->offset_ns - f->test_skew_ns);
-	got = now_mono_ns();
 	run->start_target = target;
-	run->start_met = got < target;
+	run->start_met = now_mono_ns() < target;
+	return target;
+}
+
+void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run)
+{
 	sched_wait_until(target - (target > spin_ns ? spin_ns : 0), 0);
 	/*
 	 * The last stretch on the clock alone, without sched_wait_until's pause instruction: in a
@@ -148,5 +152,13 @@ uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_
 		;
 	run->start_woke = now_mono_ns();
 	run->start_late_ns = (int64_t)(run->start_woke - target);
+}
+
+uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
+		     uint64_t spin_ns, struct clock_run *run)
+{
+	uint64_t target = clock_announce(f, est, slack_ns, run);
+
+	clock_wait(target, spin_ns, run);
 	return target;
 }

@@ -84,6 +84,12 @@ int clock_sync(const struct fleet *f, unsigned int rounds, struct clock_est *est
  */
 uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
 		     uint64_t spin_ns, struct clock_run *run);
+/* clock_start's two halves, for a caller with work between them (the recorder arms its
+ * programs for the start before waiting for it): the collective announcement, returning the
+ * start in this rank's CLOCK_MONOTONIC; then the sleep and spin to it. */
+uint64_t clock_announce(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
+			struct clock_run *run);
+void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run);
 /* How fast b's offset moved since a's, in ppm, and how uncertain that is (the two estimates'
  * uncertainties over the time between them: a short gap says little). */
 double clock_drift_ppm(const struct clock_est *a, const struct clock_est *b);

@@ -76,8 +76,10 @@ static int apply_opt(void *ctx, const char *name, const char *val)
 	return 0;
 }
 
-/* Called by cmd_record once its programs are loaded: agree, then meet at the genesis. */
-static int genesis_hook(uint64_t *mono, uint64_t *realtime)
+/* Called by cmd_record once its programs are loaded: agree, then meet at the genesis, with
+ * the programs armed for it first, so a rank that wakes late for it misses no I/O. */
+static int genesis_hook(uint64_t *mono, uint64_t *realtime, void (*arm)(void *, uint64_t),
+			void *arm_ctx)
 {
 	const struct fleet *f = rec.f;
 	uint64_t delta = 0;
@@ -95,7 +97,9 @@ static int genesis_hook(uint64_t *mono, uint64_t *realtime)
 	if (!f->rank) /* rank 0's wall clock less its CLOCK_MONOTONIC: the genesis's wall time */
 		delta = now_real_ns() - now_mono_ns();
 	MPI_Bcast(&delta, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-	*mono = clock_start(f, &rec.clock.start, rec.slack_ns, 2000000, &rec.clock);
+	*mono = clock_announce(f, &rec.clock.start, rec.slack_ns, &rec.clock);
+	arm(arm_ctx, *mono);
+	clock_wait(*mono, 2000000, &rec.clock);
 	*realtime = (uint64_t)((int64_t)*mono + f->test_skew_ns - rec.clock.start.offset_ns) + delta;
 	rec.started = true;
 	return 0;

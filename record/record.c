@@ -63,7 +63,17 @@ struct rec_totals {
 
 static volatile sig_atomic_t stop_signal;
 
-int (*record_genesis_hook)(uint64_t *mono_ns, uint64_t *realtime_ns);
+int (*record_genesis_hook)(uint64_t *mono_ns, uint64_t *realtime_ns,
+			   void (*arm)(void *arm_ctx, uint64_t mono_ns), void *arm_ctx);
+
+/* Track every I/O queued from t = 0 (CLOCK_MONOTONIC ns) on: the programs compare each I/O's
+ * queue time with it, so a genesis in the future (the fleet's) is met exactly, not when this
+ * process wakes for it. The rings hold what comes before the drain thread starts. */
+static void arm_tracking(void *skel, uint64_t genesis_ns)
+{
+	((struct record_bpf *)skel)->bss->track_from = genesis_ns;
+	((struct record_bpf *)skel)->bss->stopping = 0;
+}
 
 static void on_signal(int sig)
 {
@@ -856,7 +866,9 @@ int cmd_record(int argc, char **argv)
 	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
 	meta.genesis_realtime_ns = now_real_ns();
 	genesis = ktime_now();
-	if (record_genesis_hook && record_genesis_hook(&genesis, &meta.genesis_realtime_ns)) {
+	if (!record_genesis_hook)
+		arm_tracking(skel, genesis);
+	else if (record_genesis_hook(&genesis, &meta.genesis_realtime_ns, arm_tracking, skel)) {
 		cli_error("the recording was called off before it started");
 		goto out;
 	}
@@ -895,8 +907,6 @@ int cmd_record(int argc, char **argv)
 			 "are counted); give ioreel CAP_SYS_NICE, or --keep-priority to say this "
 			 "is meant",
 			 strerror(err));
-	/* Attached since load(): from now on I/Os are tracked, all queued after genesis. */
-	skel->bss->stopping = 0;
 	if (!o.quiet)
 		for (int i = 0; i < nt; i++)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,

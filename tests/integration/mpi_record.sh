@@ -20,11 +20,8 @@ for t in $TRANSPORTS; do
 	job=$!
 	for i in $(seq 100); do grep -q ' level$' "err-$t" 2>/dev/null && break; sleep 0.1; done
 	grep -q ' level$' "err-$t" || { kill "$job"; cat "err-$t"; fail "$t: recorders not attached"; }
-	# Only rank 0 says it is attached. Rank 1 attaches at the same genesis, but its start can
-	# wake late (a preempted vCPU: up to ~4 ms seen here); had fio started at once, rank 1
-	# could miss fio's first I/Os, and an offset fio hit twice would then be seen once in each
-	# trace as two different I/Os, stamped apart. 0.5 s is 100x that.
-	sleep 0.5
+	# Only rank 0 says it is attached; rank 1's programs track from the same genesis, however
+	# late its thread wakes for it, so fio may start now.
 	fio --name=r --filename="$dev" --direct=1 --ioengine=libaio --rw=randrw --bs=4k \
 		--iodepth=4 --size=64M --runtime=1 --time_based --output=/dev/null ||
 		fail "fio failed"
