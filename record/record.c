@@ -69,10 +69,12 @@ int (*record_genesis_hook)(uint64_t *mono_ns, uint64_t *realtime_ns,
 /* Track every I/O queued from t = 0 (CLOCK_MONOTONIC ns) on: the programs compare each I/O's
  * queue time with it, so a genesis in the future (the fleet's) is met exactly, not when this
  * process wakes for it. The rings hold what comes before the drain thread starts. */
-static void arm_tracking(void *skel, uint64_t genesis_ns)
+static void arm_tracking(void *ctx, uint64_t genesis_ns)
 {
-	((struct record_bpf *)skel)->bss->track_from = genesis_ns;
-	((struct record_bpf *)skel)->bss->stopping = 0;
+	struct record_bpf *skel = ctx;
+
+	skel->bss->track_from = genesis_ns;
+	skel->bss->stopping = 0;
 }
 
 static void on_signal(int sig)
