@@ -346,6 +346,11 @@ void dep_sched_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 	struct dstream *st = &d->st[s->stream];
 
 	s->complete_ns = complete_ns;
+	/* A worker that made the call itself (psync) says when it began: the hand-off to it is
+	 * lateness too, which its children's think time absorbs (edge_time), as the recorded
+	 * thread's own work between calls would have. */
+	if (io->began_ns && io->began_ns - r->start_mono > s->submit_ns)
+		s->submit_ns = io->began_ns - r->start_mono;
 	s->state = DS_DONE;
 	st->inflight--;
 	wake(d, &s->wait_done, s);

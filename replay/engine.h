@@ -21,6 +21,10 @@ struct replay_io {
 			       * time, where clat starts (submit_ns again for an I/O the engine
 			       * did synchronously, as fio times its sync engines) */
 	uint64_t complete_ns; /* 0, or absolute CLOCK_MONOTONIC if the engine knows it (psync) */
+	uint64_t began_ns;    /* 0, or absolute CLOCK_MONOTONIC when a worker thread began the
+			       * call itself (psync): the result's issue time, so clat is the
+			       * system call alone, as the recorder times one, and the hand-off
+			       * to the worker shows in slat */
 	uint64_t offset;      /* on the target, as issued */
 	uint32_t len;
 	uint32_t dev;	      /* target index */

@@ -182,7 +182,7 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		memset(ev, 0, sizeof(*ev));
 		d->submit_ns = io->submit_ns;
 		ev->queue_ns = io->deadline_ns;
-		ev->issue_ns = io->issued_ns;
+		ev->issue_ns = io->began_ns ? io->began_ns - r->start_mono : io->issued_ns;
 		ev->complete_ns = io->complete_ns ? io->complete_ns - r->start_mono : now;
 		ev->offset = io->offset;
 		ev->length = io->len;
@@ -230,6 +230,7 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 
 	io->deadline_ns = deadline;
 	io->complete_ns = 0;
+	io->began_ns = 0;
 	io->offset = s->offset;
 	io->len = s->len;
 	io->dev = s->dev;
