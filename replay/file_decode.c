@@ -22,6 +22,7 @@
 #include "replay/file_int.h"
 
 #define X86_O_CREAT 0100
+#define X86_O_TRUNC 01000
 #define X86_O_TMPFILE 020000000
 #define NO_SEQ UINT64_MAX
 
@@ -95,14 +96,17 @@ int fdec_init(struct fdec *d, struct frun *f, bool first_pass)
 	d->tab = calloc(d->cap, sizeof(*d->tab));
 	d->name_seq = malloc(((size_t)f->nnames + 1) * sizeof(*d->name_seq));
 	d->name_tid = calloc((size_t)f->nnames + 1, sizeof(*d->name_tid));
+	d->name_rd_seq = malloc(((size_t)f->nnames + 1) * sizeof(*d->name_rd_seq));
+	d->name_rd_tid = calloc((size_t)f->nnames + 1, sizeof(*d->name_rd_tid));
 	d->name_file = calloc((size_t)f->nnames + 1, sizeof(*d->name_file));
 	d->cur_name = calloc((size_t)f->nfiles + 1, sizeof(*d->cur_name));
 	d->capslots = first_pass ? 1024 : f->nslots + 1;
 	d->sl = calloc(d->capslots, sizeof(*d->sl));
-	if (!d->tab || !d->name_seq || !d->name_tid || !d->name_file || !d->cur_name || !d->sl)
+	if (!d->tab || !d->name_seq || !d->name_tid || !d->name_rd_seq || !d->name_rd_tid ||
+	    !d->name_file || !d->cur_name || !d->sl)
 		return -ENOMEM;
 	for (uint32_t i = 0; i <= f->nnames; i++)
-		d->name_seq[i] = NO_SEQ;
+		d->name_seq[i] = d->name_rd_seq[i] = NO_SEQ;
 	for (uint32_t id = 1; id <= f->nfiles; id++) {
 		d->cur_name[id] = f->files[id].name;
 		if (f->files[id].layout != FLAY_NONE)
@@ -116,6 +120,8 @@ void fdec_free(struct fdec *d)
 	free(d->tab);
 	free(d->name_seq);
 	free(d->name_tid);
+	free(d->name_rd_seq);
+	free(d->name_rd_tid);
 	free(d->name_file);
 	free(d->cur_name);
 	free(d->sl);
@@ -200,17 +206,35 @@ static void after_open(struct fdec *d, struct fcall *c, uint32_t slot)
 {
 	const struct fdslot *s = &d->sl[slot];
 
-	if (s->open_seq != NO_SEQ && s->open_tid != c->s.tid && c->nafter < 2)
+	if (s->open_seq != NO_SEQ && s->open_tid != c->s.tid && c->nafter < 4)
 		c->after[c->nafter++] = s->open_seq;
 }
 
-/* dep mode: c follows the last call of another thread on the name; c is now its last */
+static void follow(struct fcall *c, uint64_t seq, uint32_t tid)
+{
+	if (seq != NO_SEQ && tid != c->s.tid && c->nafter < 4)
+		c->after[c->nafter++] = seq;
+}
+
+/* dep mode: c changes what the name holds: it follows the last change and the last plain open
+ * of the name by another thread, and is now the name's last change */
 static void after_name(struct fdec *d, struct fcall *c, uint32_t name)
 {
-	if (d->name_seq[name] != NO_SEQ && d->name_tid[name] != c->s.tid && c->nafter < 2)
-		c->after[c->nafter++] = d->name_seq[name];
+	follow(c, d->name_seq[name], d->name_tid[name]);
+	follow(c, d->name_rd_seq[name], d->name_rd_tid[name]);
 	d->name_seq[name] = c->seq;
 	d->name_tid[name] = c->s.tid;
+	d->name_rd_seq[name] = NO_SEQ;
+}
+
+/* dep mode: c opens the name as it is (neither creating nor truncating it): it follows the
+ * name's last change only, so a faster replay's threads are not tied to each other's opens
+ * of a table's file (and through them to a thread that keeps the trace's clock) */
+static void after_name_open(struct fdec *d, struct fcall *c, uint32_t name)
+{
+	follow(c, d->name_seq[name], d->name_tid[name]);
+	d->name_rd_seq[name] = c->seq;
+	d->name_rd_tid[name] = c->s.tid;
 }
 
 static void skip(struct fdec *d, int why)
@@ -396,7 +420,10 @@ static int open_call(struct fdec *d, const struct io_event *ev, const struct io_
 	c->s.len = x->aux; /* mode */
 	c->s.arg = name;
 	d->name_file[name] = x->file;
-	after_name(d, c, name);
+	if (x->oflags & (X86_O_CREAT | X86_O_TRUNC))
+		after_name(d, c, name);
+	else
+		after_name_open(d, c, name);
 	return 0;
 }
 

@@ -94,8 +94,14 @@ struct fdec {
 	uint32_t cap, used, deleted;
 	struct fdslot *sl;
 	uint32_t nslots, capslots;
-	uint64_t *name_seq; /* per name: the last call on it (dep mode keeps their order) */
+	/* dep mode keeps the order of calls on a name across threads, per name: the last call
+	 * that changed what the name holds (create, truncate, rename, unlink), and the last
+	 * plain open since, which only follows the change before it: two processes opening
+	 * one file do not wait for each other, but the next change waits for both */
+	uint64_t *name_seq;
 	uint32_t *name_tid;
+	uint64_t *name_rd_seq;
+	uint32_t *name_rd_tid;
 	uint32_t *name_file; /* per name: the file there now (0: none known) */
 	uint32_t *cur_name;  /* per file: its name now */
 	uint64_t seq;	     /* calls produced so far */
@@ -107,7 +113,8 @@ struct fcall {
 	struct sev s;
 	struct io_event iev; /* the call as dependency inference sees it */
 	uint64_t seq;
-	uint64_t after[2];   /* calls of other threads it must follow (an open, a name's last) */
+	uint64_t after[4];   /* calls of other threads it must follow (an open, a name's last
+			      * change and open, for a rename both names') */
 	uint8_t nafter;
 };
 
