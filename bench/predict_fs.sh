@@ -24,8 +24,10 @@
 # Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
 #      SIZE (MiB of each loop device, 1536), MEMORY (the server's memory cgroup limit, 160M;
 #      the file replays get it plus REPLAY_EXTRA, 256M, for the memory they lock),
-#      MODES ("dep timed"), PREDICT_OUT (build/bench/predict_fs).
-# Takes about (3 x REPEATS + 4 x #MODES) x (SECONDS_PER_RUN + 20 s).
+#      MODES ("dep timed"; a mode may be NAME=MODE,OPTION,..., e.g.
+#      dep-1s=dep,--dep-think-max,1s), TARGETS ("xfs ext4 btrfs": xfs, the recording's own filesystem,
+#      is the self-check, what the replayer itself adds), PREDICT_OUT (build/bench/predict_fs).
+# Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
@@ -44,7 +46,7 @@ replay_extra=${REPLAY_EXTRA:-256M}
 modes=${MODES:-dep timed}
 out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
 fss="xfs ext4 btrfs"
-targets="ext4 btrfs"
+targets=${TARGETS:-xfs ext4 btrfs}
 mkdir -p "$out" && rm -f "$out"/*.ioreel "$out"/*.json "$out"/*.csv "$out"/*.out "$out"/*.err
 log() { printf '%s %s\n' "$(date +%T)" "$*"; }
 _setups_init
@@ -108,14 +110,28 @@ real() {
 print(j["events"], "calls,", j["dropped"], "dropped")' "$out/real-$fs-$i.file.ioreel.json")"
 }
 
+# mode_opts MODE: a replay mode, or NAME=MODE,OPTION,... (results named NAME): sets OPTS, NAME
+mode_opts() {
+	if [[ $1 == *=* ]]; then
+		IFS=, read -r -a OPTS <<<"${1#*=}"
+		NAME=${1%%=*}
+		OPTS=(--mode "${OPTS[@]}")
+	else
+		NAME=$1
+		OPTS=(--mode "$1")
+	fi
+}
+
 # freplay FS MODE: the first xfs run's file-level recording replayed under a directory on FS.
 freplay() {
-	local fs=$1 mode=$2 root=${mnt[$1]}/replay rc=0
+	local fs=$1 root=${mnt[$1]}/replay rc=0 mode
+	mode_opts "$2"
+	mode=$NAME
 	rm -rf "$root" && mkdir "$root" || fail "cannot make $root"
 	(
 		echo $BASHPID >"$REPLAYPROCS" || exit 1
 		exec "$IOREEL" replay "$out/real-xfs-1.file.ioreel" --root "$root" --allow-writes \
-			--mode "$mode" --engine psync -o "$out/pred-file-$fs-$mode.ioreel" -q --json
+			"${OPTS[@]}" --engine psync -o "$out/pred-file-$fs-$mode.ioreel" -q --json
 	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" || rc=$?
 	rm -rf "$root"
 	[ $rc = 0 ] || fail "file replay $mode on $fs: $(tail -n 3 "$out/pred-file-$fs-$mode.err")"
@@ -130,10 +146,12 @@ print("%d files recreated (%.0f MiB), %.2f s, stretch %+.1f%%, %d calls failed" 
 # breplay FS MODE: the first xfs run's block-level recording replayed on FS's loop device
 # (its filesystem unmounted and overwritten), seen by the recorder at the device too.
 breplay() {
-	local fs=$1 mode=$2 rc=0
+	local fs=$1 rc=0 mode
+	mode_opts "$2"
+	mode=$NAME
 	rec_start "${dev[$fs]}" "$out/obs-blk-$fs-$mode.ioreel"
 	"$IOREEL" replay "$out/real-xfs-1.blk.ioreel" --target "${dev[$fs]}" --allow-writes \
-		--force --mode "$mode" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
+		--force "${OPTS[@]}" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
 		>"$out/pred-blk-$fs-$mode.json" 2>"$out/pred-blk-$fs-$mode.err" || rc=$?
 	rec_stop
 	[ $rc = 0 ] || fail "block replay $mode on $fs: $(tail -n 3 "$out/pred-blk-$fs-$mode.err")"
@@ -161,5 +179,6 @@ done
 for f in "$out"/*.ioreel; do
 	"$IOREEL" convert "$f" "${f%.ioreel}.csv" --to csv >/dev/null 2>&1 || fail "export $f"
 done
-python3 "$here/predict_fs_table.py" "$out" "$repeats" "$targets" "$modes" | tee "$out/table.txt"
+python3 "$here/predict_fs_table.py" "$out" "$repeats" "$targets" \
+	"$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" | tee "$out/table.txt"
 log "traces, results and the table in $out"
