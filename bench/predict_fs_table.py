@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The table of bench/predict_fs.sh, from the traces it keeps (CSV exports) in OUT:
-   predict_fs_table.py OUT REPEATS "TARGETS" "MODES"
+   predict_fs_table.py OUT REPEATS "TARGETS" "MODES" [SRC]   (SRC: the xfs run replayed, 1)
 Real runs: real-FS-I.file.csv and real-FS-I.blk.csv (file and block level) and real-FS-I.out
 (pgbench); file replays: pred-file-FS-MODE.csv (the replay's result trace); block replays:
 pred-blk-FS-MODE.csv (the replay's result) and obs-blk-FS-MODE.csv (the recorder at the device).
@@ -13,6 +13,7 @@ import csv, json, os, re, statistics, sys
 
 out, repeats = sys.argv[1], int(sys.argv[2])
 targets, modes = sys.argv[3].split(), sys.argv[4].split()
+src = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 FOPS = ("read", "write", "fsync", "fdatasync")
 BOPS = ("read", "write", "flush")
 
@@ -91,12 +92,12 @@ def table(title, real, preds, ops):
     return res
 
 
-summary = {"repeats": repeats, "tps": {}, "targets": {}}
-xfs_file = figures(f"{out}/real-xfs-1.file.csv", FOPS)
-print("pgbench recorded on xfs (run 1, %.1f s) and replayed onto each target; real: median "
+summary = {"repeats": repeats, "source_run": src, "tps": {}, "targets": {}}
+xfs_file = figures(f"{out}/real-xfs-{src}.file.csv", FOPS)
+print("pgbench recorded on xfs (run %d, %.1f s) and replayed onto each target; real: median "
       "[min-max] of %d runs there; replays: the figure (x ratio to the real median, ok within "
       "25 %% for IOPS and 30 %% for mean latency; few: under %d calls in a real run)." % (
-          xfs_file["span"], repeats, FEW))
+          src, xfs_file["span"], repeats, FEW))
 for fs in ["xfs"] + [t for t in targets if t != "xfs"]:
     summary["tps"][fs] = [tps(fs, i) for i in range(1, repeats + 1)
                           if os.path.exists(f"{out}/real-{fs}-{i}.out")]
