@@ -23,7 +23,8 @@
 # predicted / real median, with the real runs' own spread. Figures only: never fails on time.
 # Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
 #      SIZE (MiB of each loop device, 1536), MEMORY (the server's memory cgroup limit, 160M;
-#      the file replays get it plus REPLAY_EXTRA, 256M, for the memory they lock),
+#      a file replay's cgroup starts at MEMORY + REPLAY_EXTRA, 512M, and once the replayer
+#      has locked its memory becomes that plus the page cache the server had: same_cache),
 #      MODES ("dep timed"; a mode may be NAME=MODE,OPTION,..., e.g.
 #      dep-1s=dep,--dep-think-max,1s), TARGETS ("xfs ext4 btrfs": xfs, the recording's own filesystem,
 #      is the self-check, what the replayer itself adds), PREDICT_OUT (build/bench/predict_fs).
@@ -42,7 +43,7 @@ scale=${SCALE:-20}
 clients=${CLIENTS:-4}
 size=${SIZE:-1536}
 memory=${MEMORY:-160M}
-replay_extra=${REPLAY_EXTRA:-256M}
+replay_extra=${REPLAY_EXTRA:-512M}
 modes=${MODES:-dep timed}
 out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
 fss="xfs ext4 btrfs"
@@ -65,8 +66,11 @@ for fs in $fss; do
 	cp -a "${mnt[$fs]}/pg/data" "${mnt[$fs]}/pg/golden" || fail "cannot keep $fs's cluster"
 done
 MEMPROCS=$(make_memory_cgroup "$(numfmt --from=iec "$memory")") || exit 1
-# The replayer locks its own memory (buffers, rings: some 150 MiB for a dep replay), which the
-# server does not have: its cgroup gets that on top, so the page cache it has is the server's.
+# The replayer locks its own memory (buffers, rings: some 225 MiB for a dep replay), which the
+# server does not have, and the server holds processes and shared memory the replayer does
+# not: same_cache gives the replay the page cache the server had, measured (with 160M + 256M
+# the replay had some 190 MiB of cache where the server had about 130, and its reads were
+# 0.5-0.7 times as slow as the database's).
 REPLAYPROCS=$(make_memory_cgroup "$(($(numfmt --from=iec "$memory") + \
 	$(numfmt --from=iec "$replay_extra")))") || exit 1
 
@@ -102,12 +106,54 @@ real() {
 	frec_start "$pm" "$out/real-$fs-$i.file.ioreel"
 	rec_start "${dev[$fs]}" "$out/real-$fs-$i.blk.ioreel"
 	PG_PGBENCH_OUT=$out/real-$fs-$i.out pg_pgbench_run "$secs" "$clients" >/dev/null
+	noncache "$(dirname "$MEMPROCS")" >"$out/noncache-$fs-$i"
 	rec_stop
 	frec_stop
 	pg_stop
 	log "real $fs run $i: $(awk '/^tps/ { print $3; exit }' "$out/real-$fs-$i.out") TPS," \
 		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
-print(j["events"], "calls,", j["dropped"], "dropped")' "$out/real-$fs-$i.file.ioreel.json")"
+print(j["events"], "calls,", j["dropped"], "dropped")' "$out/real-$fs-$i.file.ioreel.json")," \
+		"$(($(cat "$out/noncache-$fs-$i") >> 20)) MiB not page cache"
+}
+
+# noncache CGROUP_DIR: bytes the cgroup holds that are not page cache (processes, shared
+# memory): v2 memory.current - (file - shmem), v1 usage - (cache - shmem); 0 when unreadable.
+noncache() {
+	local cur=$1/memory.current
+	[ -r "$cur" ] || cur=$1/memory.usage_in_bytes
+	[ -r "$1/memory.stat" ] && [ -r "$cur" ] || { echo 0; return; }
+	awk -v cur="$(cat "$cur")" '$1 == "file" || $1 == "cache" { f = $2 } $1 == "shmem" { s = $2 }
+		END { print cur - (f - s) }' "$1/memory.stat"
+}
+
+# memlimit CGROUP_DIR BYTES: sets the cgroup's memory limit (v2 memory.max, v1
+# memory.limit_in_bytes).
+memlimit() {
+	if [ -e "$1/memory.max" ]; then echo "$2" >"$1/memory.max"; else echo "$2" >"$1/memory.limit_in_bytes"; fi
+}
+
+# same_cache PID: once the replayer PID has locked its memory (VmLck steady), its cgroup's
+# limit becomes what it holds itself plus the page cache the server had (MEMORY minus the
+# median of what the server held besides page cache), so the replay's reads find as much in
+# the cache as the database's did.
+same_cache() {
+	local pid=$1 cg last=-1 now n=0 server lim
+	cg=$(dirname "$REPLAYPROCS")
+	while kill -0 "$pid" 2>/dev/null && ((n < 3)); do
+		now=$(awk '/^VmLck/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+		if [ -n "$now" ] && [ "$now" -gt 0 ] && [ "$now" = "$last" ]; then
+			n=$((n + 1))
+		else
+			n=0
+		fi
+		last=${now:--1}
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null || return 0
+	server=$(cat "$out"/noncache-* | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	lim=$(($(noncache "$cg") + $(numfmt --from=iec "$memory") - server))
+	memlimit "$cg" "$lim" || return 0
+	echo "replayer $(($(noncache "$cg") >> 20)) MiB + page cache $((($(numfmt --from=iec "$memory") - server) >> 20)) MiB"
 }
 
 # mode_opts MODE: a replay mode, or NAME=MODE,OPTION,... (results named NAME): sets OPTS, NAME
@@ -128,14 +174,20 @@ freplay() {
 	mode_opts "$2"
 	mode=$NAME
 	rm -rf "$root" && mkdir "$root" || fail "cannot make $root"
+	memlimit "$(dirname "$REPLAYPROCS")" \
+		$(($(numfmt --from=iec "$memory") + $(numfmt --from=iec "$replay_extra"))) ||
+		fail "cannot set the replay's memory limit"
 	(
 		echo $BASHPID >"$REPLAYPROCS" || exit 1
 		exec "$IOREEL" replay "$out/real-xfs-$src.file.ioreel" --root "$root" --allow-writes \
 			"${OPTS[@]}" --engine psync -o "$out/pred-file-$fs-$mode.ioreel" -q --json
-	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" || rc=$?
+	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" &
+	local pid=$! cache
+	cache=$(same_cache "$pid")
+	wait "$pid" || rc=$?
 	rm -rf "$root"
 	[ $rc = 0 ] || fail "file replay $mode on $fs: $(tail -n 3 "$out/pred-file-$fs-$mode.err")"
-	log "file replay $mode on $fs: $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+	log "file replay $mode on $fs (${cache:-static memory limit}): $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
 f = j["file"]; d = j["fidelity"]
 print("%d files recreated (%.0f MiB), %.2f s, stretch %+.1f%%, %d calls failed" % (
       f["recreated"]["files"], f["recreated"]["bytes"] / 2**20, d["replay_span_ns"] / 1e9,
