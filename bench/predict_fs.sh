@@ -18,16 +18,18 @@
 # The table (bench/predict_fs_table.py) sets each replay against the real runs on that
 # filesystem: per op (read, write, fsync, fdatasync at file level; read, write, flush at block
 # level) IOPS (calls over the run's span) and mean latency (file level: system call entry to
-# exit as recorded, and the replay's submission to completion; block level: queue to
-# completion as the recorder saw the real runs and the replays at the device), as the ratio
-# predicted / real median, with the real runs' own spread. Figures only: never fails on time.
+# exit as recorded, and the replay's calls timed the same way, by the psync worker making
+# them; block level: queue to completion as the recorder saw the real runs and the replays at
+# the device), as the ratio predicted / real median, with the real runs' own spread. Figures
+# only: never fails on time.
 # Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
-#      SIZE (MiB of each loop device, 1536), MEMORY (the server's memory cgroup limit, 160M;
-#      a file replay's cgroup starts at MEMORY + REPLAY_EXTRA, 512M, and once the replayer
-#      has locked its memory becomes that plus the page cache the server had: same_cache),
-#      MODES ("dep timed"; a mode may be NAME=MODE,OPTION,..., e.g.
-#      dep-1s=dep,--dep-think-max,1s), TARGETS ("xfs ext4 btrfs": xfs, the recording's own filesystem,
-#      is the self-check, what the replayer itself adds), PREDICT_OUT (build/bench/predict_fs).
+#      SIZE (MiB of each loop device, 3072: the database and the replay's copy of it),
+#      MEMORY (the server's memory cgroup limit, 160M; a file replay's cgroup starts at
+#      MEMORY + REPLAY_EXTRA, 512M, and once the replayer has locked its memory becomes that
+#      plus the page cache the server had: same_cache), MODES ("dep timed"; a mode may be
+#      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s), TARGETS ("xfs ext4 btrfs":
+#      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds),
+#      PREDICT_OUT (build/bench/predict_fs).
 # Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +43,7 @@ secs=${SECONDS_PER_RUN:-30}
 repeats=${REPEATS:-3}
 scale=${SCALE:-20}
 clients=${CLIENTS:-4}
-size=${SIZE:-1536}
+size=${SIZE:-3072}
 memory=${MEMORY:-160M}
 replay_extra=${REPLAY_EXTRA:-512M}
 modes=${MODES:-dep timed}
