@@ -96,8 +96,10 @@ struct fdec {
 	uint32_t nslots, capslots;
 	/* dep mode keeps the order of calls on a name across threads, per name: the last call
 	 * that changed what the name holds (create, truncate, rename, unlink), and the last
-	 * plain open since, which only follows the change before it: two processes opening
-	 * one file do not wait for each other, but the next change waits for both */
+	 * plain open since, which only follows the change before it. Two processes opening one
+	 * file do not wait for each other; the next change waits for the later open only (an
+	 * I/O has at most DEP_MAX_PARENTS parents), so an earlier opener lagging past it fails
+	 * its open, counted, never silently */
 	uint64_t *name_seq;
 	uint32_t *name_tid;
 	uint64_t *name_rd_seq;

@@ -73,7 +73,9 @@ for t in $TRANSPORTS; do
 done
 [ -d "$mnt/lost+found" ] || fail "the mounted filesystem was touched"
 
-# 4. a rank killed mid-run: the job fails with a message naming it, within seconds
+# 4. a rank killed mid-run: the job fails with a message naming it, within seconds. The
+# killed and the hung runs keep their ranks' parts of the set in this test's directory
+# (--share-dir): a rank killed cannot remove its own, and the other is aborted by mpirun.
 "$IOREEL" synth --rw randread --bs 4k --size 16m --rate-iops 200 --runtime 60 -o long.ioreel \
 	>/dev/null || fail "synth long.ioreel"
 for t in $TRANSPORTS; do
@@ -81,7 +83,7 @@ for t in $TRANSPORTS; do
 	# shellcheck disable=SC2046
 	timeout -k 5 100 mpirun $(btl_args "$t") -np 2 "$IOREEL_MPI" replay long.ioreel \
 		--engine null --target "tgt-%r" --size 16m -o "run-killed$t-%r.ioreel" \
-		>/dev/null 2>"err-killed$t" &
+		--share-dir "$d" >/dev/null 2>"err-killed$t" &
 	job=$!
 	for i in $(seq 200); do [ -s "run-killed$t-1.ioreel" ] && break; sleep 0.1; done
 	sleep 1
@@ -108,7 +110,8 @@ done
 "$IOREEL" synth --rw randread --bs 4k --size 16m --rate-iops 500 --runtime 4 -o short.ioreel \
 	>/dev/null || fail "synth short.ioreel"
 timeout -k 5 100 mpirun $(btl_args shm) -np 2 "$IOREEL_MPI" replay short.ioreel --engine null \
-	--target "tgt-%r" --size 16m --wait 3s -o "run-hung-%r.ioreel" >/dev/null 2>err-hung &
+	--target "tgt-%r" --size 16m --wait 3s -o "run-hung-%r.ioreel" --share-dir "$d" \
+	>/dev/null 2>err-hung &
 job=$!
 for i in $(seq 200); do [ -s run-hung-1.ioreel ] && break; sleep 0.1; done
 sleep 1 # past the start (200 ms ahead): stopped in the middle of its replay
