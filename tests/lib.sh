@@ -26,7 +26,14 @@ _run_cleanups() {
 trap _run_cleanups EXIT
 trap 'exit 130' INT TERM
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# In a helper's command substitution (dev=$(make_loop 64)) exit alone would end only that
+# subshell and the test would go on with an empty value (a mount point of "" put a replay's
+# files under /): the test's own shell is ended too, and its clean-up runs.
+fail() {
+	echo "FAIL: $*" >&2
+	[ "$BASHPID" = "$_CLEANUP_OWNER" ] || kill -TERM "$_CLEANUP_OWNER" 2>/dev/null
+	exit 1
+}
 # A missing prerequisite that CI must have (CI counts this skip as a failure).
 skip() { echo "SKIP: $*"; exit 77; }
 # Only after a probe showed the kernel cannot do it.
@@ -95,7 +102,8 @@ make_zram() {
 # make_fs TYPE DEV: mkfs and mount on a scratch dir; prints the mount point.
 make_fs() {
 	local type=$1 dev=$2 mnt
-	mnt=$(mktemp -d "${TMPDIR:-/tmp}/ioreel-mnt.XXXXXX")
+	mnt=$(mktemp -d "${TMPDIR:-/tmp}/ioreel-mnt.XXXXXX") || fail "mktemp -d"
+	cleanup_push "rmdir '$mnt'"
 	case $type in
 	ext4) mkfs.ext4 -q -F "$dev" ;;
 	xfs) mkfs.xfs -q -f "$dev" ;;
@@ -103,7 +111,7 @@ make_fs() {
 	*) fail "make_fs: unknown type $type" ;;
 	esac >/dev/null 2>&1 || fail "mkfs.$type $dev failed"
 	mount "$dev" "$mnt" || fail "mount $dev failed"
-	cleanup_push "umount -l '$mnt'; rmdir '$mnt'"
+	cleanup_push "umount -l '$mnt'"
 	echo "$mnt"
 }
 

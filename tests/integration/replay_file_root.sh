@@ -15,7 +15,7 @@
 need_cmd mkfs.xfs
 
 src=$(make_fs ext4 "$(make_loop 256)")
-dst=$(make_fs xfs "$(make_loop 256)")
+dst=$(make_fs xfs "$(make_loop 512)") # mkfs.xfs refuses under 300 MB
 out=$(scratch_dir)
 work=$(dirname "$0")/record_file_workload.py
 

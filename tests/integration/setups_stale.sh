@@ -18,10 +18,11 @@ bash -c '
 	setup_fs_loop ext4 64 >/dev/null
 	setup_raw_loop 32 >/dev/null
 	z=$(setup_zram 16)
-	echo "$SETUPS_DIR ${z#/dev/zram}" >"$2/state"
+	echo "$SETUPS_DIR ${z#/dev/zram} $_CLEANUP_FILE" >"$2/state"
 	kill -KILL $$
 ' _ "$here" "$scratch"
-read -r sdir zid <"$scratch/state" || fail "the crashing child did not report its state"
+read -r sdir zid cfile <"$scratch/state" || fail "the crashing child did not report its state"
+cleanup_push "rm -f '$cfile'" # its lib.sh clean-up list, which its SIGKILL left behind
 [ -d "$sdir" ] || fail "crashed run's $sdir missing"
 n=$(losetup -n -l -O BACK-FILE | grep -c "^$sdir/")
 assert_eq "$n" 2 "loop devices left by the crashed run"
