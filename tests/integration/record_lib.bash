@@ -25,6 +25,24 @@ rec_start() {
 	fail "ioreel record did not attach within 10 s"
 }
 
+# rec_file_workload SCRIPT DIR OUT.ioreel: runs python3 SCRIPT DIR, which makes DIR/ready once
+# its set-up is done and waits for DIR/go; records it at file level (--pid, --under DIR) from
+# then until it exits, and exports the trace to OUT.csv (OUT without .ioreel).
+rec_file_workload() {
+	local script=$1 dir=$2 out=$3 pid i
+	python3 "$script" "$dir" &
+	pid=$!
+	cleanup_push "kill -9 $pid"
+	for ((i = 0; i < 200; i++)); do [ -e "$dir/ready" ] && break; sleep 0.05; done
+	[ -e "$dir/ready" ] || fail "the workload $script did not start"
+	rec_start "$out" --level file --pid "$pid" --under "$dir"
+	touch "$dir/go"
+	for ((i = 0; i < 200; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.05; done
+	wait "$REC_PID" || fail "record (workload) exited $?: $(cat "$out.err")"
+	wait "$pid" || fail "the workload $script failed"
+	trace_csv "$out" >"${out%.ioreel}.csv" || fail "cannot export the workload's trace $out"
+}
+
 # rec_stop [SIGNAL]: stops the recorder (SIGINT by default) and returns its exit status.
 rec_stop() {
 	local rc=0

@@ -53,17 +53,7 @@ for t in ts:
     t.join()
 time.sleep(0.2)
 PY
-python3 "$out/work.py" "$w" &
-pid=$!
-cleanup_push "kill -9 $pid"
-for ((i = 0; i < 200; i++)); do [ -e "$w/ready" ] && break; sleep 0.05; done
-[ -e "$w/ready" ] || fail "the workload did not start"
-rec_start "$out/w.ioreel" --level file --pid "$pid" --under "$w"
-touch "$w/go"
-for ((i = 0; i < 200; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.05; done
-wait "$REC_PID" || fail "record exited $?: $(cat "$out/w.ioreel.err")"
-wait "$pid" || fail "the workload failed"
-trace_csv "$out/w.ioreel" >"$out/w.csv" || fail "cannot export the trace"
+rec_file_workload "$out/work.py" "$w" "$out/w.ioreel"
 python3 - "$out/w.csv" <<'PY' || fail "the recording is not what the workload did"
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["path"].endswith("x.dat")]

@@ -22,17 +22,7 @@ work=$(dirname "$0")/record_file_workload.py
 # 1. the recordings
 w=$src/w
 mkdir -p "$w"
-python3 "$work" "$w" &
-pid=$!
-cleanup_push "kill -9 $pid"
-for ((i = 0; i < 200; i++)); do [ -e "$w/ready" ] && break; sleep 0.05; done
-[ -e "$w/ready" ] || fail "the workload did not start"
-rec_start "$out/w.ioreel" --level file --pid "$pid" --under "$w"
-touch "$w/go"
-for ((i = 0; i < 200; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.05; done
-wait "$REC_PID" || fail "record (workload) exited $?: $(cat "$out/w.ioreel.err")"
-wait "$pid" || fail "the workload failed"
-trace_csv "$out/w.ioreel" >"$out/w.csv" || fail "cannot export the workload's trace"
+rec_file_workload "$work" "$w" "$out/w.ioreel"
 
 f=$src/fio
 mkdir -p "$f"
