@@ -72,7 +72,7 @@ runs=()
 if need_verb replay && [ -s "$trace" ]; then
 	# A recording replays in both modes; a synthesized job has no dependencies to keep.
 	modes="timed dep"
-	"$IOREEL" info "$trace" 2>/dev/null | grep -q 'source *record' || modes=auto
+	output_has 'source *record' "$IOREEL" info "$trace" 2>/dev/null || modes=auto
 	echo "    timed: each I/O at its recorded time, the offered load (can the candidate absorb it?)"
 	echo "    dep:   each I/O once those it waited for completed there (how would the database run?)"
 	for name in ext4 btrfs-raid6; do

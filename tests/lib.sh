@@ -41,6 +41,15 @@ skip_kernel() { echo "SKIP(kernel): $*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 need_cmd() { local c; for c in "$@"; do command -v "$c" >/dev/null || skip "needs $c (make deps)"; done; }
 
+# output_has PATTERN CMD...: CMD exits 0 and a line of its standard output matches PATTERN
+# (grep's basic regex). Not "CMD | grep -q PATTERN": under pipefail, grep -q leaving at the first
+# match kills a CMD still writing with SIGPIPE (141) and the check fails at random (one
+# `replay --help` in ten: its 6 KiB go out in two writes).
+output_has() {
+	local pat=$1 out; shift
+	out=$("$@") || return 1
+	grep -q -- "$pat" <<<"$out"
+}
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
 # assert_status EXPECTED CMD...: run CMD, check its exit status.
 assert_status() {

@@ -68,7 +68,7 @@ total = sum(s["iops"] for s in iv["series"])  # 1 s intervals: IOPS = I/Os
 assert abs(total - 300000) < 1, total
 assert all(s["lat_p99_ns"] >= s["lat_p50_ns"] for s in iv["series"])
 ' || fail "interval JSON"
-"$IOREEL" analyze "$d/a.ioreel" --interval 500ms | grep -q "Time series (interval 0.5s" || fail "interval text"
+output_has "Time series (interval 0.5s" "$IOREEL" analyze "$d/a.ioreel" --interval 500ms || fail "interval text"
 "$IOREEL" analyze "$d/a.ioreel" --group-by comm --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -143,5 +143,5 @@ assert_status 2 "$IOREEL" analyze "$d/a.ioreel" --interval bogus
 assert_status 2 "$IOREEL" analyze "$d/a.ioreel" --group-by color
 "$IOREEL" analyze "$d/missing.ioreel" 2>"$d/err"; [ $? = 1 ] || fail "missing file exit"
 grep -q missing.ioreel "$d/err" || fail "error names the file"
-"$IOREEL" analyze --help | grep -q "examples:" || fail "--help"
+output_has "examples:" "$IOREEL" analyze --help || fail "--help"
 echo "ok"

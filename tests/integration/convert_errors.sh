@@ -10,7 +10,7 @@ check() { # WANT_RC PATTERN ARGS...
 	"$IOREEL" convert "$@" >"$d/out" 2>"$d/err"
 	local rc=$?
 	[ "$rc" = "$want" ] || fail "convert $* exited $rc, expected $want: $(cat "$d/err")"
-	cat "$d/out" "$d/err" | grep -q -- "$pat" || fail "convert $*: message '$(cat "$d/err")' lacks '$pat'"
+	grep -q -- "$pat" "$d/out" "$d/err" || fail "convert $*: message '$(cat "$d/err")' lacks '$pat'"
 	[ "$want" = 1 ] && { [ "$(wc -l <"$d/err")" = 1 ] || fail "convert $*: not one line: $(cat "$d/err")"; }
 	return 0
 }
@@ -58,7 +58,7 @@ done
 printf '1 /f read 0 4096\n' >"$d/nohead.log"
 check 1 "line 1: not a fio iolog (expected 'fio version 2 iolog'" "$d/nohead.log" "$d/o.ioreel"
 check 2 "stdout" "$d/s.iolog" - --to ioreel
-"$IOREEL" convert --help | grep -q "Examples" || fail "--help"
+output_has "Examples" "$IOREEL" convert --help || fail "--help"
 # stdin works (spooled), and a damaged .ioreel is refused with its name
 "$IOREEL" convert - "$d/o.csv" --from fio <"$d/s.iolog" --salvage >/dev/null || fail "stdin"
 head -c 40 "$d/ok.ioreel" >"$d/cut.ioreel"

@@ -60,7 +60,7 @@ grep -q "times      an order, not a schedule" "$d/c.txt" || fail "closed: no tim
 grep -q "streams    8, depth 32 each (256 I/Os in flight at most)" "$d/c.txt" || fail "closed: streams"
 grep -q "one pass   8000 I/Os, .* (1000 per stream)" "$d/c.txt" || fail "closed: pass"
 grep -q "replay     runs 120.00s, cycling the pass (time based)" "$d/c.txt" || fail "closed: runtime"
-"$IOREEL" info "$d/c2.ioreel" | grep -q "replay     runs the pass once" || fail "closed, not time based"
+output_has "replay     runs the pass once" "$IOREEL" info "$d/c2.ioreel" || fail "closed, not time based"
 for t in c c2; do "$IOREEL" info --json "$d/$t.ioreel" >"$d/$t.json" || fail "info --json $t"; done
 python3 - "$d/c.json" "$d/c2.json" <<'PY' || fail "closed-loop json check failed"
 import json, sys

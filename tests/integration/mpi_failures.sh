@@ -90,7 +90,7 @@ for t in $TRANSPORTS; do
 	# rank 1's process: a descendant of this job whose environment says it is rank 1
 	victim=
 	for p in $(pgrep -P "$job") $(for c in $(pgrep -P "$job"); do pgrep -P "$c"; done); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' &&
+		grep -qx 'OMPI_COMM_WORLD_RANK=1' < <(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) &&
 			victim=$p
 	done
 	[ -n "$victim" ] || { kill "$job"; fail "killed$t: rank 1 not found among the job's processes"; }
@@ -116,7 +116,7 @@ job=$!
 for i in $(seq 200); do [ -s run-hung-1.ioreel ] && break; sleep 0.1; done
 sleep 1 # past the start (200 ms ahead): stopped in the middle of its replay
 for p in $(pgrep -P "$job") $(for c in $(pgrep -P "$job"); do pgrep -P "$c"; done); do
-	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' &&
+	grep -qx 'OMPI_COMM_WORLD_RANK=1' < <(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) &&
 		kill -STOP "$p" && stopped=$p
 done
 [ -n "${stopped:-}" ] || { kill "$job"; fail "hung: rank 1 not found"; }

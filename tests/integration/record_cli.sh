@@ -11,7 +11,7 @@ need_cmd setpriv
 dir=$(scratch_dir)
 dev=$(make_zram 64)
 
-"$IOREEL" record --help | grep -q "examples:" || fail "--help has no examples"
+output_has "examples:" "$IOREEL" record --help || fail "--help has no examples"
 assert_status 2 "$IOREEL" record -d "$dev" 2>/dev/null            # no -o
 assert_status 2 "$IOREEL" record -o x --level fast 2>/dev/null
 assert_status 2 "$IOREEL" record -o x --duration soon 2>/dev/null

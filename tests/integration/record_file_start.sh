@@ -122,12 +122,12 @@ rec_finish "$out/nouring.ioreel"
 grep -q '"io_uring":false' "$out/nouring.ioreel.json" || fail "the uring fault was not applied"
 n=$(json_get "$out/nouring.ioreel.json" uncovered_uring_untraced)
 [ "$n" -ge 256 ] || fail "io_uring submissions counted as uncovered: $n, expected >= 256"
-"$IOREEL" info "$out/nouring.ioreel" | grep -q 'uncovered  uring_untraced' ||
+output_has 'uncovered  uring_untraced' "$IOREEL" info "$out/nouring.ioreel" ||
 	fail "info does not show what was not covered"
 # The verb's own help and usage errors, with --level file first.
-"$IOREEL" record --level file --help | grep -q -- '--under DIR' || fail "record --level file --help"
+output_has '--under DIR' "$IOREEL" record --level file --help || fail "record --level file --help"
 assert_status 2 "$IOREEL" record --level file --pid 1
-"$IOREEL" record --help | grep -q 'level file --help' || fail "record --help does not mention --level file"
+output_has 'level file --help' "$IOREEL" record --help || fail "record --help does not mention --level file"
 
 # Block-level readers refuse a file-level trace, saying what it is; convert, info and analyze
 # read it (analyze: replay_file_root.sh).

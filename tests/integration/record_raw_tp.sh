@@ -30,7 +30,7 @@ rec_finish "$dir/rq.ioreel" raw_tp
 cat "$dir/rq.iolog" "$dir/rqseq.iolog" >"$dir/rq_all.iolog"
 compare_rq "$dir/rq_all.iolog" "$dir/rq.ioreel.csv" "$lname" || fail "rq level differs from fio"
 grep -q '"level":"rq"' "$dir/rq.ioreel.json" || fail "loop device not recorded at rq level"
-"$IOREEL" info "$dir/rq.ioreel" | grep -q "(attach: raw_tp" ||
+output_has "(attach: raw_tp" "$IOREEL" info "$dir/rq.ioreel" ||
 	fail "the trace's options do not say raw_tp: $("$IOREEL" info "$dir/rq.ioreel" | grep options)"
 
 # Bio level on the loop device: exact.

@@ -102,6 +102,6 @@ grep -q -- "--root is for file-level traces" "$d/err" ||
 	fail "block trace with --root: $(cat "$d/err")"
 [ -z "$(ls -A "$d/fresh")" ] || fail "a block-level trace wrote under --root"
 assert_status 2 "$IOREEL" replay "$d/name.ioreel" --root "$d/fresh" --target "$d/img" 2>/dev/null
-"$IOREEL" replay --help | grep -q -- "--root DIR" || fail "replay --help does not describe --root"
+output_has "--root DIR" "$IOREEL" replay --help || fail "replay --help does not describe --root"
 unchanged "the end"
 echo PASS

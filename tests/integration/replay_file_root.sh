@@ -127,7 +127,7 @@ replay w "$w" io_uring dep
 	fail "text report"
 grep -q '^file level (under ' "$out/r.txt" || fail "no file-level block in the text report"
 grep -Eq '^  fsync +1 +1 +0 ' "$out/r.txt" || fail "text report's fsync line: $(cat "$out/r.txt")"
-"$IOREEL" info "$out/r.ioreel" | grep -q 'file level' || fail "the result trace is not file-level"
+output_has 'file level' "$IOREEL" info "$out/r.ioreel" || fail "the result trace is not file-level"
 
 # analyze reads the recording and the result: per op (fsync apart from fdatasync) and per file,
 # the same calls in both; --compare sets them side by side (syncs as flushes)

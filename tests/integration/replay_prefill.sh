@@ -41,7 +41,7 @@ assert t["read_region_bytes"] == 32 << 20 and t["unwritten_method"] == "SEEK_HOL
 assert t["unwritten_share_found"] == 0.75 and t["unwritten_share"] == 0.75, t
 assert t["prefilled_bytes"] == 0, t
 PY
-"$IOREEL" replay "$d/rr.ioreel" --target "$f" -q 2>/dev/null | grep -q "never written: 75.0% of the 32.0 MiB read on $f" ||
+output_has "never written: 75.0% of the 32.0 MiB read on $f" "$IOREEL" replay "$d/rr.ioreel" --target "$f" -q 2>/dev/null ||
 	fail "the summary does not say it"
 assert_eq "$(seek "$f" SEEK_HOLE 0)" $((8 * MiB)) "replay without --prefill wrote"
 # --no-prefill: measured as it is, no warning

@@ -31,7 +31,7 @@ max=$(fid "$d/rate.json" max_inflight)
 assert_eq "$(fid "$d/cap3.json" inflight_cap)" 3 "--max-inflight overrides the jobs' depth"
 
 # the text report says it too
-"$IOREEL" replay "$d/rate.ioreel" --target "$z" -q 2>&1 | grep -q "of 8 allowed" ||
+out=$("$IOREEL" replay "$d/rate.ioreel" --target "$z" -q 2>&1) && grep -q "of 8 allowed" <<<"$out" ||
 	fail "the text report does not give the in-flight cap"
 
 # an imported trace (no jobs) keeps the default

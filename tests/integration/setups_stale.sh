@@ -31,5 +31,5 @@ grep -q " $sdir/" /proc/mounts || fail "crashed run's mount missing"
 setups_teardown_stale
 setups_assert_gone "$sdir" "$zid"
 losetup "$mine" >/dev/null 2>&1 || fail "setups_teardown_stale removed a live run's $mine"
-losetup -n -l -O BACK-FILE "$mine" | grep -q "^$SETUPS_DIR/" || fail "$mine is no longer ours"
+output_has "^$SETUPS_DIR/" losetup -n -l -O BACK-FILE "$mine" || fail "$mine is no longer ours"
 echo "ok: crashed run's leftovers removed, live run's $mine kept"

@@ -12,7 +12,7 @@ d=$(scratch_dir)
 a=$(make_loop 64)
 b=$(make_loop 64)
 
-"$IOREEL" bench --help | grep -q -- '--target' || fail "bench --help"
+output_has '--target' "$IOREEL" bench --help || fail "bench --help"
 assert_status 2 "$IOREEL" bench --preset 4k-randread 2>/dev/null
 assert_status 2 "$IOREEL" bench --preset nope --target "$a" 2>/dev/null
 

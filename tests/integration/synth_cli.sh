@@ -9,7 +9,7 @@ need_cmd python3
 d=$(scratch_dir)
 jobs=$TESTS_DIR/data/fio-jobs
 
-"$IOREEL" synth --help | grep -q 'fio-job' || fail "--help does not describe --fio-job"
+output_has 'fio-job' "$IOREEL" synth --help || fail "--help does not describe --fio-job"
 
 # Usage errors: exit 2, one clear line on stderr.
 bad() {
