@@ -97,7 +97,9 @@ void an_flevel_add(struct analysis *a, const struct io_event *ev, const struct i
 		if (op <= IO_FOP_WRITE && x[i].result > 0)
 			fl->bytes[op] += (uint64_t)x[i].result;
 		start = e->issue_ns != IO_TS_NONE ? e->issue_ns : e->queue_ns;
-		if (e->complete_ns != IO_TS_NONE && start != IO_TS_NONE && e->complete_ns >= start)
+		/* a fork or an exit is a moment, not a call: no latency (not "0 ns") */
+		if (e->complete_ns != IO_TS_NONE && start != IO_TS_NONE && e->complete_ns >= start &&
+		    op != IO_FOP_FORK && op != IO_FOP_EXIT)
 			hist_add(&fl->lat[op], e->complete_ns - start);
 		ff = x[i].file && x[i].file <= fl->nfiles ? &fl->files[x[i].file] : NULL;
 		if (ff) {

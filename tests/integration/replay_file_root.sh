@@ -158,4 +158,6 @@ PY
 "$IOREEL" analyze "$out/w.ioreel" >"$out/an.txt" || fail "analyze of the workload's trace"
 grep -Eq '^  fsync +1 +0 ' "$out/an.txt" || fail "analyze's fsync line: $(cat "$out/an.txt")"
 grep -q "$w/b.dat" "$out/an.txt" || fail "analyze's per-file lines: $(cat "$out/an.txt")"
+# the workload's end is a moment, not a call: no latency shown for it (it showed "0ns")
+grep -Eq '^  exit +[1-9][0-9]* +0 +- +- +- +-$' "$out/an.txt" || fail "analyze's exit line: $(cat "$out/an.txt")"
 echo PASS
