@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "record/file_int.h"
+#include "util/num.h"
 
 #define MAX_MOUNTS 4096
 
@@ -68,11 +69,7 @@ static uint64_t hash_ident(uint32_t dev, uint64_t ino, uint32_t gen)
 
 static uint64_t hash_path(const char *p)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return mix(h);
+	return mix(fnv1a_str(p));
 }
 
 /* Doubles the identity index (only entries with an identity are in it). */

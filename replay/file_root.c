@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include "replay/file_int.h"
 #include "util/cli.h"
+#include "util/num.h"
 
 #define LAYOUT_CHUNK (4u << 20)
 #define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
@@ -36,15 +37,6 @@ struct strmap {
 	uint32_t *val;
 	uint32_t cap, n;
 };
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
 
 static struct strmap *strmap_new(void)
 {
@@ -77,7 +69,7 @@ static void strmap_free(struct strmap *m)
 
 static uint32_t strmap_find(const struct strmap *m, const char *k)
 {
-	uint32_t i = (uint32_t)str_hash(k) & (m->cap - 1);
+	uint32_t i = (uint32_t)fnv1a_str(k) & (m->cap - 1);
 
 	while (m->key[i] && strcmp(m->key[i], k))
 		i = (i + 1) & (m->cap - 1);
