@@ -33,6 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
 . "$here/../tests/setups.sh"
 . "$here/../tests/workload_pg.sh"
+. "$here/predict_common.inc"
 need_root
 need_cmd python3 mkfs.xfs mkfs.btrfs btrfs runuser
 pg_available || skip "needs PostgreSQL with pgbench (make deps installs postgresql)"
@@ -112,20 +113,15 @@ real() {
 # replay STACK MODE: A's first recording replayed on the stack's device, restored first. MODE
 # is a replay mode, or NAME=MODE,OPTION,... (the results are named NAME).
 replay() {
-	local st=$1 mode=$2 rc=0 opts=()
-	if [[ $mode == *=* ]]; then
-		IFS=, read -r -a opts <<<"${mode#*=}"
-		mode=${mode%%=*}
-		opts=(--mode "${opts[@]}")
-	else
-		opts=(--mode "$mode")
-	fi
+	local st=$1 mode rc=0
+	mode_opts "$2"
+	mode=$NAME
 	attach "$st"
 	rec_start "$DEV" "$out/obs-$st-$mode.ioreel"
 	(
 		[ -z "$PROCS" ] || echo $BASHPID >"$PROCS" || exit 1
 		exec "$IOREEL" replay "$out/real-A-1.ioreel" --target "$DEV" --allow-writes --force \
-			"${opts[@]}" -o "$out/pred-$st-$mode.ioreel" -q --json
+			"${OPTS[@]}" -o "$out/pred-$st-$mode.ioreel" -q --json
 	) >"$out/pred-$st-$mode.json" 2>"$out/pred-$st-$mode.err" || rc=$?
 	rec_stop
 	detach

@@ -36,6 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
 . "$here/../tests/setups.sh"
 . "$here/../tests/workload_pg.sh"
+. "$here/predict_common.inc"
 need_root
 need_cmd python3 mkfs.xfs mkfs.ext4 mkfs.btrfs runuser
 pg_available || skip "needs PostgreSQL with pgbench (make deps installs postgresql)"
@@ -156,18 +157,6 @@ same_cache() {
 	lim=$(($(noncache "$cg") + $(numfmt --from=iec "$memory") - server))
 	memlimit "$cg" "$lim" || return 0
 	echo "replayer $(($(noncache "$cg") >> 20)) MiB + page cache $((($(numfmt --from=iec "$memory") - server) >> 20)) MiB"
-}
-
-# mode_opts MODE: a replay mode, or NAME=MODE,OPTION,... (results named NAME): sets OPTS, NAME
-mode_opts() {
-	if [[ $1 == *=* ]]; then
-		IFS=, read -r -a OPTS <<<"${1#*=}"
-		NAME=${1%%=*}
-		OPTS=(--mode "${OPTS[@]}")
-	else
-		NAME=$1
-		OPTS=(--mode "$1")
-	fi
 }
 
 # freplay FS MODE: the median xfs run's file-level recording replayed under a directory on FS.
