@@ -33,30 +33,18 @@ postmaster=$(head -n1 "$PG_DATA/postmaster.pid")
 tps_of() { awk '/^tps = / {print $3; exit}' "$1"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-rec=
 start_rec() { # NAME
-	local i
-	"$IOREEL" record --level file --pid "$postmaster" --attach "$attach" -o "$out/$1.ioreel" \
-		--json >"$out/$1.json" 2>"$out/$1.err" &
-	rec=$!
-	cleanup_push "kill -9 $rec"
-	for ((i = 0; i < 200; i++)); do
-		grep -q ' level$' "$out/$1.err" 2>/dev/null && return 0
-		kill -0 "$rec" 2>/dev/null || fail "ioreel record exited: $(cat "$out/$1.err")"
-		sleep 0.05
-	done
-	fail "ioreel record did not attach: $(cat "$out/$1.err")"
+	rec_file_start "$out/$1.ioreel" --pid "$postmaster" --attach "$attach"
+	rec=$REC_PID
 }
 stop_rec() { # NAME TICKS_AT_START: "calls dropped B/call cpu%" into NAME.fig
-	local rc=0 ticks
+	local ticks
 	ticks=$(($(cpu_ticks $rec) - $2))
-	kill -INT $rec
-	wait $rec || rc=$?
-	[ $rc = 0 ] || fail "ioreel record exited $rc: $(cat "$out/$1.err")"
+	rec_stop
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
 print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"],
       "%.1f" % (int(sys.argv[2]) * 100 / float(sys.argv[3]) / int(sys.argv[4])))' \
-		"$out/$1.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$out/$1.fig"
+		"$out/$1.ioreel.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$out/$1.fig"
 }
 
 echo "PostgreSQL on xfs over a loop device, pgbench -c $clients scale $scale, ${secs}s per run," \
@@ -98,7 +86,7 @@ bpftool prog show --json >"$out/progs.json"
 awk '/^prog_id:/ {print $2}' /proc/$rec/fdinfo/* 2>/dev/null | sort -u >"$out/ids"
 stop_rec stats "$t0"
 echo "$old" >/proc/sys/kernel/bpf_stats_enabled
-python3 - "$out/progs.json" "$out/ids" "$out/stats.json" <<'PY'
+python3 - "$out/progs.json" "$out/ids" "$out/stats.ioreel.json" <<'PY'
 import json, sys
 ids = {int(x) for x in open(sys.argv[2]).read().split()}
 progs = [p for p in json.load(open(sys.argv[1])) if p["id"] in ids and p.get("run_cnt")]

@@ -29,18 +29,9 @@ if [ -z "$trace" ]; then
 	pg_start "$SETUP_MNT/pg"
 	pg_pgbench_init "${SCALE:-10}"
 	trace=$out/pg.ioreel
-	"$IOREEL" record --level file --pid "$(head -n1 "$PG_DATA/postmaster.pid")" -o "$trace" \
-		2>"$out/record.err" &
-	rec=$!
-	cleanup_push "kill -9 $rec"
-	for ((i = 0; i < 200; i++)); do
-		grep -q ' level$' "$out/record.err" 2>/dev/null && break
-		kill -0 $rec 2>/dev/null || fail "ioreel record exited: $(cat "$out/record.err")"
-		sleep 0.05
-	done
+	rec_file_start "$trace" --pid "$(head -n1 "$PG_DATA/postmaster.pid")"
 	PG_PGBENCH_OUT=$out/pgbench.out pg_pgbench_run "${SECONDS_PER_RUN:-30}" "${CLIENTS:-4}" >/dev/null
-	kill -INT $rec
-	wait $rec || fail "ioreel record exited $?: $(cat "$out/record.err")"
+	rec_stop
 	pg_stop
 fi
 "$IOREEL" info "$trace" | grep -E '^  (calls|span) ' || fail "$trace: not readable"

@@ -174,6 +174,28 @@ rec_start() {
 	sleep 1
 }
 
+# rec_file_start OUT [record options...]: `ioreel record --level file -o OUT` (with --pid of a
+# postmaster, say) in the background, like rec_start; returns once its programs are attached
+# (it says so on stderr, OUT.log). Its JSON stats go to OUT.json. Stop it with rec_stop.
+rec_file_start() {
+	local i
+	REC_OUT=$1
+	shift
+	rm -f "$REC_OUT"
+	set -m # as in rec_start: the recorder must get our SIGINT
+	"$IOREEL" record --level file -o "$REC_OUT" --json "$@" >"$REC_OUT.json" 2>"$REC_OUT.log" &
+	REC_PID=$!
+	set +m
+	cleanup_push "kill -INT $REC_PID; sleep 1; kill -KILL $REC_PID"
+	for ((i = 0; i < 200; i++)); do
+		grep -q ' level$' "$REC_OUT.log" 2>/dev/null && return 0
+		kill -0 "$REC_PID" 2>/dev/null ||
+			fail "ioreel record --level file exited early: $(tail -n 5 "$REC_OUT.log")"
+		sleep 0.05
+	done
+	fail "ioreel record --level file did not attach in 10 s: $(tail -n 5 "$REC_OUT.log")"
+}
+
 # rec_stop: SIGINT the recorder (as a user's Ctrl-C) and wait for a clean exit.
 rec_stop() {
 	local i rc
