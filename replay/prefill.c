@@ -34,7 +34,7 @@ static double share(uint64_t part, uint64_t whole)
 }
 
 /* Never-written bytes in every run of map: 0 or -errno (the probe is then of no use). */
-static int count_map(const struct uw_probe *p, const struct granmap *m, uint64_t size,
+static int count_map(const struct uw_probe *p, struct granmap *m, uint64_t size,
 		     uint64_t *unwritten)
 {
 	uint64_t pos = 0, a, b, region = 0;
@@ -51,7 +51,7 @@ static int count_map(const struct uw_probe *p, const struct granmap *m, uint64_t
 	return ret;
 }
 
-static void measure(struct replay_unwritten *u, const struct target *t, const struct granmap *m,
+static void measure(struct replay_unwritten *u, const struct target *t, struct granmap *m,
 		    bool before)
 {
 	struct uw_probe p;
@@ -121,7 +121,7 @@ static int fill_range(void *arg, uint64_t from, uint64_t to)
 }
 
 /* Writes what the probe says was never written (or, when it cannot say which, all) of m. */
-static int fill_map(struct filler *f, const struct uw_probe *p, const struct granmap *m,
+static int fill_map(struct filler *f, const struct uw_probe *p, struct granmap *m,
 		    const struct target *t)
 {
 	const struct uw_probe all = { 0 }, *q = p->per_extent ? p : &all;
@@ -169,7 +169,7 @@ static int open_for_prefill(struct run *r, const struct target *t, struct target
 	return wt->fd;
 }
 
-static int prefill_one(struct run *r, unsigned int i, const struct granmap *m, char *err,
+static int prefill_one(struct run *r, unsigned int i, struct granmap *m, char *err,
 		       size_t errlen)
 {
 	const struct target *t = &r->tg[i];
@@ -223,7 +223,7 @@ static int prefill_one(struct run *r, unsigned int i, const struct granmap *m, c
 	return ret;
 }
 
-static int one_target(struct run *r, unsigned int i, const struct granmap *m, char *err,
+static int one_target(struct run *r, unsigned int i, struct granmap *m, char *err,
 		      size_t errlen)
 {
 	const struct replay_opts *o = r->o;
@@ -269,13 +269,13 @@ int prefill_targets(struct run *r, char *err, size_t errlen)
 	if (!maps)
 		return -ENOMEM;
 	for (unsigned int i = 0; !ret && i < r->ndev; i++) {
-		const struct granmap *in = readmap_dev(r->rmap, i);
+		struct granmap *in = readmap_dev(r->rmap, i);
 		unsigned int j = 0;
 
 		if (!in)
 			continue;
 		/* two trace devices on one target: one map, one prefill */
-		while (j < i && (!maps[j].bits || strcmp(r->tg[j].path, r->tg[i].path)))
+		while (j < i && (!maps[j].used || strcmp(r->tg[j].path, r->tg[i].path)))
 			j++;
 		if (j == i)
 			ret = granmap_init_fixed(&maps[i], r->tg[i].size);
@@ -289,7 +289,7 @@ int prefill_targets(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory for the map of the regions %s reads",
 			 r->o->trace);
 	for (unsigned int i = 0; !ret && i < r->ndev; i++)
-		if (maps[i].bits)
+		if (maps[i].used)
 			ret = one_target(r, i, &maps[i], err, errlen);
 	for (unsigned int i = 0; i < r->ndev; i++)
 		granmap_free(&maps[i]);

@@ -18,29 +18,37 @@
 struct run;
 
 /*
- * A coarse bitmap of byte ranges: bit i stands for [i << shift, (i + 1) << shift). Granules
- * are 1 MiB (GRANMAP_SHIFT) until the map would need more than GRANMAP_MAX_BITS bits (1 MiB of
- * memory, 8 TiB at 1 MiB); then they double, so a map never takes more than that.
+ * The byte ranges a trace reads, exact (issue 21 W15: 1 MiB granules made 54 reads of 4 KiB
+ * count as 54 MiB never written, and --prefill write that much). Sorted, disjoint runs; new
+ * ranges are appended and merged in batches. Memory stays bounded: when more than
+ * GRANMAP_MAX_RUNS / 2 disjoint runs remain after a merge, every run is rounded outwards to a
+ * granule that doubles until they fit (shift > 0: the map then covers somewhat more than the
+ * reads). 2^20 runs of 16 bytes: at most 16 MiB per map, exact up to 512 Ki disjoint runs.
  */
-#define GRANMAP_SHIFT 20
-#define GRANMAP_MAX_BITS (8ULL << 20)
+#define GRANMAP_MAX_RUNS (1ULL << 20)
 
-struct granmap {
-	uint64_t *bits;
-	uint64_t nbits; /* bits allocated (a multiple of 64) */
-	unsigned int shift;
-	int err;	/* -ENOMEM once a grow failed: the map is then incomplete */
+struct granmap_run {
+	uint64_t from, to;
 };
 
-/* Marks [from, to): grows the map, or coarsens it when it would pass GRANMAP_MAX_BITS. */
+struct granmap {
+	struct granmap_run *runs;
+	uint64_t nruns, cap; /* runs[0, nsorted) sorted and merged; the rest appended since */
+	uint64_t nsorted;
+	unsigned int shift; /* 0: exact; else runs are rounded out to 1 << shift bytes */
+	bool used;	    /* a range was marked or the map was set up for a target */
+	int err;	    /* -ENOMEM once a grow failed: the map is then incomplete */
+};
+
+/* Marks [from, to): appends it, merging and (past GRANMAP_MAX_RUNS) rounding as needed. */
 void granmap_set(struct granmap *m, uint64_t from, uint64_t to);
 /*
- * The next run of marked granules at or after *pos, as bytes [*from, *to) clipped to limit;
- * false when there is none. *pos moves past it.
+ * The next run of marked bytes at or after *pos (an index, start at 0), as [*from, *to)
+ * clipped to limit; false when there is none. *pos moves past it. Merges what was appended.
  */
-bool granmap_next_run(const struct granmap *m, uint64_t *pos, uint64_t limit, uint64_t *from,
+bool granmap_next_run(struct granmap *m, uint64_t *pos, uint64_t limit, uint64_t *from,
 		      uint64_t *to);
-/* A map for [0, size) with granules coarse enough to stay under GRANMAP_MAX_BITS. 0/-ENOMEM. */
+/* An empty map for a target of size bytes (it marks the map as used). 0. */
 int granmap_init_fixed(struct granmap *m, uint64_t size);
 void granmap_free(struct granmap *m);
 
@@ -53,13 +61,13 @@ struct readmap *readmap_new(unsigned int ndev, bool writes_read);
 void readmap_note(struct readmap *m, const struct io_event *ev);
 void readmap_free(struct readmap *m);
 /* The trace map of device dev (NULL when it reads nothing there). */
-const struct granmap *readmap_dev(const struct readmap *m, unsigned int dev);
+struct granmap *readmap_dev(struct readmap *m, unsigned int dev);
 /*
  * Projects device dev's read regions onto a target of size bytes the way replay maps offsets
  * (sched_map_offset: inside stays, beyond wraps, or --offsets scale by size / src_size) and
  * marks them in out (from granmap_init_fixed(out, size)).
  */
-void readmap_project(const struct granmap *in, uint64_t size, uint64_t src_size, bool scale,
+void readmap_project(struct granmap *in, uint64_t size, uint64_t src_size, bool scale,
 		     struct granmap *out);
 
 /*

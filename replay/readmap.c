@@ -1,108 +1,144 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The regions a trace reads, gathered during the prescan in bounded memory: one coarse bitmap
- * per trace device (1 MiB granules, coarser past 8 TiB), then projected onto each target the
- * way replay maps offsets. A 4 KiB read marks its whole granule: for random reads that is
- * what they cover anyway after a few thousand I/Os, and a prefill of a granule costs one
- * large write, where exact ranges could cost a map as large as the trace.
+ * The regions a trace reads, gathered during the prescan in bounded memory: per trace device,
+ * the exact byte ranges it reads (merged runs), then projected onto each target the way
+ * replay maps offsets. Exact, because the never-written share and the prefill are in bytes:
+ * 1 MiB granules made 54 reads of 4 KiB count as 54 MiB (issue 21 W15). Past GRANMAP_MAX_RUNS
+ * disjoint runs, runs are rounded out to ever larger granules, so memory stays bounded.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "replay/prefill.h"
 
-static bool bit_get(const struct granmap *m, uint64_t i)
+static int run_cmp(const void *a, const void *b)
 {
-	return i < m->nbits && (m->bits[i / 64] >> (i % 64) & 1);
+	const struct granmap_run *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-static void bit_put(struct granmap *m, uint64_t i, bool v)
+static uint64_t round_down(uint64_t v, unsigned int shift)
 {
-	if (v)
-		m->bits[i / 64] |= 1ULL << (i % 64);
-	else
-		m->bits[i / 64] &= ~(1ULL << (i % 64));
+	return shift ? v & ~((1ULL << shift) - 1) : v;
 }
 
-/* Doubles the granule: bit i becomes bits 2i and 2i+1 of the finer map. In place, upwards. */
+static uint64_t round_up(uint64_t v, unsigned int shift)
+{
+	uint64_t g = shift ? 1ULL << shift : 1;
+
+	return v > UINT64_MAX - (g - 1) ? UINT64_MAX : round_down(v + g - 1, shift);
+}
+
+/* Sorts everything and merges overlapping or touching runs, in place. */
+static void merge_all(struct granmap *m)
+{
+	uint64_t n = 0;
+
+	if (m->nsorted == m->nruns)
+		return;
+	qsort(m->runs, m->nruns, sizeof(m->runs[0]), run_cmp);
+	for (uint64_t i = 0; i < m->nruns; i++) {
+		if (n && m->runs[i].from <= m->runs[n - 1].to) {
+			if (m->runs[i].to > m->runs[n - 1].to)
+				m->runs[n - 1].to = m->runs[i].to;
+		} else {
+			m->runs[n++] = m->runs[i];
+		}
+	}
+	m->nruns = m->nsorted = n;
+}
+
+/* Rounds every run out to a granule twice as coarse, until half the room is free again. */
 static void coarsen(struct granmap *m)
 {
-	for (uint64_t i = 0; i < m->nbits / 2; i++)
-		bit_put(m, i, bit_get(m, 2 * i) || bit_get(m, 2 * i + 1));
-	memset(m->bits + m->nbits / 128, 0, m->nbits / 16); /* the upper half */
-	m->shift++;
+	while (m->nruns > GRANMAP_MAX_RUNS / 2 && m->shift < 63) {
+		m->shift = m->shift ? m->shift + 1 : 12;
+		for (uint64_t i = 0; i < m->nruns; i++) {
+			m->runs[i].from = round_down(m->runs[i].from, m->shift);
+			m->runs[i].to = round_up(m->runs[i].to, m->shift);
+		}
+		m->nsorted = 0; /* rounding can make neighbours touch: merge again */
+		merge_all(m);
+	}
 }
 
-static int grow(struct granmap *m, uint64_t last)
+/* Room for one more run: merge what was appended, grow, or coarsen. 0 or -ENOMEM. */
+static int make_room(struct granmap *m)
 {
-	uint64_t n = m->nbits ? m->nbits : 1024;
-	uint64_t *b;
+	struct granmap_run *r;
+	uint64_t cap;
 
-	while (n <= last)
-		n *= 2;
-	if (n > GRANMAP_MAX_BITS)
-		n = GRANMAP_MAX_BITS;
-	b = realloc(m->bits, n / 8);
-	if (!b)
-		return -ENOMEM;
-	memset(b + m->nbits / 64, 0, (n - m->nbits) / 8);
-	m->bits = b;
-	m->nbits = n;
+	if (m->nruns < m->cap)
+		return 0;
+	merge_all(m);
+	if (m->cap && m->nruns <= m->cap / 2)
+		return 0;
+	if (m->cap < GRANMAP_MAX_RUNS) {
+		cap = m->cap ? m->cap * 2 : 64;
+		r = realloc(m->runs, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		m->runs = r;
+		m->cap = cap;
+		return 0;
+	}
+	coarsen(m);
 	return 0;
 }
 
 void granmap_set(struct granmap *m, uint64_t from, uint64_t to)
 {
-	uint64_t first, last;
+	struct granmap_run *last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
 
 	if (to <= from || m->err)
 		return;
-	if (!m->shift)
-		m->shift = GRANMAP_SHIFT;
-	while (((to - 1) >> m->shift) >= GRANMAP_MAX_BITS)
-		coarsen(m);
-	first = from >> m->shift;
-	last = (to - 1) >> m->shift;
-	if (last >= m->nbits && (m->err = grow(m, last)))
+	m->used = true;
+	from = round_down(from, m->shift);
+	to = round_up(to, m->shift);
+	/* a sequential stream extends the last run: no new entry */
+	if (last && from <= last->to && to >= last->from) {
+		if (from < last->from) {
+			last->from = from;
+			if (m->nsorted == m->nruns)
+				m->nsorted--; /* it may now overlap its predecessor */
+		}
+		if (to > last->to)
+			last->to = to;
 		return;
-	for (uint64_t i = first; i <= last; i++)
-		bit_put(m, i, true);
+	}
+	if ((m->err = make_room(m)))
+		return;
+	m->runs[m->nruns].from = from;
+	m->runs[m->nruns].to = to;
+	if (m->nsorted == m->nruns && (!m->nruns || from > m->runs[m->nruns - 1].to))
+		m->nsorted++; /* still in order: nothing to merge */
+	m->nruns++;
 }
 
-bool granmap_next_run(const struct granmap *m, uint64_t *pos, uint64_t limit, uint64_t *from,
+bool granmap_next_run(struct granmap *m, uint64_t *pos, uint64_t limit, uint64_t *from,
 		      uint64_t *to)
 {
-	uint64_t i = *pos, j;
-
-	while (i < m->nbits && !bit_get(m, i)) {
-		if (!(i % 64) && !m->bits[i / 64])
-			i += 64; /* a word with nothing marked */
-		else
-			i++;
-	}
-	if (i >= m->nbits || (i << m->shift) >= limit)
+	merge_all(m);
+	if (*pos >= m->nruns || m->runs[*pos].from >= limit)
 		return false;
-	for (j = i + 1; j < m->nbits && bit_get(m, j); j++)
-		;
-	*from = i << m->shift;
-	*to = (j << m->shift) < limit && j < (1ULL << (64 - m->shift)) ? j << m->shift : limit;
-	*pos = j;
+	*from = m->runs[*pos].from;
+	*to = m->runs[*pos].to < limit ? m->runs[*pos].to : limit;
+	(*pos)++;
 	return true;
 }
 
 int granmap_init_fixed(struct granmap *m, uint64_t size)
 {
+	(void)size; /* runs take memory for what is marked, not for the target's size */
 	memset(m, 0, sizeof(*m));
-	m->shift = GRANMAP_SHIFT;
-	while (size && ((size - 1) >> m->shift) >= GRANMAP_MAX_BITS)
-		m->shift++;
-	m->err = size ? grow(m, (size - 1) >> m->shift) : 0;
-	return m->err;
+	m->used = true;
+	return 0;
 }
 
 void granmap_free(struct granmap *m)
 {
-	free(m->bits);
+	free(m->runs);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -144,12 +180,12 @@ void readmap_free(struct readmap *m)
 	free(m);
 }
 
-const struct granmap *readmap_dev(const struct readmap *m, unsigned int dev)
+struct granmap *readmap_dev(struct readmap *m, unsigned int dev)
 {
-	return dev < m->ndev && (m->dev[dev].nbits || m->dev[dev].err) ? &m->dev[dev] : NULL;
+	return dev < m->ndev && (m->dev[dev].used || m->dev[dev].err) ? &m->dev[dev] : NULL;
 }
 
-void readmap_project(const struct granmap *in, uint64_t size, uint64_t src_size, bool scale,
+void readmap_project(struct granmap *in, uint64_t size, uint64_t src_size, bool scale,
 		     struct granmap *out)
 {
 	uint64_t pos = 0, a, b;
