@@ -16,6 +16,7 @@
 #include "analyze/hist.h"
 #include "formats/file.h"
 #include "formats/trace.h"
+#include "util/json.h" /* json_str: every JSON string the reports write */
 
 #define AN_MAX_GROUPS 32     /* --group-by comm|pid: the rest goes to "other" */
 #define AN_MAX_PCT 64	     /* --percentiles entries */
@@ -211,8 +212,5 @@ int an_from_fleet_json(const char *path, struct analysis **out, unsigned int max
 		       size_t errlen);
 /* The file starts like a JSON document (its first non-blank byte is '{'). */
 bool an_is_json_file(const char *path);
-
-/* JSON string escaping. */
-void an_json_str(FILE *f, const char *s);
 
 #endif

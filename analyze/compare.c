@@ -121,7 +121,7 @@ void an_json_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 		an_finish(as[k]);
 
 	fprintf(f, "\"compare\": {\"baseline\": ");
-	an_json_str(f, as[0]->name);
+	json_str(f, as[0]->name);
 	fprintf(f, ", \"latency\": \"lat_ns when recorded, else clat_ns\", \"rows\": [");
 	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
 		if (!op_used(as, n, op))
@@ -133,9 +133,9 @@ void an_json_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 			row_of(as[t], op, &r);
 			fprintf(f, "%s\n{\"trace\": ", first ? "" : ",");
 			first = false;
-			an_json_str(f, as[t]->name);
+			json_str(f, as[t]->name);
 			fprintf(f, ", \"kind\": ");
-			an_json_str(f, kind_of(as[t]));
+			json_str(f, kind_of(as[t]));
 			fprintf(f, ", \"op\": \"%s\", \"total_ios\": %llu, \"iops\": %.6f, "
 				   "\"bw_bytes\": %.0f, \"lat_mean_ns\": %.3f, \"lat_p99_ns\": %.0f",
 				an_op_label(op), (unsigned long long)r.ios, r.iops, r.bw, r.mean, r.p99);

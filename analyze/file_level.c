@@ -199,22 +199,6 @@ void an_flevel_print(const struct analysis *a, FILE *f)
 	free(ids);
 }
 
-static void json_path(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* `{"trace": ..., "ops": {...}, "files": [...]}` of one analysis (every file with calls). */
 void an_flevel_json(const struct analysis *a, FILE *f)
 {
@@ -223,7 +207,7 @@ void an_flevel_json(const struct analysis *a, FILE *f)
 	bool first = true;
 
 	fprintf(f, "{\"trace\": ");
-	json_path(f, a->name);
+	json_str(f, a->name);
 	fprintf(f, ", \"ops\": {");
 	for (unsigned int op = 0; op < IO_FOP__COUNT; op++) {
 		const struct hist *h = &fl->lat[op];
@@ -247,7 +231,7 @@ void an_flevel_json(const struct analysis *a, FILE *f)
 		const struct an_ffile *ff = &fl->files[ids[k]];
 
 		fprintf(f, "%s{\"id\": %u, \"path\": ", k ? ", " : "", ids[k]);
-		json_path(f, fl->paths[ids[k]]);
+		json_str(f, fl->paths[ids[k]]);
 		fprintf(f,
 			", \"calls\": %llu, \"read_bytes\": %llu, \"write_bytes\": %llu, "
 			"\"syncs\": %llu, \"sync_ns_mean\": %.1f}",

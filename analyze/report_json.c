@@ -82,7 +82,7 @@ static void json_job(FILE *f, const struct analysis *a, const struct an_group *g
 	uint64_t lat[AN_LAT_BINS] = { 0 }, nlat = 0, ndepth = 0;
 
 	fprintf(f, "{\"jobname\": ");
-	an_json_str(f, g->name);
+	json_str(f, g->name);
 	fprintf(f, ", \"groupid\": 0, \"error\": 0, \"job_runtime\": %llu, \"elapsed\": %llu",
 		(unsigned long long)(an_runtime_ns(a) / 1000000),
 		(unsigned long long)(an_runtime_ns(a) / 1000000000));
@@ -112,7 +112,7 @@ static void json_job(FILE *f, const struct analysis *a, const struct an_group *g
 
 	/* ioreel's own: what fio has no key for. */
 	fprintf(f, ", \"ioreel\": {\"trace\": ");
-	an_json_str(f, a->name);
+	json_str(f, a->name);
 	fprintf(f, ", \"events\": %llu, \"duration_ns\": %llu, \"first_ns\": %llu, "
 		   "\"depth_approximate\": %s, \"slat_meaning\": \"%s\", \"clat_meaning\": \"%s\", "
 		   "\"lat_meaning\": \"%s\", \"write_zeroes\": ",
@@ -148,11 +148,11 @@ static void json_job(FILE *f, const struct analysis *a, const struct an_group *g
 static void json_trace(FILE *f, const struct analysis *a)
 {
 	fprintf(f, "{\"name\": ");
-	an_json_str(f, a->name);
+	json_str(f, a->name);
 	fprintf(f, ", \"source\": ");
-	an_json_str(f, a->has_meta ? a->meta.source : "");
+	json_str(f, a->has_meta ? a->meta.source : "");
 	fprintf(f, ", \"host\": ");
-	an_json_str(f, a->has_meta ? a->meta.host : "");
+	json_str(f, a->has_meta ? a->meta.host : "");
 	fprintf(f, ", \"times\": \"%s\"", a->unscheduled ? "order" : "schedule");
 	fprintf(f, ", \"genesis_realtime_ns\": %llu, \"events\": %llu, \"analysed\": %llu, "
 		   "\"no_completion\": %llu, \"damaged_chunks\": %llu, \"duration_ns\": %llu, "
@@ -167,7 +167,7 @@ static void json_trace(FILE *f, const struct analysis *a)
 		if (!a->dev_ios[d])
 			continue;
 		fprintf(f, "%s{\"index\": %u, \"name\": ", shown++ ? ", " : "", d);
-		an_json_str(f, a->has_meta && d < a->meta.ndevices ? a->meta.devices[d].name : "");
+		json_str(f, a->has_meta && d < a->meta.ndevices ? a->meta.devices[d].name : "");
 		fprintf(f, ", \"total_ios\": %llu, \"io_bytes\": %llu}",
 			(unsigned long long)a->dev_ios[d], (unsigned long long)a->dev_bytes[d]);
 	}

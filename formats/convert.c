@@ -16,6 +16,7 @@
 #include "ioreel.h"
 #include "formats/convert.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 static void usage(FILE *o)
 {
@@ -344,13 +345,16 @@ static void report(const struct conv *cv)
 	FILE *o = strcmp(cv->out_path, "-") ? stdout : stderr;
 
 	if (cv->json) {
+		fputs("{\"input\":", o);
+		json_str(o, cv->in_path);
+		fprintf(o, ",\"from\":\"%s\",\"output\":", conv_fmt_name(cv->from));
+		json_str(o, cv->out_path);
 		fprintf(o,
-			"{\"input\":\"%s\",\"from\":\"%s\",\"output\":\"%s\",\"to\":\"%s\","
+			",\"to\":\"%s\","
 			"\"events\":%" PRIu64 ",\"records\":%" PRIu64 ",\"skipped\":%" PRIu64
 			",\"out_of_order\":%" PRIu64 ",\"damaged_chunks\":%" PRIu64
 			",\"lossy\":%" PRIu64 ",\"devices\":%u}\n",
-			cv->in_path, conv_fmt_name(cv->from), cv->out_path, conv_fmt_name(cv->to),
-			cv->events, cv->records, cv->skipped, cv->late, cv->damaged, cv->x.lossy,
+			conv_fmt_name(cv->to), cv->events, cv->records, cv->skipped, cv->late, cv->damaged, cv->x.lossy,
 			cv->meta->ndevices);
 		return;
 	}

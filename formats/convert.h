@@ -133,8 +133,6 @@ struct export_ctx {
 
 /* s as one CSV field (quoted when it holds a comma, quote or line break). */
 void export_csv_field(FILE *o, const char *s);
-/* s (at most max bytes) as a JSON string; bytes that are not printable ASCII as \u00XX. */
-void export_json_str(FILE *o, const char *s, size_t max);
 
 int export_begin(struct export_ctx *x, FILE *out, enum conv_fmt fmt,
 		 const struct trace_meta *meta);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "formats/convert.h"
+#include "util/json.h"
 
 #define BATCH 4096
 
@@ -46,14 +47,14 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 	put_ts(o, json, "complete_ns", e->complete_ns);
 	if (json) {
 		fprintf(o, "\"op\":\"%s\",\"file\":%u,\"path\":", io_fop_name(e->op), x->file);
-		export_json_str(o, path, TRACE_FILE_PATH_MAX);
+		json_strn(o, path, TRACE_FILE_PATH_MAX);
 		fprintf(o,
 			",\"offset\":%" PRIu64 ",\"length\":%u,\"result\":%" PRId64
 			",\"fd\":%d,\"oflags\":\"%s\",\"aux\":%u,\"arg\":%" PRIu64
 			",\"iface\":\"%s\",\"flags\":\"%s\",\"pid\":%u,\"tid\":%u,\"comm\":",
 			e->offset, e->length, x->result, x->fd, ofl, x->aux, x->arg,
 			io_fiface_name(x->iface), fl, e->pid, e->tid);
-		export_json_str(o, comm, IO_COMM_LEN);
+		json_strn(o, comm, IO_COMM_LEN);
 		fprintf(o, ",\"cpu\":%u,\"issue_ns\":", e->cpu);
 		if (e->issue_ns == IO_TS_NONE)
 			fputs("null}\n", o);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "formats/convert.h"
+#include "util/json.h"
 
 static const char csv_header[] = "queue_ns,issue_ns,complete_ns,dev,offset,length,op,flags,"
 				 "error,pid,tid,comm,cpu,stream";
@@ -54,21 +55,6 @@ void export_csv_field(FILE *o, const char *s)
 		if (*s == '"')
 			fputc('"', o);
 		fputc(*s, o);
-	}
-	fputc('"', o);
-}
-
-void export_json_str(FILE *o, const char *s, size_t max)
-{
-	fputc('"', o);
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(o, "\\u%04x", ch); /* comm is bytes, not UTF-8: keep JSON valid */
-		else
-			fputc(ch, o);
 	}
 	fputc('"', o);
 }
@@ -207,12 +193,12 @@ static void json_event(struct export_ctx *x, const struct io_event *e)
 	json_ts(o, "issue_ns", e->issue_ns);
 	json_ts(o, "complete_ns", e->complete_ns);
 	fputs("\"dev\":", o);
-	export_json_str(o, dev_name(x, e->dev), 64);
+	json_strn(o, dev_name(x, e->dev), 64);
 	fprintf(o, ",\"offset\":%" PRIu64 ",\"length\":%u,\"op\":\"%s\",\"flags\":\"%s\","
 		   "\"error\":%d,\"pid\":%u,\"tid\":%u,\"comm\":",
 		e->offset, e->length, io_op_name(e->op), io_flags_format(e->flags, fl, sizeof(fl)),
 		e->error, e->pid, e->tid);
-	export_json_str(o, e->comm, IO_COMM_LEN);
+	json_strn(o, e->comm, IO_COMM_LEN);
 	fprintf(o, ",\"cpu\":%u,\"stream\":%u}\n", e->cpu, e->stream);
 }
 

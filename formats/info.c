@@ -17,6 +17,7 @@
 #include "formats/info.h"
 #include "ioreel.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 struct info {
 	uint64_t events, ops[IO_OP__COUNT], op_bytes[IO_OP__COUNT], errors;
@@ -47,22 +48,6 @@ static void usage(FILE *f)
 		   "  ioreel info prod.ioreel\n"
 		   "  ioreel info --json run-md1.ioreel | python3 -m json.tool\n"
 		   "  ioreel info --salvage crashed.ioreel\n");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
 }
 
 static void see(struct info *in, uint64_t t)
@@ -212,32 +197,32 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 	for (int o = 0; o < IO_OP__COUNT; o++)
 		bytes += in->op_bytes[o];
 	printf("{\"file\": ");
-	json_str(path);
+	json_str(stdout, path);
 	printf(", \"format_version\": \"%u.%u\", \"source\": ", m->version >> 16,
 	       m->version & 0xffff);
-	json_str(m->source);
+	json_str(stdout, m->source);
 	printf(", \"mode\": \"%s\", \"time_based\": %s, \"runtime_ns\": %llu, \"host\": ",
 	       m->mode == TRACE_MODE_CLOSED ? "closed" : "timed", m->time_based ? "true" : "false",
 	       (unsigned long long)m->runtime_ns);
-	json_str(m->host);
+	json_str(stdout, m->host);
 	printf(", \"kernel\": ");
-	json_str(m->kernel);
+	json_str(stdout, m->kernel);
 	printf(", \"tool_version\": ");
-	json_str(m->tool_version);
+	json_str(stdout, m->tool_version);
 	printf(", \"options\": ");
-	json_str(m->options);
+	json_str(stdout, m->options);
 	printf(", \"genesis_realtime_ns\": %llu,\n \"devices\": [",
 	       (unsigned long long)m->genesis_realtime_ns);
 	for (uint32_t i = 0; i < m->ndevices; i++) {
 		const struct trace_device *d = &m->devices[i];
 
 		printf("%s{\"index\": %u, \"name\": ", i ? ", " : "", i);
-		json_str(d->name);
+		json_str(stdout, d->name);
 		printf(", \"major\": %u, \"minor\": %u, \"size_bytes\": %llu, "
 		       "\"logical_block_size\": %u, \"physical_block_size\": %u, \"model\": ",
 		       d->major, d->minor, (unsigned long long)d->size_bytes, d->logical_block_size,
 		       d->physical_block_size);
-		json_str(d->model);
+		json_str(stdout, d->model);
 		printf("}");
 	}
 	printf("],\n \"streams\": [");
@@ -298,7 +283,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		       "\"end_ns\": null, ");
 	printf("\"notice\": ");
 	if (notice)
-		json_str(notice);
+		json_str(stdout, notice);
 	else
 		printf("null");
 	printf("}\n");

@@ -13,6 +13,7 @@
 #include "formats/convert.h"
 #include "formats/info.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 struct finfo {
 	uint64_t events, ops[IO_FOP__COUNT], op_bytes[IO_FOP__COUNT], iface[IO_FIF__COUNT];
@@ -171,11 +172,6 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 		print_files_text(r);
 }
 
-static void json_str(const char *s)
-{
-	export_json_str(stdout, s, SIZE_MAX);
-}
-
 static void print_json(const char *path, struct trace_reader *r, const struct finfo *in, bool files)
 {
 	const struct trace_meta *m = trace_reader__meta(r);
@@ -183,16 +179,16 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 	uint64_t dur = in->last - in->first, fb = trace_reader__file_bytes(r);
 
 	printf("{\"file\": ");
-	json_str(path);
+	json_str(stdout, path);
 	printf(", \"format_version\": \"%u.%u\", \"level\": \"file\", \"source\": ",
 	       m->version >> 16, m->version & 0xffff);
-	json_str(m->source);
+	json_str(stdout, m->source);
 	printf(", \"host\": ");
-	json_str(m->host);
+	json_str(stdout, m->host);
 	printf(", \"kernel\": ");
-	json_str(m->kernel);
+	json_str(stdout, m->kernel);
 	printf(", \"options\": ");
-	json_str(m->options);
+	json_str(stdout, m->options);
 	printf(", \"genesis_realtime_ns\": %" PRIu64 ",\n \"events\": %" PRIu64 ", \"ops\": {",
 	       m->genesis_realtime_ns, in->events);
 	for (int o = 0; o < IO_FOP__COUNT; o++)
@@ -223,7 +219,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 		const struct trace_counter *c = trace_reader__counter(r, i);
 
 		printf("%s", i ? ", " : "");
-		json_str(c->name);
+		json_str(stdout, c->name);
 		printf(": %" PRIu64, c->value);
 	}
 	printf("}");
@@ -233,14 +229,14 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 			const struct trace_file *f = trace_reader__file(r, id);
 
 			printf("%s\n  {\"id\": %u, \"path\": ", id > 1 ? "," : "", id);
-			json_str(f->path);
+			json_str(stdout, f->path);
 			printf(", \"dev\": \"%u:%u\", \"ino\": %" PRIu64 ", \"generation\": %u, "
 			       "\"mode\": %u, \"size\": %" PRIu64 ", \"allocated\": %" PRIu64
 			       ", \"oflags\": %u, \"origin\": %u, \"first_ns\": %" PRIu64
 			       ", \"fs\": ",
 			       f->dev_major, f->dev_minor, f->ino, f->gen, f->mode, f->size,
 			       f->alloc, f->oflags, f->origin, f->first_ns);
-			json_str(f->fs);
+			json_str(stdout, f->fs);
 			printf(", \"data_segments\": ");
 			if (!(f->origin & TRACE_FILE_SEGS_KNOWN))
 				printf("null");

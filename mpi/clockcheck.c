@@ -14,6 +14,7 @@
 #include "analyze/hist.h"
 #include "mpi/verb.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 static void usage(FILE *f)
 {
@@ -152,12 +153,14 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 		int64_t err = x->b.offset_ns - x->injected;
 
 		if (json) {
-			printf("%s\n{\"rank\": %d, \"hostname\": \"%s\", \"offset_ns\": %lld, "
+			printf("%s\n{\"rank\": %d, \"hostname\": ", r ? "," : "", r);
+			json_str(stdout, f->hosts[r]);
+			printf(", \"offset_ns\": %lld, "
 			       "\"uncertainty_ns\": %llu, \"rtt_min_ns\": %llu, \"drift_ppm\": %.4f, "
 			       "\"drift_uncertainty_ppm\": %.4f, \"injected_ns\": %lld, "
 			       "\"error_ns\": %lld, \"start_late_ns\": {\"p50\": %llu, \"p99\": %llu, "
 			       "\"max\": %llu}}",
-			       r ? "," : "", r, f->hosts[r], (long long)x->b.offset_ns,
+			       (long long)x->b.offset_ns,
 			       (unsigned long long)x->b.uncert_ns, (unsigned long long)x->b.rtt_min_ns,
 			       drift, du, (long long)x->injected, f->one_host ? (long long)err : 0LL,
 			       (unsigned long long)hist_percentile(&x->late, 50),

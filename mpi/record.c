@@ -16,6 +16,7 @@
 #include "mpi/verb.h"
 #include "record/record.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 static void usage(FILE *f)
 {
@@ -152,14 +153,17 @@ static int report(const struct fleet *f, struct host_trace *mine)
 			if (h->status)
 				verdict = EXIT_RUNTIME;
 			if (json) {
-				printf("%s\n{\"rank\": %d, \"hostname\": \"%s\", \"file\": \"%s\", "
-				       "\"ok\": %s, \"events\": %llu, \"dropped\": %llu, "
+				printf("%s\n{\"rank\": %d, \"hostname\": ", r ? "," : "", r);
+				json_str(stdout, f->hosts[r]);
+				printf(", \"file\": ");
+				json_str(stdout, h->path);
+				printf(", \"ok\": %s, \"events\": %llu, \"dropped\": %llu, "
 				       "\"trace_bytes\": %llu, \"genesis_realtime_ns\": %llu, "
 				       "\"clock\": {\"offset_ns\": %lld, \"uncertainty_ns\": %llu, "
 				       "\"drift_ppm\": %.4f, \"drift_uncertainty_ppm\": %.4f, "
 				       "\"run_drift_ppm\": %.4f, \"run_drift_uncertainty_ppm\": %.4f}, "
 				       "\"start\": {\"late_ns\": %lld, \"met\": %s}}",
-				       r ? "," : "", r, f->hosts[r], h->path, h->status ? "false" : "true",
+				       h->status ? "false" : "true",
 				       (unsigned long long)h->events, (unsigned long long)h->dropped,
 				       (unsigned long long)h->bytes, (unsigned long long)h->genesis,
 				       (long long)cl->start.offset_ns,

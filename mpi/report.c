@@ -16,6 +16,7 @@
 #include "analyze/analyze.h"
 #include "mpi/fleet.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 #define TAG_RES 21
 #define TAG_LEN 22
@@ -104,20 +105,6 @@ static void json_pct(FILE *o, const struct hist *h)
 		fprintf(o, "%s\"%f\": %llu", i ? ", " : "", fleet_pct[i],
 			(unsigned long long)hist_percentile(h, fleet_pct[i]));
 	fprintf(o, "}}");
-}
-
-static void json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(o, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(o, "\\u%04x", *s);
-		else
-			fputc(*s, o);
-	}
-	fputc('"', o);
 }
 
 static void json_clock(FILE *o, const struct clock_run *c)

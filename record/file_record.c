@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "util/cli.h"
+#include "util/json.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
 #include "file.skel.h"
@@ -468,11 +469,13 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	struct trace_counter c[FL_STAT__COUNT + 16];
 	size_t n = counters(r, c);
 
-	printf("{\"file\":\"%s\",\"ok\":%s,\"level\":\"file\",\"syscalls\":\"%s\","
+	printf("{\"file\":");
+	json_str(stdout, o->out);
+	printf(",\"ok\":%s,\"level\":\"file\",\"syscalls\":\"%s\","
 	       "\"io_uring\":%s,\"start_files\":\"%s\",\"duration_s\":%.3f,\"events\":%llu,"
 	       "\"io_bytes\":%llu,\"trace_bytes\":%llu,\"bytes_per_event\":%.2f,"
 	       "\"pid_exited\":%s,\"uncovered\":%llu",
-	       o->out, ok ? "true" : "false", b->raw ? "raw" : "tracepoint",
+	       ok ? "true" : "false", b->raw ? "raw" : "tracepoint",
 	       b->uring ? "true" : "false", b->iter ? "iter" : "proc", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)r->ds.bytes_io,
 	       (unsigned long long)r->trace_bytes,

@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "ioreel.h"
 #include "util/cli.h"
+#include "util/json.h"
 #include "record/record.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
@@ -646,7 +647,9 @@ static uint64_t dropped_total(const struct rec_result *r)
 static void print_json(const struct rec_opts *o, const struct rec_target *t, int nt,
 		       const struct rec_result *r, bool ok, bool raw)
 {
-	printf("{\"file\":\"%s\",\"ok\":%s,\"attach\":\"%s\",\"duration_s\":%.3f,"
+	printf("{\"file\":");
+	json_str(stdout, o->out);
+	printf(",\"ok\":%s,\"attach\":\"%s\",\"duration_s\":%.3f,"
 	       "\"events\":%llu,\"dropped\":%llu,"
 	       "\"dropped_reserve\":%llu,\"dropped_inflight\":%llu,\"dropped_stale\":%llu,"
 	       "\"unfinished\":%llu,\"nested_queue\":%llu,\"nested_other\":%llu,"
@@ -654,7 +657,7 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
 	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"drain_priority\":\"%s\","
 	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu,\"devices\":[",
-	       o->out, ok ? "true" : "false", raw ? "raw_tp" : "tp_btf", r->elapsed_ns / 1e9,
+	       ok ? "true" : "false", raw ? "raw_tp" : "tp_btf", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
 	       (unsigned long long)r->stale, (unsigned long long)r->unfinished,
@@ -667,10 +670,13 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       r->elapsed_ns ? r->ds.events / (r->elapsed_ns / 1e9) : 0.0,
 	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
 	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak);
-	for (int i = 0; i < nt; i++)
-		printf("%s{\"name\":\"%s\",\"dev\":\"%u:%u\",\"level\":\"%s\",\"size\":%llu}",
-		       i ? "," : "", t[i].td.name, t[i].td.major, t[i].td.minor,
-		       rec_level_name(t[i].level), (unsigned long long)t[i].td.size_bytes);
+	for (int i = 0; i < nt; i++) {
+		printf("%s{\"name\":", i ? "," : "");
+		json_str(stdout, t[i].td.name);
+		printf(",\"dev\":\"%u:%u\",\"level\":\"%s\",\"size\":%llu}", t[i].td.major,
+		       t[i].td.minor, rec_level_name(t[i].level),
+		       (unsigned long long)t[i].td.size_bytes);
+	}
 	printf("]}\n");
 }
 

@@ -5,6 +5,7 @@
 #include "formats/event.h"
 #include "replay/replay_int.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 static uint64_t dep_total(const struct replay_result *r)
 {
@@ -117,23 +118,7 @@ static void unwritten_print(const struct replay_result *r, FILE *out)
 
 void replay_json_str(char *out, size_t len, const char *s)
 {
-	size_t n = 0;
-
-	out[n++] = '"';
-	for (; *s && n + 8 < len; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\') {
-			out[n++] = '\\';
-			out[n++] = (char)ch;
-		} else if (ch < 0x20) {
-			n += (size_t)snprintf(out + n, len - n, "\\u%04x", ch);
-		} else {
-			out[n++] = (char)ch;
-		}
-	}
-	out[n++] = '"';
-	out[n] = '\0';
+	json_str_buf(out, len, s);
 }
 
 /* ", \"targets\": [...]": what each target read that was never written, and the prefill. */

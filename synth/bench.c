@@ -16,6 +16,7 @@
 #include "replay/replay.h"
 #include "synth/synth.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 #define BENCH_MAX 16
 
@@ -156,12 +157,14 @@ static void print_rows(const struct bench_row *rows, size_t n, bool json)
 		for (size_t i = 0; i < n; i++) {
 			const struct bench_row *r = &rows[i];
 
-			printf("%s{\"pattern\": \"%s\", \"target\": \"%s\", \"ios\": %llu, "
+			printf("%s{\"pattern\": \"%s\", \"target\": ", i ? ", " : "", r->pattern);
+			json_str(stdout, r->target);
+			printf(", \"ios\": %llu, "
 			       "\"errors\": %llu, \"iops\": %.1f, \"bw_bytes\": %.0f, "
 			       "\"lat_avg_ns\": %.0f, \"lat_p99_ns\": %llu, \"cpu_pct\": %.1f, "
 			       "\"span_ns\": %llu, \"skipped\": %llu, \"unwritten_share\": %s, "
 			       "\"unwritten_share_found\": %s, \"prefilled_bytes\": %llu}",
-			       i ? ", " : "", r->pattern, r->target, (unsigned long long)r->ios,
+			       (unsigned long long)r->ios,
 			       (unsigned long long)r->errors, r->iops, r->bw, r->lat_avg,
 			       (unsigned long long)r->lat_p99, r->cpu_pct,
 			       (unsigned long long)r->span_ns, (unsigned long long)r->skipped,

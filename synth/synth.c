@@ -8,6 +8,7 @@
 #include "ioreel.h"
 #include "synth/synth.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 static void usage(FILE *f)
 {
@@ -216,8 +217,10 @@ static void print_result(const char *path, const struct trace_meta *m,
 	static const char *modes[] = { "timed", "closed" };
 
 	if (json) {
-		printf("%s{\"path\": \"%s\", \"mode\": \"%s\", \"streams\": %u, \"depth\": [", first ? "" : ", ",
-		       path, modes[m->mode & 1], m->nstreams);
+		printf("%s{\"path\": ", first ? "" : ", ");
+		json_str(stdout, path);
+		printf(", \"mode\": \"%s\", \"streams\": %u, \"depth\": [", modes[m->mode & 1],
+		       m->nstreams);
 		for (uint32_t i = 0; i < m->nstreams; i++)
 			printf("%s%u", i ? ", " : "", m->streams[i].depth);
 		printf("], \"time_based\": %s, \"runtime_ns\": %llu, \"device_size\": %llu, "
