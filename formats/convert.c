@@ -17,6 +17,7 @@
 #include "formats/convert.h"
 #include "util/cli.h"
 #include "util/json.h"
+#include "util/outfile.h"
 
 static void usage(FILE *o)
 {
@@ -85,13 +86,26 @@ struct conv {
 	struct trace_meta *meta;
 	struct trace_writer *w;
 	struct export_ctx x;
+	struct outfile of; /* an export's output, under a temporary name until complete */
 	FILE *out;
 	struct io_event batch[1024];
 	size_t nbatch;
+	uint64_t nbatch_seen; /* pass 1: events the window let out (a stop is looked for) */
 	char err[512];
 	/* summary */
 	uint64_t events, records, skipped, late, damaged, files;
 };
+
+/* SIGINT/SIGTERM: the verb stops at its next batch, its output removed (never half-written). */
+static int stopped(struct conv *cv)
+{
+	if (!cli_stop)
+		return 0;
+	if (!cv->err[0])
+		snprintf(cv->err, sizeof(cv->err), "interrupted by %s: %s not written",
+			 cli_stop == SIGINT ? "SIGINT" : "SIGTERM", cv->out_path);
+	return -EINTR;
+}
 
 static int flush_batch(struct conv *cv)
 {
@@ -99,6 +113,8 @@ static int flush_batch(struct conv *cv)
 
 	if (!cv->nbatch)
 		return 0;
+	if ((err = stopped(cv)))
+		return err;
 	if (cv->w) {
 		err = trace_writer__add(cv->w, cv->batch, cv->nbatch);
 		if (err)
@@ -127,6 +143,16 @@ static int sink(void *arg, const struct io_event *ev, size_t n)
 	return 0;
 }
 
+/* Pass 1 of an import writes nothing: it only looks for a stop now and then. */
+static int sink_none(void *arg, const struct io_event *ev, size_t n)
+{
+	struct conv *cv = arg;
+
+	(void)ev;
+	cv->nbatch_seen += n;
+	return (cv->nbatch_seen & 1023) ? 0 : stopped(cv);
+}
+
 static void rename_devices(struct conv *cv)
 {
 	if (!cv->device)
@@ -143,7 +169,9 @@ static int open_output(struct conv *cv)
 
 	rename_devices(cv);
 	if (cv->to == CONV_IOREEL) {
-		cv->w = trace_writer__open(cv->out_path, cv->meta, NULL);
+		struct trace_writer_opts wo = { .replace = true };
+
+		cv->w = trace_writer__open(cv->out_path, cv->meta, &wo);
 		if (!cv->w) {
 			snprintf(cv->err, sizeof(cv->err), "%s: cannot create: %s", cv->out_path,
 				 strerror(errno));
@@ -151,11 +179,14 @@ static int open_output(struct conv *cv)
 		}
 		return 0;
 	}
-	cv->out = strcmp(cv->out_path, "-") ? fopen(cv->out_path, "w") : stdout;
-	if (!cv->out) {
+	err = outfile_open(&cv->of, cv->out_path);
+	if (!err && !(cv->out = outfile_fdopen(&cv->of)))
+		err = -errno;
+	if (err) {
 		snprintf(cv->err, sizeof(cv->err), "%s: cannot create: %s", cv->out_path,
-			 strerror(errno));
-		return -errno;
+			 strerror(-err));
+		outfile_abort(&cv->of);
+		return err;
 	}
 	err = export_begin(&cv->x, cv->out, cv->to, cv->meta);
 	if (err)
@@ -167,13 +198,14 @@ static int close_output(struct conv *cv, int err)
 {
 	if (!err)
 		err = flush_batch(cv);
+	if (!err)
+		err = stopped(cv);
 	if (cv->w) {
-		if (err) {
+		/* the writer removes its temporary file; OUT is left as it was */
+		if (err)
 			trace_writer__abort(cv->w);
-			unlink(cv->out_path);
-		} else if ((err = trace_writer__close(cv->w, NULL))) {
+		else if ((err = trace_writer__close(cv->w, NULL)))
 			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, strerror(-err));
-		}
 		cv->w = NULL;
 	} else if (cv->out) {
 		int e2 = err ? 0 : export_end(&cv->x);
@@ -181,12 +213,19 @@ static int close_output(struct conv *cv, int err)
 			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, cv->x.err);
 			err = e2;
 		}
-		if (cv->out != stdout && fclose(cv->out) && !err) {
-			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path, strerror(errno));
+		errno = 0;
+		if (fclose(cv->out) && !err) {
+			snprintf(cv->err, sizeof(cv->err), "%s: cannot write: %s", cv->out_path,
+				 strerror(errno ? errno : EIO));
 			err = -EIO;
 		}
-		if (err && cv->out != stdout)
-			unlink(cv->out_path);
+		if (!err)
+			err = stopped(cv);
+		if (err)
+			outfile_abort(&cv->of); /* only the temporary file: never OUT itself */
+		else if ((err = outfile_commit(&cv->of)))
+			snprintf(cv->err, sizeof(cv->err), "%s: cannot put the output in place: %s",
+				 cv->out_path, strerror(-err));
 		cv->out = NULL;
 	}
 	return err;
@@ -205,7 +244,7 @@ static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool writ
 	c.salvage = cv->salvage;
 	c.win = &win;
 	err = import_window_init(&win, cv->window, import_is_absolute(cv->from),
-				 write ? sink : NULL, cv);
+				 write ? sink : sink_none, cv);
 	if (err) {
 		snprintf(cv->err, sizeof(cv->err), "out of memory for a %zu-event window",
 			 cv->window);
@@ -297,6 +336,8 @@ static int run_reader(struct conv *cv)
 	if (err)
 		goto out;
 	while ((n = trace_reader__next(r, buf, sizeof(buf) / sizeof(buf[0]))) > 0) {
+		if ((err = stopped(cv)))
+			break;
 		cv->records += (uint64_t)n;
 		for (long i = 0; i < n && !err; i++)
 			err = import_window_push(&win, &buf[i]);
@@ -330,12 +371,19 @@ static FILE *spool_stdin(char *err, size_t len)
 			 strerror(errno));
 		return NULL;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0 && !cli_stop)
 		if (fwrite(buf, 1, n, t) != n) {
 			snprintf(err, len, "-: cannot spool stdin: %s", strerror(errno));
 			fclose(t);
 			return NULL;
 		}
+	if (cli_stop || ferror(stdin)) {
+		/* a read cut by SIGINT is not the end of the input */
+		snprintf(err, len, "-: %s", cli_stop ? "interrupted while reading stdin"
+						     : "cannot read stdin");
+		fclose(t);
+		return NULL;
+	}
 	rewind(t);
 	return t;
 }
@@ -392,6 +440,7 @@ int cmd_convert(int argc, char **argv)
 	FILE *in = NULL;
 
 	cli_verb = "convert";
+	cli_catch_stop();
 	cv = calloc(1, sizeof(*cv));
 	if (!cv) {
 		cli_error("out of memory");
@@ -440,7 +489,7 @@ int cmd_convert(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			free(cv);
-			return EXIT_OK;
+			return cli_close_stdout(EXIT_OK);
 		default:
 			goto usage;
 		}
@@ -452,6 +501,13 @@ int cmd_convert(int argc, char **argv)
 	}
 	cv->in_path = argv[optind];
 	cv->out_path = argv[optind + 1];
+	/* `convert X X`, ./X, a symlink or a hard link to X: the output would replace the input */
+	if (strcmp(cv->in_path, "-") && strcmp(cv->out_path, "-") &&
+	    outfile_same_file(cv->in_path, cv->out_path)) {
+		cli_error("%s and %s are the same file: convert never writes the file it reads; "
+			  "give OUT another name", cv->in_path, cv->out_path);
+		goto usage;
+	}
 	if (!cv->to) {
 		char known[256];
 
@@ -533,5 +589,5 @@ out:
 	if (in)
 		fclose(in);
 	free(cv);
-	return rc;
+	return cli_close_stdout(rc);
 }

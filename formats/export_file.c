@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "formats/convert.h"
+#include "util/cli.h"
 #include "util/json.h"
+#include "util/outfile.h"
 
 #define BATCH 4096
 
@@ -82,7 +84,8 @@ static int copy_trace(struct trace_reader *r, const char *out, uint64_t *events,
 {
 	static struct io_event ev[BATCH];
 	static struct io_fext x[BATCH];
-	struct trace_writer *w = trace_writer__open(out, trace_reader__meta(r), NULL);
+	struct trace_writer_opts wo = { .replace = true };
+	struct trace_writer *w = trace_writer__open(out, trace_reader__meta(r), &wo);
 	size_t nf = trace_reader__file_count(r), nc = trace_reader__counter_count(r);
 	struct trace_counter *c = calloc(nc ? nc : 1, sizeof(*c));
 	long n = 0;
@@ -99,6 +102,12 @@ static int copy_trace(struct trace_reader *r, const char *out, uint64_t *events,
 	while (!e && (n = trace_reader__next_file(r, ev, x, BATCH)) > 0) {
 		e = trace_writer__add_fevents(w, ev, x, n);
 		*events += n;
+		if (!e && cli_stop) {
+			trace_writer__abort(w);
+			free(c);
+			snprintf(err, len, "interrupted: %s not written", out);
+			return -EINTR;
+		}
 	}
 	for (size_t i = 0; i < nc; i++)
 		c[i] = *trace_reader__counter(r, i);
@@ -107,14 +116,12 @@ static int copy_trace(struct trace_reader *r, const char *out, uint64_t *events,
 	free(c);
 	if (n < 0) {
 		snprintf(err, len, "%s", trace_reader__error(r));
-		trace_writer__abort(w);
-		unlink(out);
+		trace_writer__abort(w); /* removes its temporary file, never OUT */
 		return (int)n;
 	}
 	if (e) {
 		snprintf(err, len, "%s: %s", out, trace_writer__error(w));
 		trace_writer__abort(w);
-		unlink(out);
 		return e;
 	}
 	e = trace_writer__close(w, trace_reader__stats(r));
@@ -130,7 +137,8 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 	static struct io_fext x[BATCH];
 	const struct trace_meta *m = trace_reader__meta(r);
 	bool json = to == CONV_JSON;
-	FILE *o;
+	struct outfile of;
+	FILE *o = NULL;
 	long n;
 	int e = 0;
 
@@ -144,17 +152,20 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 			 conv_fmt_name(to));
 		return -EINVAL;
 	}
-	o = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!o) {
-		snprintf(err, len, "%s: cannot create: %s", out, strerror(errno));
-		return -errno;
+	e = outfile_open(&of, out);
+	if (!e && !(o = outfile_fdopen(&of)))
+		e = -errno;
+	if (e) {
+		snprintf(err, len, "%s: cannot create: %s", out, strerror(-e));
+		outfile_abort(&of);
+		return e;
 	}
 	if (!json)
 		fprintf(o,
 			"# ioreel csv (file level): genesis_realtime_ns=%" PRIu64
 			" source=%s files=%zu\n%s\n",
 			m->genesis_realtime_ns, m->source, trace_reader__file_count(r), csv_header);
-	while ((n = trace_reader__next_file(r, ev, x, BATCH)) > 0) {
+	while ((n = trace_reader__next_file(r, ev, x, BATCH)) > 0 && !cli_stop) {
 		for (long i = 0; i < n; i++)
 			line(o, json, &ev[i], &x[i], trace_reader__file(r, x[i].file));
 		*events += n;
@@ -163,13 +174,22 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 		snprintf(err, len, "%s", trace_reader__error(r));
 		e = (int)n;
 	}
+	if (cli_stop && !e) {
+		snprintf(err, len, "interrupted: %s not written", out);
+		e = -EINTR;
+	}
+	errno = 0;
 	if ((fflush(o) || ferror(o)) && !e) {
-		snprintf(err, len, "%s: write failed: %s", out, strerror(errno));
+		snprintf(err, len, "%s: cannot write: %s", out, strerror(errno ? errno : EIO));
 		e = -EIO;
 	}
-	if (o != stdout)
-		fclose(o);
-	if (e && o != stdout)
-		unlink(out);
+	if (fclose(o) && !e) {
+		snprintf(err, len, "%s: cannot write: %s", out, strerror(errno ? errno : EIO));
+		e = -EIO;
+	}
+	if (e)
+		outfile_abort(&of); /* the temporary file only, never OUT */
+	else if ((e = outfile_commit(&of)))
+		snprintf(err, len, "%s: cannot put the output in place: %s", out, strerror(-e));
 	return e;
 }

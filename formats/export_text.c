@@ -221,7 +221,8 @@ int export_events(struct export_ctx *x, const struct io_event *ev, size_t n)
 		}
 	}
 	if (ferror(x->out)) {
-		snprintf(x->err, sizeof(x->err), "write failed after %" PRIu64 " events", x->events);
+		snprintf(x->err, sizeof(x->err), "cannot write after %" PRIu64 " events: %s",
+			 x->events, strerror(errno ? errno : EIO));
 		return -EIO;
 	}
 	return 0;
@@ -240,7 +241,7 @@ int export_end(struct export_ctx *x)
 				fprintf(x->out, "%" PRIu64 " %s close\n", x->last_us, dev_name(x, d));
 	}
 	if (fflush(x->out) || ferror(x->out)) {
-		snprintf(x->err, sizeof(x->err), "write failed: %s", strerror(errno));
+		snprintf(x->err, sizeof(x->err), "cannot write: %s", strerror(errno ? errno : EIO));
 		return -EIO;
 	}
 	return 0;

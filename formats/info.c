@@ -421,7 +421,7 @@ int cmd_info(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
+			return cli_close_stdout(EXIT_OK);
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -454,5 +454,6 @@ int cmd_info(int argc, char **argv)
 	else
 		print_text(argv[optind], r, &in);
 	trace_reader__close(r);
-	return EXIT_OK;
+	/* `info > /dev/full` is a failure, not a description nobody got */
+	return cli_close_stdout(EXIT_OK);
 }

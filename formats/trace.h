@@ -100,9 +100,15 @@ struct trace_writer_opts {
 	uint32_t chunk_events; /* events per chunk; 0 = default (65536) */
 	int zstd_level;	       /* 0 = default (3) */
 	bool sync;	       /* fdatasync after each chunk (the recorder's crash promise) */
+	/* Write under a temporary name beside path (util/outfile.h): close renames it into place,
+	 * abort removes it, so path never holds a half-written trace. A path that is not a regular
+	 * file (a device, a FIFO) is written in place. Off for the recorder, whose trace must be
+	 * readable under its name after kill -9. */
+	bool replace;
 };
 
-/* Creates path (mode 0600, truncating) and writes the header. NULL + errno on failure. */
+/* Creates path (mode 0600, truncating; see opts.replace) and writes the header. NULL + errno
+ * on failure. */
 struct trace_writer *trace_writer__open(const char *path, const struct trace_meta *meta,
 					const struct trace_writer_opts *opts);
 /* Appends n events; encodes and writes a chunk each time one fills. Memory stays bounded.
@@ -125,7 +131,8 @@ int trace_writer__flush(struct trace_writer *w);
 uint64_t trace_writer__bytes(const struct trace_writer *w);
 /* Flushes, writes the index with stats (may be NULL) and closes. Frees w even on error. */
 int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats);
-/* Abandons the file as it is (no index), e.g. after a write error. */
+/* Abandons the file as it is (no index), e.g. after a write error; with opts.replace the
+ * temporary file is removed and path is left as it was. */
 void trace_writer__abort(struct trace_writer *w);
 const char *trace_writer__error(const struct trace_writer *w);
 

@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "formats/ftable.h"
+#include "util/outfile.h"
 
 /* One index entry: a chunk, or (file-level traces) a file table or counters frame. */
 struct idx_entry {
@@ -23,6 +24,8 @@ struct idx_entry {
 
 struct trace_writer {
 	int fd;
+	struct outfile of; /* opts.replace: the temporary name and the final one */
+	bool replace;
 	bool sync, failed, file;
 	int level;
 	uint32_t chunk_events, ndevices, nfiles;
@@ -102,7 +105,17 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 		err = EINVAL;
 		goto fail;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (opts && opts->replace) {
+		err = -outfile_open(&w->of, path);
+		if (err)
+			goto fail;
+		w->replace = true;
+		w->of.mode = 0600;
+		w->fd = w->of.fd;
+		w->of.fd = -1;
+	} else {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	}
 	if (w->fd < 0) {
 		err = errno;
 		goto fail;
@@ -446,6 +459,8 @@ int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 	if (w->fd >= 0 && close(w->fd) && !err)
 		err = -errno;
 	w->fd = -1;
+	if (w->replace && !err)
+		err = outfile_commit(&w->of); /* the trace appears under its name only now */
 	trace_writer__abort(w);
 	return err;
 }
@@ -456,6 +471,8 @@ void trace_writer__abort(struct trace_writer *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
+	if (w->replace)
+		outfile_abort(&w->of); /* the temporary file only; nothing after a commit */
 	codec_enc_free(w->enc);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->raw);

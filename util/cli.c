@@ -126,6 +126,45 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+volatile sig_atomic_t cli_stop;
+
+static void on_stop(int sig)
+{
+	if (cli_stop == sig) {
+		/* asked twice: the user means it */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	cli_stop = sig;
+}
+
+void cli_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_close_stdout(int rc)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout))
+		err = errno ? errno : EIO;
+	/* fclose reports what fflush could not (a write error of an NFS close, EBADF) */
+	if (fclose(stdout) && !err)
+		err = errno ? errno : EIO;
+	if (!err)
+		return rc;
+	cli_error("cannot write the output (standard output): %s", strerror(err));
+	return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -3,6 +3,7 @@
 #ifndef IOREEL_UTIL_CLI_H
 #define IOREEL_UTIL_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,6 +24,23 @@ extern const char *cli_verb;
 /* Prints "ioreel VERB: <message>\n" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * SIGINT/SIGTERM for a verb that stops by itself at its next check: cli_catch_stop() installs a
+ * handler (without SA_RESTART, so a blocking read or write returns EINTR) that stores the
+ * signal number in cli_stop; the verb's loops test cli_stop, clean up (temporary outputs
+ * removed) and return. A second signal of the same kind ends the process at once.
+ */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(void);
+
+/*
+ * Flushes and closes stdout, and says so when that failed (`> /dev/full`, a closed pipe):
+ * "ioreel VERB: cannot write the output (standard output): No space left on device".
+ * Returns rc unchanged when stdout was written, EXIT_RUNTIME (if rc was EXIT_OK) otherwise.
+ * Every verb's entry calls it last: `return cli_close_stdout(rc);`.
+ */
+int cli_close_stdout(int rc);
 
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);

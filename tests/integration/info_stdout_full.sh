@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# `info` and `convert` fail (exit 1, a message naming standard output or '-') when their output
+# cannot be written, `> /dev/full` (issue 21 W4): flush and close errors of stdout are checked
+# (cli_close_stdout), not lost at exit.
+. "$(dirname "$0")/../lib.sh"
+[ -w /dev/full ] || skip "no /dev/full"
+d=$(scratch_dir)
+cd "$d" || fail "cd $d"
+"$IOREEL" synth --rw randread --bs 4k --size 4m -o t.ioreel >/dev/null || fail "synth"
+full() { # PATTERN CMD...: CMD > /dev/full exits 1 and says PATTERN on stderr
+	local pat=$1 rc; shift
+	"$@" >/dev/full 2>err
+	rc=$?
+	[ $rc = 1 ] || fail "'$* > /dev/full' exited $rc, expected 1: $(cat err)"
+	grep -q -- "$pat" err || fail "'$* > /dev/full': message lacks '$pat': $(cat err)"
+}
+full "standard output.*No space left" "$IOREEL" info t.ioreel
+full "standard output.*No space left" "$IOREEL" info --json t.ioreel
+full "standard output.*No space left" "$IOREEL" info --help
+full "-: cannot write.*No space left" "$IOREEL" convert t.ioreel - --to csv
+full "standard output.*No space left" "$IOREEL" convert t.ioreel o.csv --json
+full "standard output.*No space left" "$IOREEL" convert --help
+# and with a writable stdout, all is well
+"$IOREEL" info t.ioreel >/dev/null || fail "info to /dev/null"
+"$IOREEL" convert t.ioreel - --to csv >/dev/null || fail "convert to stdout"
+echo "PASS: info and convert report an unwritable stdout"
