@@ -30,6 +30,7 @@
 static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 				       "#9467bd", "#8c564b", "#e377c2", "#17becf" };
 
+/* Everything that came from a file or a name goes through here: text, attributes, SVG. */
 static void html_esc(FILE *f, const char *s)
 {
 	for (; *s; s++) {
@@ -45,6 +46,9 @@ static void html_esc(FILE *f, const char *s)
 			break;
 		case '"':
 			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
 			break;
 		default:
 			fputc(*s, f);
@@ -196,12 +200,15 @@ static void svg_bars(FILE *f, const double *v, const char *const *labels, unsign
 	for (unsigned int i = 0; i < n; i++) {
 		double h = vmax > 0 ? v[i] / vmax * PH : 0;
 		fprintf(f, "<rect class=\"bar\" fill=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			   "height=\"%.1f\"><title>%s: %.6g</title></rect>\n",
-			colour, i * bw + bw * 0.1, PH - h, bw * 0.8, h, labels[i], v[i]);
-		if (i % (step ? step : 1) == 0)
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\" text-anchor=\"middle\">%s"
-				   "</text>\n",
-				i * bw + bw / 2, PH + 14, labels[i]);
+			   "height=\"%.1f\"><title>", colour, i * bw + bw * 0.1, PH - h, bw * 0.8, h);
+		html_esc(f, labels[i]); /* trace names among them (issue 21 W6) */
+		fprintf(f, ": %.6g</title></rect>\n", v[i]);
+		if (i % (step ? step : 1) == 0) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\" text-anchor=\"middle\">",
+				i * bw + bw / 2, PH + 14);
+			html_esc(f, labels[i]);
+			fprintf(f, "</text>\n");
+		}
 	}
 }
 
