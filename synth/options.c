@@ -110,7 +110,7 @@ static int split_ddir(const char *v, char *buf, size_t len, const char *part[SYN
 static int parse_bssplit_one(const char *s, unsigned int kb, struct synth_bsplit *b)
 {
 	char buf[1024], *save = NULL, *tok;
-	uint32_t given = 0, nopct = 0, left, seen = 0;
+	uint32_t given = 0, nopct = 0, zeros = 0, left, seen = 0;
 
 	if (strlen(s) >= sizeof(buf))
 		return -EINVAL;
@@ -135,8 +135,13 @@ static int parse_bssplit_one(const char *s, unsigned int kb, struct synth_bsplit
 			given += (uint32_t)pct;
 		else
 			nopct++;
+		zeros += slash && !pct;
 		b->n++;
 	}
+	/* fio reads a 0 share as none (it gets a part of the rest), but a split whose every
+	 * share is an explicit 0 asks for no I/O of any size (issue 21 W11) */
+	if (b->n && zeros == b->n)
+		return -ERANGE;
 	if (!b->n || given > 100 || (!nopct && given != 100))
 		return -EINVAL;
 	left = 100 - given;
@@ -161,7 +166,12 @@ static int set_bs(struct opt_ctx *c, bool split)
 	for (int d = 0; d < SYNTH_DDIR_N; d++) {
 		if (!part[d])
 			continue;
-		if (parse_bssplit_one(part[d], c->kb, &tmp[d]))
+		int err = parse_bssplit_one(part[d], c->kb, &tmp[d]);
+
+		if (err == -ERANGE)
+			return bad(c, "a share above 0 for at least one size (every share is 0: "
+				      "no I/O would be made)");
+		if (err)
 			goto fail;
 		if (!split && tmp[d].n != 1)
 			return bad(c, "one size per direction (bssplit gives a mix)");
@@ -201,12 +211,8 @@ static int set_bsrange(struct opt_ctx *c)
 		if (fio_parse_bytes(r, c->kb, &lo) || fio_parse_bytes(sep + 1, c->kb, &hi) || !lo ||
 		    !hi || lo > UINT32_MAX || hi > UINT32_MAX)
 			return bad(c, "a range like 4k-64k");
-		if (lo > hi) { /* fio swaps them */
-			uint64_t t = lo;
-
-			lo = hi;
-			hi = t;
-		}
+		if (lo > hi) /* fio swaps them silently; a typo more likely (issue 21 W12) */
+			return bad(c, "a range from the smaller size to the larger, like 4k-64k");
 		memset(&c->j->bs[d], 0, sizeof(c->j->bs[d]));
 		c->j->bs[d].n = 1;
 		c->j->bs[d].e[0].bs = (uint32_t)lo;

@@ -377,6 +377,12 @@ static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 
 	if (j->rate_iops > 0 && j->time_based)
 		return 0; /* arrivals stop at the runtime */
+	/* with a rate and a runtime, arrivals stop at the runtime whatever the size says: only
+	 * rate x runtime I/Os can be made (issue 21 W14: --size 1t was refused) */
+	if (j->rate_iops > 0 && j->runtime_ns &&
+	    j->rate_iops * ((double)(j->runtime_ns + j->ramp_ns) / 1e9) <
+		    (double)MAX_EVENTS_PER_STREAM / 2)
+		return 0;
 	if (synth_job_len_rel(j) && !j->number_ios && !j->io_size) {
 		snprintf(
 		    why, why_len,
@@ -407,8 +413,14 @@ int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, si
 	unsigned int nrel = 0, nfiles = 0;
 	int err;
 
-	if (s->innodb)
-		return 0;
+	if (s->innodb) {
+		if (s->inno.log_min <= s->inno.log_max)
+			return 0;
+		snprintf(why, why_len, "--log-min %u is above --log-max %u: redo writes are drawn "
+			 "between the two; give log-min <= log-max", s->inno.log_min,
+			 s->inno.log_max);
+		return -EINVAL;
+	}
 	err = resolve_groups(s, why, why_len);
 	for (unsigned int i = 0; !err && i < s->njobs; i++) {
 		resolve_rate(&s->jobs[i]);

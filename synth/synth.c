@@ -33,7 +33,8 @@ static void usage(FILE *f)
 		"  --verify crc32c (reads back what was written)   --seed N (default %u; same seed,\n"
 		"  same file)\n"
 		"trace options:\n"
-		"  -o, --output FILE  the trace (cdm writes FILE-<test>.ioreel, one per test)\n"
+		"  -o, --output FILE  the trace (cdm writes FILE-<test>.ioreel, one per test, named\n"
+		"                     for what it holds: --bs 16m gives FILE-seq16m-q8t1.ioreel)\n"
 		"  --device-size SIZE the target's size: settles sizes fio takes from the device (no\n"
 		"                     --size, N%%); without it they are resolved at replay\n"
 		"  --name NAME        the device table entry's name (default synth)\n"
@@ -69,6 +70,61 @@ static bool is_flag(const char *k)
 struct kv {
 	const char *key, *value;
 };
+
+/* What was printed reached the standard output (issue 21 W4: '> /dev/full' exited 0). */
+static int stdout_checked(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("writing to the standard output failed: %s", strerror(errno ? errno : EIO));
+		return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+	}
+	return rc;
+}
+
+/* fio's spellings: '-' and '_' alike (rate-iops, rate_iops). */
+static bool same_key(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+static bool same_value(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/*
+ * A single-valued option given twice: the same value is harmless, two values are refused as
+ * other conflicts are (issue 21), never the last one taken silently. 0 or -EINVAL (printed).
+ */
+static int set_once(const char **slot, const char *name, const char *val)
+{
+	if (*slot && !same_value(*slot, val)) {
+		cli_error("%s given twice (%s and %s): give it once", name, *slot, val ? val : "");
+		return -EINVAL;
+	}
+	*slot = val;
+	return 0;
+}
+
+/* The same for a fio option: 1 when it was given already with this value (skip it). */
+static int add_override(struct kv *ov, size_t *nov, const char *key, const char *val)
+{
+	for (size_t i = 0; i < *nov; i++) {
+		if (!same_key(ov[i].key, key))
+			continue;
+		if (same_value(ov[i].value, val))
+			return 1;
+		cli_error("--%s given twice (%s and %s): give it once", key,
+			  ov[i].value ? ov[i].value : "(no value)", val ? val : "(no value)");
+		return -EINVAL;
+	}
+	ov[*nov].key = key;
+	ov[(*nov)++].value = val;
+	return 0;
+}
 
 struct counts {
 	struct trace_writer *w;
@@ -283,15 +339,54 @@ static int write_one(const struct synth_spec *s, const char *path, const char *d
 	return EXIT_OK;
 }
 
-/* "out.ioreel" + "seq1m-q8t1" -> "out-seq1m-q8t1.ioreel" */
+/* "out.ioreel" + "seq1m-q8t1" -> "out-seq1m-q8t1.ioreel"; "out" -> "out-seq1m-q8t1.ioreel" */
 static void variant_path(const char *out, const char *variant, char *buf, size_t len)
 {
 	const char *dot = strrchr(out, '.');
 	const char *slash = strrchr(out, '/');
 
-	if (!dot || (slash && dot < slash))
+	if (!dot || (slash && dot < slash) || dot == out || (slash && dot == slash + 1))
 		dot = out + strlen(out);
-	snprintf(buf, len, "%.*s-%s%s", (int)(dot - out), out, variant, dot);
+	snprintf(buf, len, "%.*s-%s%s", (int)(dot - out), out, variant, *dot ? dot : ".ioreel");
+}
+
+/* "4k", "1m", "16m", "1536": the block size as cdm's test names spell it. */
+static void bs_label(uint32_t bs, char *buf, size_t len)
+{
+	if (!(bs % (1u << 30)))
+		snprintf(buf, len, "%ug", bs >> 30);
+	else if (!(bs % (1u << 20)))
+		snprintf(buf, len, "%um", bs >> 20);
+	else if (!(bs % 1024))
+		snprintf(buf, len, "%uk", bs >> 10);
+	else
+		snprintf(buf, len, "%u", bs);
+}
+
+/*
+ * cdm's test name for what the job holds after the options given ("seq1m-q8t1" unchanged;
+ * "seq16m-q8t1" with --bs 16m): files are named for what they hold (issue 21 W16). 0, or
+ * -EINVAL when it has no single block size to name.
+ */
+static int cdm_name(const struct synth_job *j, char *buf, size_t len)
+{
+	uint32_t bs = 0;
+	char b[32];
+
+	for (int d = 0; d < SYNTH_DDIR_N; d++) {
+		const struct synth_bsplit *p = &j->bs[d];
+
+		if (!(j->ddirs & (1u << d)))
+			continue;
+		if (p->n != 1 || p->range_hi || (bs && p->e[0].bs != bs))
+			return -EINVAL;
+		bs = p->e[0].bs;
+	}
+	if (!bs)
+		return -EINVAL;
+	bs_label(bs, b, sizeof(b));
+	snprintf(buf, len, "%s%s-q%ut%u", j->random ? "rnd" : "seq", b, j->iodepth, j->numjobs);
+	return 0;
 }
 
 int cmd_synth(int argc, char **argv)
@@ -300,7 +395,7 @@ int cmd_synth(int argc, char **argv)
 	uint64_t devsize = 0;
 	bool json = false, listp = false;
 	struct kv *ov = calloc(argc + 1, sizeof(*ov));
-	struct synth_spec *spec = calloc(1, sizeof(*spec));
+	struct synth_spec *spec = calloc(1, sizeof(*spec)), *specs = NULL;
 	char cmdline[1024] = "ioreel synth", why[512];
 	size_t nov = 0;
 	int rc = EXIT_USAGE;
@@ -330,7 +425,8 @@ int cmd_synth(int argc, char **argv)
 				cli_error("-o needs a file name");
 				goto out;
 			}
-			out = argv[i];
+			if (set_once(&out, "-o/--output", argv[i]))
+				goto out;
 			continue;
 		}
 		if (strncmp(a, "--", 2) || !a[2]) {
@@ -359,28 +455,46 @@ int cmd_synth(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		} else if (!strcmp(key, "output")) {
-			out = val;
+			if (set_once(&out, "-o/--output", val))
+				goto out;
 		} else if (!strcmp(key, "preset")) {
-			preset = val;
+			if (set_once(&preset, "--preset", val))
+				goto out;
 		} else if (!strcmp(key, "fio-job") || !strcmp(key, "fio_job")) {
-			fio = val;
+			if (set_once(&fio, "--fio-job", val))
+				goto out;
 		} else if (!strcmp(key, "section")) {
-			section = val;
+			if (set_once(&section, "--section", val))
+				goto out;
 		} else if (!strcmp(key, "name")) {
-			devname = val;
+			if (set_once(&devname, "--name", val))
+				goto out;
 		} else if (!strcmp(key, "device-size") || !strcmp(key, "device_size")) {
-			if (!val || parse_size(val, &devsize) || !devsize) {
+			uint64_t v;
+
+			if (!val || parse_size(val, &v) || !v) {
 				cli_error("--device-size %s: expected a size like 20G", val ? val : "");
 				goto out;
 			}
+			if (devsize && v != devsize) {
+				cli_error("--device-size given twice (%llu and %llu bytes): give it once",
+					  (unsigned long long)devsize, (unsigned long long)v);
+				goto out;
+			}
+			devsize = v;
 		} else if (!strcmp(key, "json")) {
 			json = true;
 		} else if (!strcmp(key, "list-presets")) {
 			listp = true;
-		} else {
-			ov[nov].key = key;
-			ov[nov++].value = val;
+		} else if (add_override(ov, &nov, key, val) < 0) {
+			goto out;
 		}
+	}
+	/* the device table's name field holds 63 bytes: a longer name is refused, not cut */
+	if (devname && strlen(devname) >= sizeof(((struct trace_device *)0)->name)) {
+		cli_error("--name '%s' is %zu bytes long: a device name holds at most %zu",
+			  devname, strlen(devname), sizeof(((struct trace_device *)0)->name) - 1);
+		goto out;
 	}
 	if (listp) {
 		rc = list_presets(json);
@@ -400,6 +514,7 @@ int cmd_synth(int argc, char **argv)
 	}
 
 	const struct synth_preset *p = NULL;
+	char names[8][48];
 	int variants = 1;
 
 	if (preset) {
@@ -409,6 +524,11 @@ int cmd_synth(int argc, char **argv)
 			goto out;
 		}
 		variants = p->variants;
+		if (variants > (int)(sizeof(names) / sizeof(names[0]))) {
+			cli_error("preset %s: too many variants", p->name);
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
 	} else if (fio) {
 		struct fiojob_result res;
 		int err = fiojob_load(fio, section, spec, &res, why, sizeof(why));
@@ -427,35 +547,63 @@ int cmd_synth(int argc, char **argv)
 		snprintf(spec->jobs[0].name, sizeof(spec->jobs[0].name), "%s",
 			 devname ? devname : "synth");
 	}
-	if (json)
-		printf("{\"traces\": [");
+	/* every variant is built and named before any is written: a refusal leaves no file */
+	specs = calloc((size_t)variants, sizeof(*specs));
+	if (!specs) {
+		cli_error("out of memory");
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
 	for (int v = 0; v < variants; v++) {
-		char path[4096];
+		struct synth_spec *sv = &specs[v];
 		int err;
 
-		if (p && p->fill(spec, p->variants > 1 ? v : -1)) {
+		*sv = *spec;
+		if (p && p->fill(sv, p->variants > 1 ? v : -1)) {
 			cli_error("preset %s: cannot build variant %d", p->name, v);
 			rc = EXIT_RUNTIME;
 			goto out;
 		}
-		err = apply_overrides(spec, ov, nov, p && p->variants > 1);
+		err = apply_overrides(sv, ov, nov, p && p->variants > 1);
 		if (err) {
 			rc = err;
 			goto out;
 		}
 		/* fio: without size, a job works on the whole file; here that is --device-size,
 		 * or the target met at replay */
-		err = synth_spec_resolve(spec, devsize, why, sizeof(why));
+		err = synth_spec_resolve(sv, devsize, why, sizeof(why));
 		if (err) {
 			cli_error("%s", why);
 			rc = EXIT_USAGE;
 			goto out;
 		}
+		if (!p || p->variants == 1)
+			continue;
+		if (cdm_name(&sv->jobs[0], names[v], sizeof(names[v]))) {
+			cli_error("preset %s names each test's file for its block size: give one --bs "
+				  "for all directions (not a split or a range)", p->name);
+			goto out;
+		}
+		for (int k = 0; k < v; k++)
+			if (!strcmp(names[k], names[v])) {
+				cli_error("with these options two of %s's tests are the same, %s: drop "
+					  "the option that makes them so (one file would overwrite the "
+					  "other)", p->name, names[v]);
+				goto out;
+			}
+		snprintf(sv->jobs[0].name, sizeof(sv->jobs[0].name), "%.15s-%.47s", p->name,
+			 names[v]);
+	}
+	if (json)
+		printf("{\"traces\": [");
+	for (int v = 0; v < variants; v++) {
+		char path[4096];
+
 		if (p && p->variants > 1)
-			variant_path(out, p->variant_names[v], path, sizeof(path));
+			variant_path(out, names[v], path, sizeof(path));
 		else
 			snprintf(path, sizeof(path), "%s", out);
-		rc = write_one(spec, path, devname, devsize, cmdline, json, v == 0);
+		rc = write_one(&specs[v], path, devname, devsize, cmdline, json, v == 0);
 		if (rc)
 			goto out;
 	}
@@ -465,5 +613,6 @@ int cmd_synth(int argc, char **argv)
 out:
 	free(ov);
 	free(spec);
-	return rc;
+	free(specs);
+	return stdout_checked(rc);
 }

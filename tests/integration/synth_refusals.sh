@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Issue 21, synth: what it used to accept silently is refused with a message and exit 2, and
+# nothing is written (--bssplit with only 0 shares, --bsrange upside down, --log-min above
+# --log-max, a --name too long for the device table, a single-valued option given twice with
+# two values); --rate-iops with --runtime bounds a --size 1t job; cdm's files are named for what
+# they hold and get .ioreel without a suffix in -o; stdout that cannot be written is an error.
+. "$(dirname "$0")/../lib.sh"
+d=$(scratch_dir)
+cd "$d" || fail "cd"
+
+refused() { # MESSAGE_PART ARGS...: exit 2, the message, no file
+	local want=$1
+	shift
+	assert_status 2 "$IOREEL" synth "$@" -o x.ioreel 2>err >/dev/null
+	grep -q -- "$want" err || fail "synth $*: no '$want' in: $(cat err)"
+	[ ! -e x.ioreel ] || fail "synth $* wrote x.ioreel"
+}
+base=(--rw randread --size 1g --number-ios 10)
+refused "a share above 0 for at least one size" "${base[@]}" --bssplit 4k/0
+refused "a share above 0 for at least one size" "${base[@]}" --bssplit 4k/0:8k/0
+refused "from the smaller size to the larger" "${base[@]}" --bsrange 64k-4k
+refused "log-min 8192 is above --log-max 4096" --preset innodb-16k --log-min 8k --log-max 4k
+long=$(printf 'n%.0s' $(seq 64))
+refused "is 64 bytes long: a device name holds at most 63" "${base[@]}" --name "$long"
+refused "bs given twice (4k and 8k)" "${base[@]}" --bs 4k --bs 8k
+refused "rate_iops given twice (5 and 6)" "${base[@]}" --rate-iops 5 --rate_iops 6
+refused "preset given twice" --preset 4k-randread --preset 4k-randwrite
+refused "device-size given twice" "${base[@]}" --device-size 1g --device-size 2g
+assert_status 2 "$IOREEL" synth "${base[@]}" -o a.ioreel --output b.ioreel 2>err >/dev/null
+grep -q "given twice (a.ioreel and b.ioreel)" err || fail "two outputs: $(cat err)"
+# still accepted: the same value twice, a 0 share beside one without (fio splits the rest),
+# a 63-byte name
+"$IOREEL" synth "${base[@]}" --bs 4k --bs=4k --bssplit 4k/0:8k --name "${long:1}" -o ok.ioreel \
+	>/dev/null 2>err || fail "accepted forms refused: $(cat err)"
+"$IOREEL" info ok.ioreel | grep -q "${long:1}" || fail "63-byte name not kept"
+
+# W14: a rate and a runtime bound the job whatever --size says
+"$IOREEL" synth --rw randread --size 1t --rate-iops 1000 --runtime 2 -o r.ioreel >out 2>err ||
+	fail "--size 1t with --rate-iops and --runtime refused: $(cat err)"
+grep -q "^r.ioreel: 2000 I/Os" out || fail "not rate x runtime I/Os: $(cat out)"
+
+# W16: cdm names files for what they hold, adds .ioreel, refuses names that would collide
+"$IOREEL" synth --preset cdm --bs 16m --size 64m -o cdm >/dev/null 2>err || fail "cdm --bs 16m: $(cat err)"
+for t in seq16m-q8t1 seq16m-q1t1 rnd16m-q32t1 rnd16m-q1t1; do
+	[ -f "cdm-$t.ioreel" ] || fail "no cdm-$t.ioreel: $(ls)"
+done
+[ "$(ls cdm-* | wc -l)" = 4 ] || fail "other files: $(ls cdm-*)"
+"$IOREEL" analyze cdm-seq16m-q8t1.ioreel --json 2>/dev/null >a.json
+"$IOREEL" info cdm-seq16m-q8t1.ioreel --json >i.json 2>/dev/null
+python3 - <<'PY' || fail "cdm-seq16m-q8t1 does not hold 16 MiB I/Os"
+import json
+d = json.load(open("a.json"))
+j = d["jobs"][0]["read"]
+assert j["io_bytes"] == j["total_ios"] * (16 << 20), j
+PY
+assert_status 2 "$IOREEL" synth --preset cdm --iodepth 4 -o c2.ioreel 2>err >/dev/null
+grep -q "two of cdm's tests are the same, seq1m-q4t1" err || fail "collision: $(cat err)"
+[ -z "$(ls c2* 2>/dev/null)" ] || fail "a refused cdm wrote $(ls c2*)"
+assert_status 2 "$IOREEL" synth --preset cdm --bssplit 4k/50:8k/50 -o c3.ioreel 2>err >/dev/null
+grep -q "give one --bs" err || fail "cdm with a split: $(cat err)"
+
+# W4: stdout that cannot be written
+[ -w /dev/full ] || skip "no /dev/full"
+for a in "--list-presets" "--list-presets --json" "${base[*]} --json -o j.ioreel"; do
+	# shellcheck disable=SC2086
+	assert_status 1 "$IOREEL" synth $a >/dev/full 2>err
+	grep -q "writing to the standard output failed" err || fail "synth $a >/dev/full: $(cat err)"
+done
+echo ok
