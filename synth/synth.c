@@ -71,16 +71,6 @@ struct kv {
 	const char *key, *value;
 };
 
-/* What was printed reached the standard output (issue 21 W4: '> /dev/full' exited 0). */
-static int stdout_checked(int rc)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		cli_error("writing to the standard output failed: %s", strerror(errno ? errno : EIO));
-		return rc == EXIT_OK ? EXIT_RUNTIME : rc;
-	}
-	return rc;
-}
-
 /* fio's spellings: '-' and '_' alike (rate-iops, rate_iops). */
 static bool same_key(const char *a, const char *b)
 {
@@ -614,5 +604,5 @@ out:
 	free(ov);
 	free(spec);
 	free(specs);
-	return stdout_checked(rc);
+	return cli_close_stdout(rc); /* W4: '> /dev/full' exited 0 */
 }

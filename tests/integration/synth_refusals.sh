@@ -65,6 +65,6 @@ grep -q "give one --bs" err || fail "cdm with a split: $(cat err)"
 for a in "--list-presets" "--list-presets --json" "${base[*]} --json -o j.ioreel"; do
 	# shellcheck disable=SC2086
 	assert_status 1 "$IOREEL" synth $a >/dev/full 2>err
-	grep -q "writing to the standard output failed" err || fail "synth $a >/dev/full: $(cat err)"
+	grep -q "cannot write the output (standard output)" err || fail "synth $a >/dev/full: $(cat err)"
 done
 echo ok
