@@ -14,6 +14,7 @@
 #include "ioreel.h"
 #include "mpi/verb.h"
 #include "synth/synth.h"
+#include "util/argv.h"
 #include "util/cli.h"
 
 static void usage(FILE *f)
@@ -178,7 +179,7 @@ int fleet_bench(struct fleet *f, int argc, char **argv)
 	}
 	s.paths = paths;
 	s.npaths = 1;
-	s.cmdline = fleet_join_args("ioreel-mpi", argc, argv);
+	s.cmdline = argv_join("ioreel-mpi", argc, argv);
 	ret = fleet_run_set(f, &s, "bench", use_own_copy);
 	unlink(me.path);
 	free(sargv);

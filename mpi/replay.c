@@ -13,6 +13,7 @@
 #include "analyze/analyze.h"
 #include "mpi/fleet.h"
 #include "mpi/verb.h"
+#include "util/argv.h"
 #include "util/cli.h"
 
 static void usage(FILE *f)
@@ -394,24 +395,6 @@ void fleet_set_free(struct fleet_set *s)
 	free(s->cmdline);
 }
 
-char *fleet_join_args(const char *prog, int argc, char **argv)
-{
-	size_t len = strlen(prog) + 2;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	strcpy(s, prog);
-	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 int fleet_replay(struct fleet *f, int argc, char **argv)
 {
 	static struct fleet_set s; /* large (the plan's pointer, result); one per process */
@@ -423,7 +406,7 @@ int fleet_replay(struct fleet *f, int argc, char **argv)
 		fleet_set_free(&s);
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	}
-	s.cmdline = fleet_join_args("ioreel-mpi", argc, argv);
+	s.cmdline = argv_join("ioreel-mpi", argc, argv);
 	ret = fleet_run_set(f, &s, "replay", NULL);
 	fleet_set_free(&s);
 	return ret;

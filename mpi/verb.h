@@ -30,8 +30,6 @@ void capture_begin(struct capture *c);
 /* Restores stderr; the text (prefixes "ioreel mpi VERB: " dropped, lines joined) into buf. */
 void capture_end(struct capture *c, char *buf, size_t len);
 
-char *fleet_join_args(const char *prog, int argc, char **argv);
-
 /* ---- replay.c: a trace set replayed over the ranks ---- */
 struct fleet_set {
 	struct fleet *f;

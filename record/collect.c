@@ -27,10 +27,12 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include "util/cli.h"
+#include "util/spsc.h"
 #include "record/record_int.h"
 
 #define BATCH_EVENTS 2048		 /* 144 KiB of events per batch */
@@ -50,14 +52,6 @@ struct rec_batch {
 #define MAX_BATCHES (BUFFER_MAX / sizeof(struct rec_batch))
 _Static_assert(MAX_BATCHES <= QUEUE_SLOTS, "QUEUE_SLOTS too small for BUFFER_MAX");
 
-/* A ring of batch pointers with one producer and one consumer thread: no lock, so neither
- * thread can hold up the other. */
-struct spsc {
-	struct rec_batch *slot[QUEUE_SLOTS];
-	uint64_t head; /* next to write, producer */
-	uint64_t tail; /* next to read, consumer */
-};
-
 struct rec_collect {
 	struct rec_rings *rg;
 	struct rec_table *tab;
@@ -75,39 +69,34 @@ struct rec_collect {
 	double ring_peak;      /* fullest ring seen at a pass (thread only) */
 };
 
-static bool spsc_put(struct spsc *q, struct rec_batch *b)
+/* Batch pointers through the util/ ring: full ones to the writer, spare ones back. */
+static bool q_put(struct spsc *q, struct rec_batch *b)
 {
-	uint64_t h = q->head;
+	struct rec_batch **slot = spsc_slot(q);
 
-	if (h - __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) == QUEUE_SLOTS)
+	if (!slot)
 		return false;
-	q->slot[h & (QUEUE_SLOTS - 1)] = b;
-	__atomic_store_n(&q->head, h + 1, __ATOMIC_RELEASE);
+	*slot = b;
+	spsc_push(q);
 	return true;
 }
 
-static struct rec_batch *spsc_get(struct spsc *q)
+static struct rec_batch *q_get(struct spsc *q)
 {
-	uint64_t t = q->tail;
-	struct rec_batch *b;
+	struct rec_batch **slot = spsc_peek(q), *b;
 
-	if (t == __atomic_load_n(&q->head, __ATOMIC_ACQUIRE))
+	if (!slot)
 		return NULL;
-	b = q->slot[t & (QUEUE_SLOTS - 1)];
-	__atomic_store_n(&q->tail, t + 1, __ATOMIC_RELEASE);
+	b = *slot;
+	spsc_pop(q);
 	return b;
-}
-
-static bool spsc_empty(struct spsc *q)
-{
-	return __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) == q->head;
 }
 
 /* An empty batch: a spare one, a new one within BUFFER_MAX, or NULL (the writer is that far
  * behind: the records stay in the rings, which drop and count what they cannot hold). */
 static struct rec_batch *batch_get(struct rec_collect *c)
 {
-	struct rec_batch *b = spsc_get(&c->spare);
+	struct rec_batch *b = q_get(&c->spare);
 
 	if (!b && c->nalloc < MAX_BATCHES) {
 		b = malloc(sizeof(*b));
@@ -127,7 +116,7 @@ static int batch_add(void *ctx, const struct rec_event *e)
 	struct rec_collect *c = ctx;
 
 	if (c->cur && c->cur->n == BATCH_EVENTS) {
-		spsc_put(&c->full, c->cur); /* cannot fail: QUEUE_SLOTS >= every batch */
+		q_put(&c->full, c->cur); /* cannot fail: QUEUE_SLOTS >= every batch */
 		c->cur = NULL;
 	}
 	if (!c->cur) {
@@ -161,8 +150,8 @@ static uint64_t collect_pass(struct rec_collect *c, uint64_t *last)
 	}
 	/* Hand the partial batch over only when the writer has taken the others: a writer that
 	 * is behind gets full batches, so a stall costs memory only for the events themselves. */
-	if (c->cur && spsc_empty(&c->full)) {
-		spsc_put(&c->full, c->cur);
+	if (c->cur && !spsc_peek(&c->full)) {
+		q_put(&c->full, c->cur);
 		c->cur = NULL;
 	}
 	if (fullest > c->ring_peak)
@@ -224,18 +213,28 @@ static void *collect_main(void *arg)
 int rec_collect__start(struct rec_collect **out, struct rec_rings *rg, struct rec_table *tab,
 		       bool keep_priority)
 {
-	struct rec_collect *c = calloc(1, sizeof(*c));
+	/* its rings' indices are cache-line aligned: sizeof is a multiple of that */
+	struct rec_collect *c = aligned_alloc(_Alignof(struct rec_collect), sizeof(*c));
 	int err;
 
 	if (!c)
 		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
 	c->rg = rg;
 	c->tab = tab;
 	c->keep_priority = keep_priority;
+	if (spsc_init(&c->full, sizeof(struct rec_batch *), QUEUE_SLOTS) ||
+	    spsc_init(&c->spare, sizeof(struct rec_batch *), QUEUE_SLOTS)) {
+		spsc_free(&c->full);
+		free(c);
+		return -ENOMEM;
+	}
 	sem_init(&c->ready, 0, 0);
 	err = pthread_create(&c->th, NULL, collect_main, c);
 	if (err) {
 		sem_destroy(&c->ready);
+		spsc_free(&c->full);
+		spsc_free(&c->spare);
 		free(c);
 		return -err;
 	}
@@ -264,12 +263,12 @@ int rec_collect__deliver(struct rec_collect *c, struct rec_drain *d)
 	struct rec_batch *b;
 	int err = 0;
 
-	while (!err && (b = spsc_get(&c->full))) {
+	while (!err && (b = q_get(&c->full))) {
 		for (uint32_t i = 0; i < b->n; i++)
 			rec_drain__push(d, &b->ev[i]);
 		if (b->release)
 			err = rec_drain__release(d, b->before);
-		spsc_put(&c->spare, b);
+		q_put(&c->spare, b);
 	}
 	return err ? err : rec_drain__error(d);
 }
@@ -306,11 +305,13 @@ void rec_collect__free(struct rec_collect *c)
 		__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(c->th, NULL);
 	}
-	while ((b = spsc_get(&c->full)))
+	while ((b = q_get(&c->full)))
 		free(b);
-	while ((b = spsc_get(&c->spare)))
+	while ((b = q_get(&c->spare)))
 		free(b);
 	free(c->cur);
+	spsc_free(&c->full);
+	spsc_free(&c->spare);
 	sem_destroy(&c->ready);
 	free(c);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/heap.h"
 #include "record/record_int.h"
 
 _Static_assert((int)REC_OP_READ == IO_OP_READ && (int)REC_OP_WRITE == IO_OP_WRITE &&
@@ -80,43 +81,8 @@ void rec_drain__free(struct rec_drain *d)
 	free(d);
 }
 
-static void heap_push(struct rec_drain *d, const struct rec_event *e)
-{
-	size_t i = d->n++;
-
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (d->heap[p].queue_ns <= e->queue_ns)
-			break;
-		d->heap[i] = d->heap[p];
-		i = p;
-	}
-	d->heap[i] = *e;
-}
-
-static void heap_pop(struct rec_drain *d, struct rec_event *out)
-{
-	struct rec_event last;
-	size_t i = 0;
-
-	*out = d->heap[0];
-	last = d->heap[--d->n];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= d->n)
-			break;
-		if (c + 1 < d->n && d->heap[c + 1].queue_ns < d->heap[c].queue_ns)
-			c++;
-		if (d->heap[c].queue_ns >= last.queue_ns)
-			break;
-		d->heap[i] = d->heap[c];
-		i = c;
-	}
-	if (d->n)
-		d->heap[i] = last;
-}
+#define REC_QUEUED(e) ((e).queue_ns)
+HEAP_DEFINE(recheap, struct rec_event, REC_QUEUED)
 
 static int flush_out(struct rec_drain *d)
 {
@@ -207,12 +173,12 @@ int rec_drain__push(void *ctx, const struct rec_event *e)
 		if (d->n == d->cap) {
 			struct rec_event old;
 
-			heap_pop(d, &old);
+			recheap_pop(d->heap, &d->n, &old);
 			if (write_one(d, &old))
 				return 0;
 		}
 	}
-	heap_push(d, e);
+	recheap_push(d->heap, &d->n, e);
 	return 0;
 }
 
@@ -221,7 +187,7 @@ int rec_drain__release(struct rec_drain *d, uint64_t before)
 	struct rec_event e;
 
 	while (d->n && d->heap[0].queue_ns < before) {
-		heap_pop(d, &e);
+		recheap_pop(d->heap, &d->n, &e);
 		if (write_one(d, &e))
 			return d->err;
 	}

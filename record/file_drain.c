@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/heap.h"
 #include "record/file_int.h"
 
 _Static_assert((int)FL_OP_READ == IO_FOP_READ && (int)FL_OP_OPEN == IO_FOP_OPEN &&
@@ -206,10 +207,11 @@ static struct pname *take_name(struct fl_drain *d, const struct fl_event *e, uin
 	return NULL;
 }
 
+#define FL_START(e) ((e).enter_ns)
+HEAP_DEFINE(flheap, struct fl_event, FL_START)
+
 static void heap_push(struct fl_drain *d, const struct fl_event *e)
 {
-	size_t i;
-
 	if (d->n == d->cap) {
 		struct fl_event *h = realloc(d->heap, 2 * d->cap * sizeof(*h));
 
@@ -220,38 +222,7 @@ static void heap_push(struct fl_drain *d, const struct fl_event *e)
 		d->heap = h;
 		d->cap *= 2;
 	}
-	for (i = d->n++; i;) {
-		size_t p = (i - 1) / 2;
-
-		if (d->heap[p].enter_ns <= e->enter_ns)
-			break;
-		d->heap[i] = d->heap[p];
-		i = p;
-	}
-	d->heap[i] = *e;
-}
-
-static void heap_pop(struct fl_drain *d, struct fl_event *out)
-{
-	struct fl_event last;
-	size_t i = 0;
-
-	*out = d->heap[0];
-	last = d->heap[--d->n];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= d->n)
-			break;
-		if (c + 1 < d->n && d->heap[c + 1].enter_ns < d->heap[c].enter_ns)
-			c++;
-		if (d->heap[c].enter_ns >= last.enter_ns)
-			break;
-		d->heap[i] = d->heap[c];
-		i = c;
-	}
-	if (d->n)
-		d->heap[i] = last;
+	flheap_push(d->heap, &d->n, e);
 }
 
 static uint64_t rel(const struct fl_drain *d, uint64_t ktime)
@@ -519,7 +490,7 @@ int fl_drain__release(struct fl_drain *d, uint64_t before)
 	struct fev f;
 
 	while (!d->err && d->n && d->heap[0].enter_ns < before) {
-		heap_pop(d, &e);
+		flheap_pop(d->heap, &d->n, &e);
 		if (!resolve(d, &e, &f))
 			continue;
 		if (f.ev.queue_ns < d->last_queue)

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
+#include "util/argv.h"
 #include "util/cli.h"
 #include "util/json.h"
 #include "record/record_int.h"
@@ -583,10 +584,8 @@ int cmd_record_file(int argc, char **argv)
 	trace_meta_init(&meta, "record");
 	meta.level = TRACE_LEVEL_FILE;
 	{
-		size_t n = snprintf(meta.options, sizeof(meta.options), "ioreel");
+		size_t n = argv_join_buf(meta.options, sizeof(meta.options), "ioreel", argc, argv);
 
-		for (int i = 0; i < argc && n < sizeof(meta.options); i++)
-			n += snprintf(meta.options + n, sizeof(meta.options) - n, " %s", argv[i]);
 		if (n < sizeof(meta.options))
 			snprintf(meta.options + n, sizeof(meta.options) - n, " (%s)",
 				 fl_bpf_tiers(&b, tiers, sizeof(tiers)));

@@ -22,6 +22,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ioreel.h"
+#include "util/argv.h"
 #include "util/cli.h"
 #include "util/json.h"
 #include "record/record.h"
@@ -307,14 +308,6 @@ static int size_rings(struct rec_opts *o, int ncpu)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static void join_args(int argc, char **argv, char *buf, size_t len)
-{
-	size_t n = snprintf(buf, len, "ioreel");
-
-	for (int i = 0; i < argc && n < len; i++)
-		n += snprintf(buf + n, len - n, " %s", argv[i]);
 }
 
 /* The trace's options say which programs recorded it: the format has no field for it. */
@@ -867,7 +860,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	trace_meta_init(&meta, "record");
-	join_args(argc, argv, meta.options, sizeof(meta.options));
+	argv_join_buf(meta.options, sizeof(meta.options), "ioreel", argc, argv);
 	note_attach(meta.options, sizeof(meta.options), raw, io_start);
 	for (int i = 0; i < nt; i++)
 		trace_meta_add_device(&meta, &t[i].td);
