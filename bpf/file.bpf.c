@@ -23,6 +23,7 @@
 #include <bpf/bpf_core_read.h>
 #include "record.h"
 #include "file.h"
+#include "rings.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -49,27 +50,13 @@ const volatile bool filter_by_cgroup = false;
 const volatile __u32 nunder = 0; /* --under: only files on these filesystems */
 const volatile __u32 under_devs[FL_UNDER_DEVS] = {};
 const volatile __u8 sc_kind[FL_NR_MAX] = {}; /* syscall number -> enum fl_sc */
-const volatile __u32 ring_shift = 14;
 /* Set by record/: 1 until it is ready, and at the end (no new call is tracked then). */
 volatile __u32 stopping = 1;
 /* Entries in sync_more: the exit path looks there only when it holds any. */
 volatile __u64 more_count = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* the number of possible CPUs */
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct rec_ring_ctl);
-} ring_ctl SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* possible CPUs << ring_shift */
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct fl_rec);
-} ring_buf SEC(".maps");
+/* The per-CPU rings of returned calls (bpf/rings.bpf.h). */
+REC_RINGS(struct fl_rec, 14)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -228,22 +215,17 @@ static __always_inline bool file_ident(struct file *f, struct fl_event *e)
  */
 static __always_inline void emit(const struct fl_event *src)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), idx;
-	__u64 n = 1ull << ring_shift, pos;
-	struct rec_ring_ctl *c = bpf_map_lookup_elem(&ring_ctl, &cpu);
 	struct fl_rec *rec;
+	bool full;
+	__u64 pos;
 
-	if (!c || c->head - *(volatile __u64 *)&c->tail > n - REC_RING_SLACK) {
+	rec = ring_claim(&pos, &full);
+	if (full)
 		count(FL_DROP_RING, 1);
-		return;
-	}
-	pos = __sync_fetch_and_add(&c->head, 1);
-	idx = (cpu << ring_shift) | (__u32)(pos & (n - 1));
-	rec = bpf_map_lookup_elem(&ring_buf, &idx);
 	if (!rec) /* cannot happen; the hole is skipped and counted by record/ */
 		return;
 	__builtin_memcpy(&rec->e, src, sizeof(rec->e));
-	__sync_lock_test_and_set(&rec->seq, pos + 1);
+	ring_publish(rec, pos);
 }
 
 /* A call whose return was never seen (its slot is wanted again): written without it. */

@@ -26,6 +26,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "record.h"
+#include "rings.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -76,25 +77,8 @@ struct {
 	__type(value, struct rec_slot);
 } slots SEC(".maps");
 
-/* The per-CPU rings (see struct rec_ring_ctl in record.h): sized by record/ before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* the number of possible CPUs */
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct rec_ring_ctl);
-} ring_ctl SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* possible CPUs << ring_shift */
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct rec_rec);
-} ring_buf SEC(".maps");
-
-/* log2 of the records per CPU ring. */
-const volatile __u32 ring_shift = 15;
+/* The per-CPU rings of completed I/Os (bpf/rings.bpf.h). */
+REC_RINGS(struct rec_rec, 15)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -284,25 +268,19 @@ static __always_inline void forget(__u64 key, struct inflight_ref *r)
  */
 static __always_inline bool ring_out(const struct rec_event *src, __u64 complete_ns, __u32 status)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), idx;
-	__u64 n = 1ull << ring_shift, pos;
-	struct rec_ring_ctl *c = bpf_map_lookup_elem(&ring_ctl, &cpu);
 	struct rec_rec *rec;
+	bool full;
+	__u64 pos;
 
-	if (!c || c->head - *(volatile __u64 *)&c->tail > n - REC_RING_SLACK) {
+	rec = ring_claim(&pos, &full);
+	if (full)
 		count(REC_DROP_RESERVE);
-		return false;
-	}
-	pos = __sync_fetch_and_add(&c->head, 1);
-	idx = (cpu << ring_shift) | (__u32)(pos & (n - 1));
-	rec = bpf_map_lookup_elem(&ring_buf, &idx);
-	if (!rec) /* cannot happen (record/ sized the array); the claimed record stays a hole,
-		   * which record/ skips after a while and counts as a drop */
+	if (!rec)
 		return false;
 	__builtin_memcpy(&rec->e, src, sizeof(rec->e));
 	rec->e.complete_ns = complete_ns;
 	rec->e.status = status;
-	__sync_lock_test_and_set(&rec->seq, pos + 1);
+	ring_publish(rec, pos);
 	return true;
 }
 

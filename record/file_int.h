@@ -14,24 +14,18 @@
 #include <stdint.h>
 #include "formats/trace.h"
 #include "bpf/file.h"
+#include "record/common.h"
 
 /* file_record.c: the verb, dispatched from record.c when argv asks for --level file. */
 int cmd_record_file(int argc, char **argv);
 bool rec_wants_file_level(int argc, char **argv);
 
 struct fl_opts {
-	const char *out;
-	uint64_t duration_ns, max_size;
-	uint32_t pid; /* with its descendants */
-	const char *comm, *cgroup;
+	struct rec_common c;   /* the options the block level takes too (common.h); --pid: with
+				* its descendants */
 	char cgroup_rel[4096]; /* --cgroup as a path in the cgroup v2 hierarchy ("/system.slice") */
 	char under[4096];      /* --under, absolute and without a trailing slash; "" for none */
-	uint32_t inflight;
-	uint64_t ring_size;
-	bool ring_size_given;
-	uint32_t ring_shift;
-	int attach; /* enum fl_attach */
-	bool quiet, json;
+	int attach;	       /* enum fl_attach */
 };
 
 /* --attach for system calls: per-syscall tracepoints, or the raw sys_enter/sys_exit ones. */

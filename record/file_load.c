@@ -98,30 +98,6 @@ static const char *const group_names[G__N] = {"per-syscall tracepoints", "raw sy
 					      "io_uring tracepoints",
 					      "process fork/exit tracepoints", "iter/task_file"};
 
-static char failed_prog[64];
-
-/* libbpf's warnings name the program whose load failed: that tells the group to leave out. */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	if (level == LIBBPF_WARN && strstr(fmt, "prog '%s': ")) {
-		char msg[256];
-		const char *p;
-		va_list aq;
-
-		va_copy(aq, ap);
-		vsnprintf(msg, sizeof(msg), fmt, aq);
-		va_end(aq);
-		p = strstr(msg, "prog '");
-		if (!p || sscanf(p, "prog '%63[^']'", failed_prog) != 1)
-			failed_prog[0] = '\0';
-	}
-	if (!getenv("IOREEL_DEBUG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static int group_of(const char *prog)
 {
 	if (!strncmp(prog, "sc_", 3))
@@ -302,12 +278,12 @@ static void set_rodata(struct file_bpf *s, const struct fl_opts *o, bool uring)
 	volatile __u8 *kind = s->rodata->sc_kind;
 
 	s->rodata->self_tgid = getpid();
-	s->rodata->filter_by_pid = o->pid != 0;
-	if (o->comm) {
+	s->rodata->filter_by_pid = o->c.pid != 0;
+	if (o->c.comm) {
 		s->rodata->filter_by_comm = true;
-		strncpy((char *)s->rodata->filter_comm, o->comm, 15);
+		strncpy((char *)s->rodata->filter_comm, o->c.comm, 15);
 	}
-	s->rodata->filter_by_cgroup = o->cgroup != NULL;
+	s->rodata->filter_by_cgroup = o->c.cgroup != NULL;
 	if (o->under[0]) {
 		uint32_t devs[FL_UNDER_DEVS];
 		int n = fl_under_devs(o->under, devs, FL_UNDER_DEVS);
@@ -322,7 +298,7 @@ static void set_rodata(struct file_bpf *s, const struct fl_opts *o, bool uring)
 		if (sc_table[i].nr >= 0 && sc_table[i].nr < FL_NR_MAX)
 			kind[sc_table[i].nr] = sc_table[i].kind;
 	}
-	s->rodata->ring_shift = o->ring_shift;
+	s->rodata->ring_shift = o->c.ring_shift;
 }
 
 /*
@@ -344,15 +320,15 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 	b->skel = s;
 	set_rodata(s, o, want[G_URING]);
 	bpf_map__set_max_entries(s->maps.ring_ctl, ncpu);
-	bpf_map__set_max_entries(s->maps.ring_buf, (uint32_t)ncpu << o->ring_shift);
-	bpf_map__set_max_entries(s->maps.async, o->inflight);
+	bpf_map__set_max_entries(s->maps.ring_buf, (uint32_t)ncpu << o->c.ring_shift);
+	bpf_map__set_max_entries(s->maps.async, o->c.inflight);
 	bpf_object__for_each_program(p, s->obj)
 	{
 		int g = group_of(bpf_program__name(p));
 
 		bpf_program__set_autoload(p, g >= 0 && want[g]);
 	}
-	failed_prog[0] = '\0';
+	rec_libbpf_log();
 	for (int g = G_URING; g < G__N; g++) {
 		static const char *const fnames[G__N] = {
 		    [G_URING] = "uring", [G_PROCS] = "procs", [G_ITER] = "iter"};
@@ -365,15 +341,16 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 	}
 	err = file_bpf__load(s);
 	if (err) {
-		*bad = failed_prog[0] ? group_of(failed_prog) : -1;
-		snprintf(what, len, "loading %s", failed_prog[0] ? failed_prog : "the programs");
+		*bad = rec_failed_prog[0] ? group_of(rec_failed_prog) : -1;
+		snprintf(what, len, "loading %s",
+			 rec_failed_prog[0] ? rec_failed_prog : "the programs");
 		return err;
 	}
 	if (cgfd >= 0) {
 		uint32_t k = 0;
 
 		if (bpf_map_update_elem(bpf_map__fd(s->maps.cgroup), &k, &cgfd, 0)) {
-			snprintf(what, len, "--cgroup %s: not a cgroup v2 directory", o->cgroup);
+			snprintf(what, len, "--cgroup %s: not a cgroup v2 directory", o->c.cgroup);
 			return -errno;
 		}
 	}
@@ -407,7 +384,7 @@ int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 	char what[160];
 	int err, bad;
 
-	libbpf_set_print(libbpf_print);
+	rec_libbpf_log();
 	if (o->attach == FL_ATTACH_RAW) {
 		want[G_SC_TP] = false;
 		want[G_SC_RAW] = true;
@@ -638,9 +615,9 @@ static bool snap_wanted(const struct fl_opts *o, uint32_t pid, const char *comm)
 {
 	if (pid == (uint32_t)getpid())
 		return false;
-	if (o->comm && (comm ? strncmp(comm, o->comm, 15) : !comm_is(pid, o->comm)))
+	if (o->c.comm && (comm ? strncmp(comm, o->c.comm, 15) : !comm_is(pid, o->c.comm)))
 		return false;
-	if (o->cgroup && !in_cgroup(pid, o->cgroup_rel))
+	if (o->c.cgroup && !in_cgroup(pid, o->cgroup_rel))
 		return false;
 	return true;
 }
@@ -764,7 +741,7 @@ int fl_bpf_snapshot(struct fl_bpf *b, const struct fl_opts *o, struct fl_drain *
 		cli_warn("reading the open files with iter/task_file failed (%s): reading /proc",
 			 strerror(-err));
 	}
-	if (o->pid) {
+	if (o->c.pid) {
 		for (size_t i = 0; i < ntgids; i++)
 			if (snap_wanted(o, tgids[i], NULL))
 				snapshot_proc_pid(o, d, tgids[i]);

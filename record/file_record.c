@@ -90,88 +90,47 @@ static void usage(FILE *f)
 		"  ioreel info pg.ioreel   # the files, calls per op, what was not covered\n");
 }
 
+#define HELP "ioreel record --level file --help"
+
 static int parse_args(int argc, char **argv, struct fl_opts *o)
 {
-	enum {
-		O_DURATION = 256,
-		O_MAXSIZE,
-		O_PID,
-		O_COMM,
-		O_CGROUP,
-		O_UNDER,
-		O_LEVEL,
-		O_ATTACH,
-		O_INFLIGHT,
-		O_RING,
-		O_JSON
+	enum { O_UNDER = REC_O__NEXT, O_LEVEL, O_ATTACH };
+	static const struct option lo[] = {
+		REC_COMMON_OPTIONS,
+		{ "under", required_argument, 0, O_UNDER },
+		{ "level", required_argument, 0, O_LEVEL },
+		{ "attach", required_argument, 0, O_ATTACH },
+		{ 0 }
 	};
-	static const struct option lo[] = {{"output", required_argument, 0, 'o'},
-					   {"duration", required_argument, 0, O_DURATION},
-					   {"max-size", required_argument, 0, O_MAXSIZE},
-					   {"pid", required_argument, 0, O_PID},
-					   {"comm", required_argument, 0, O_COMM},
-					   {"cgroup", required_argument, 0, O_CGROUP},
-					   {"under", required_argument, 0, O_UNDER},
-					   {"level", required_argument, 0, O_LEVEL},
-					   {"attach", required_argument, 0, O_ATTACH},
-					   {"inflight", required_argument, 0, O_INFLIGHT},
-					   {"ring-size", required_argument, 0, O_RING},
-					   {"quiet", no_argument, 0, 'q'},
-					   {"json", no_argument, 0, O_JSON},
-					   {"help", no_argument, 0, 'h'},
-					   {0}};
-	uint64_t v;
-	int c, i;
+	int c, r;
 
-	o->inflight = 65536;
-	o->ring_size = 4 << 20;
+	o->c.inflight = 65536;
+	o->c.ring_size = 4 << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, REC_SHORT_OPTIONS, lo, NULL)) != -1) {
+		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
 		switch (c) {
-		case 'o':
-			o->out = optarg;
-			break;
-		case O_DURATION:
-			if (parse_duration_ns(optarg, &o->duration_ns) || !o->duration_ns)
-				goto bad;
-			break;
-		case O_MAXSIZE:
-			if (parse_size(optarg, &o->max_size) || !o->max_size)
-				goto bad;
-			break;
-		case O_PID:
-			if (parse_u64(optarg, &v) || !v || v > INT_MAX)
-				goto bad;
-			o->pid = (uint32_t)v;
-			break;
-		case O_COMM:
-			if (!*optarg || strlen(optarg) > 15) {
-				cli_error("--comm '%s': a task name has 1 to 15 characters",
-					  optarg);
-				return -EINVAL;
-			}
-			o->comm = optarg;
-			break;
-		case O_CGROUP:
-			o->cgroup = optarg;
-			break;
 		case O_UNDER: {
-			char *r = realpath(optarg, NULL);
+			char *rp = realpath(optarg, NULL);
 			struct stat st;
 
-			if (!r || stat(r, &st) || !S_ISDIR(st.st_mode)) {
+			if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode)) {
 				cli_error("--under %s: %s (give an existing directory)", optarg,
-					  r ? "not a directory" : strerror(errno));
-				free(r);
+					  rp ? "not a directory" : strerror(errno));
+				free(rp);
 				return -EINVAL;
 			}
-			snprintf(o->under, sizeof(o->under), "%s", strcmp(r, "/") ? r : "");
-			free(r);
+			snprintf(o->under, sizeof(o->under), "%s", strcmp(rp, "/") ? rp : "");
+			free(rp);
 			break;
 		}
 		case O_LEVEL:
 			if (strcmp(optarg, "file"))
-				goto bad;
+				return rec_opt_bad(lo, c, optarg, HELP);
 			break;
 		case O_ATTACH:
 			if (!strcmp(optarg, "auto"))
@@ -181,67 +140,17 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			else if (!strcmp(optarg, "raw"))
 				o->attach = FL_ATTACH_RAW;
 			else
-				goto bad;
-			break;
-		case O_INFLIGHT:
-			if (parse_u64(optarg, &v) || v < 64 || v > (1 << 22))
-				goto bad;
-			o->inflight = (uint32_t)v;
-			break;
-		case O_RING:
-			if (parse_size(optarg, &o->ring_size) || o->ring_size < 4096 ||
-			    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
-				goto bad;
-			o->ring_size_given = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case O_JSON:
-			o->json = true;
+				return rec_opt_bad(lo, c, optarg, HELP);
 			break;
 		case 'h':
 			usage(stdout);
 			return 1;
 		default:
-			fprintf(stderr, "Try 'ioreel record --level file --help'.\n");
+			fprintf(stderr, "Try '" HELP "'.\n");
 			return -EINVAL;
 		}
-		continue;
-	bad:
-		for (i = 0; lo[i].name && lo[i].val != c; i++)
-			;
-		cli_error("invalid value '%s' for --%s (see ioreel record --level file --help)",
-			  optarg, lo[i].name ? lo[i].name : "?");
-		return -EINVAL;
 	}
-	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	if (!o->out) {
-		cli_error("no output file: give -o FILE.ioreel");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* log2 of the records per CPU ring that fit in --ring-size (past 64 CPUs the default shrinks
- * so that all rings share 256 MiB), as the block level sizes its rings. */
-static int size_rings(struct fl_opts *o, int ncpu)
-{
-	while (!o->ring_size_given && (uint64_t)ncpu * o->ring_size > (256ULL << 20) &&
-	       o->ring_size > (256 << 10))
-		o->ring_size /= 2;
-	o->ring_shift = 6;
-	while ((sizeof(struct fl_rec) << (o->ring_shift + 1)) <= o->ring_size)
-		o->ring_shift++;
-	if (((uint64_t)ncpu << o->ring_shift) > UINT32_MAX) {
-		cli_error("--ring-size %llu: too large for %d CPUs; give a smaller --ring-size",
-			  (unsigned long long)o->ring_size, ncpu);
-		return -EINVAL;
-	}
-	return 0;
+	return rec_common_check(&o->c, argc, argv);
 }
 
 /* --pid and the processes below it now (the kernel side follows later forks). */
@@ -373,18 +282,18 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 			}
 			refresh(l, r);
 			r->trace_bytes = trace_writer__bytes(l->w);
-			if (!l->o->quiet)
+			if (!l->o->c.quiet)
 				status_line(r, now - start, (r->ds.events - last_events) / dt,
 					    (r->ds.bytes_io - last_bytes) / dt / 1e6);
 			last_events = r->ds.events;
 			last_bytes = r->ds.bytes_io;
 			last_t = now;
-			if (l->o->max_size && r->trace_bytes >= l->o->max_size) {
+			if (l->o->c.max_size && r->trace_bytes >= l->o->c.max_size) {
 				r->max_size = true;
 				break;
 			}
 		}
-		if (l->o->duration_ns && now - start >= l->o->duration_ns)
+		if (l->o->c.duration_ns && now - start >= l->o->c.duration_ns)
 			break;
 		if (l->pidfd >= 0 &&
 		    poll(&(struct pollfd){.fd = l->pidfd, .events = POLLIN}, 1, 0) == 1) {
@@ -392,7 +301,7 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 			break;
 		}
 	}
-	if (!l->o->quiet && isatty(2))
+	if (!l->o->c.quiet && isatty(2))
 		fputc('\n', stderr);
 	r->elapsed_ns = now_mono_ns() - start;
 }
@@ -471,7 +380,7 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	size_t n = counters(r, c);
 
 	printf("{\"file\":");
-	json_str(stdout, o->out);
+	json_str(stdout, o->c.out);
 	printf(",\"ok\":%s,\"level\":\"file\",\"syscalls\":\"%s\","
 	       "\"io_uring\":%s,\"start_files\":\"%s\",\"duration_s\":%.3f,\"events\":%llu,"
 	       "\"io_bytes\":%llu,\"trace_bytes\":%llu,\"bytes_per_event\":%.2f,"
@@ -487,34 +396,18 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	printf("}\n");
 }
 
-static int check_env(void)
-{
-	if (geteuid() != 0) {
-		cli_error(
-		    "loading eBPF programs needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN for "
-		    "tracefs): run ioreel record as root");
-		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		cli_error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): ioreel "
-			  "record needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 /* The processes to record, for the start line. */
 static void who(const struct fl_opts *o, size_t ntgids, char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (o->pid)
-		n += snprintf(buf + n, len - n, "pid %u and %zu below it", o->pid, ntgids - 1);
-	if (o->comm && n < len)
-		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", o->comm);
-	if (o->cgroup && n < len)
-		n += snprintf(buf + n, len - n, "%scgroup %s", n ? ", " : "", o->cgroup);
+	if (o->c.pid)
+		n += snprintf(buf + n, len - n, "pid %u and %zu below it", o->c.pid, ntgids - 1);
+	if (o->c.comm && n < len)
+		n += snprintf(buf + n, len - n, "%scomm %s", n ? ", " : "", o->c.comm);
+	if (o->c.cgroup && n < len)
+		n += snprintf(buf + n, len - n, "%scgroup %s", n ? ", " : "", o->c.cgroup);
 	if (!n)
 		n += snprintf(buf, len, "every process");
 	if (o->under[0] && n < len)
@@ -523,20 +416,20 @@ static void who(const struct fl_opts *o, size_t ntgids, char *buf, size_t len)
 
 static int prepare(struct fl_opts *o, uint32_t *tgids, size_t *ntgids, int *cgfd, int *pidfd)
 {
-	if (o->pid) {
-		if (kill((pid_t)o->pid, 0) && errno == ESRCH) {
-			cli_error("--pid %u: no such process", o->pid);
+	if (o->c.pid) {
+		if (kill((pid_t)o->c.pid, 0) && errno == ESRCH) {
+			cli_error("--pid %u: no such process", o->c.pid);
 			return -ESRCH;
 		}
-		*pidfd = syscall(SYS_pidfd_open, o->pid, 0);
-		*ntgids = find_tgids(o->pid, tgids, MAX_TGIDS);
+		*pidfd = syscall(SYS_pidfd_open, o->c.pid, 0);
+		*ntgids = find_tgids(o->c.pid, tgids, MAX_TGIDS);
 	}
-	if (o->cgroup) {
-		*cgfd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
-		if (*cgfd < 0 || fl_cgroup_rel(o->cgroup, o->cgroup_rel, sizeof(o->cgroup_rel))) {
+	if (o->c.cgroup) {
+		*cgfd = open(o->c.cgroup, O_RDONLY | O_DIRECTORY);
+		if (*cgfd < 0 || fl_cgroup_rel(o->c.cgroup, o->cgroup_rel, sizeof(o->cgroup_rel))) {
 			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
 				  "/sys/fs/cgroup/system.slice)",
-				  o->cgroup,
+				  o->c.cgroup,
 				  *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount");
 			return -EINVAL;
 		}
@@ -565,14 +458,14 @@ int cmd_record_file(int argc, char **argv)
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
-	if (check_env())
+	if (rec_check_env("CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN for tracefs"))
 		return EXIT_RUNTIME;
 	l.ncpu = libbpf_num_possible_cpus();
 	if (l.ncpu <= 0) {
 		cli_error("cannot count the CPUs: %s", strerror(-l.ncpu));
 		return EXIT_RUNTIME;
 	}
-	if (size_rings(&o, l.ncpu))
+	if (rec_size_rings(&o.c, l.ncpu, sizeof(struct fl_rec)))
 		return EXIT_USAGE;
 	if (prepare(&o, tgids, &ntgids, &cgfd, &l.pidfd))
 		goto out;
@@ -593,9 +486,9 @@ int cmd_record_file(int argc, char **argv)
 	/* t = 0 of the trace is this instant, on both clocks (bpf_ktime_get_ns is MONOTONIC). */
 	meta.genesis_realtime_ns = now_real_ns();
 	genesis = now_mono_ns();
-	l.w = trace_writer__open(o.out, &meta, NULL);
+	l.w = trace_writer__open(o.c.out, &meta, NULL);
 	if (!l.w) {
-		cli_error("cannot create %s: %s", o.out, strerror(errno));
+		cli_error("cannot create %s: %s", o.c.out, strerror(errno));
 		goto out;
 	}
 	files = l.files = fl_files__new(l.w, o.under);
@@ -605,11 +498,11 @@ int cmd_record_file(int argc, char **argv)
 		goto out;
 	}
 	err = rec_rings_open_sized(bpf_map__fd(b.skel->maps.ring_ctl),
-				   bpf_map__fd(b.skel->maps.ring_buf), l.ncpu, o.ring_shift,
+				   bpf_map__fd(b.skel->maps.ring_buf), l.ncpu, o.c.ring_shift,
 				   sizeof(struct fl_rec), &rg);
 	if (err) {
 		cli_error("mapping %d rings of %llu bytes: %s (lower --ring-size?)", l.ncpu,
-			  (unsigned long long)o.ring_size, strerror(-err));
+			  (unsigned long long)o.c.ring_size, strerror(-err));
 		goto out;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -621,7 +514,7 @@ int cmd_record_file(int argc, char **argv)
 	fl_bpf_names_poll(&b);
 	rec_rings_drain_raw(&rg, fl_drain__push, l.d, NULL);
 	fl_bpf_snapshot(&b, &o, l.d, tgids, ntgids);
-	if (!o.quiet) {
+	if (!o.c.quiet) {
 		who(&o, ntgids, whom, sizeof(whom));
 		fprintf(stderr, "ioreel record: %s (%s) at file level\n", whom, tiers);
 	}
@@ -641,14 +534,14 @@ int cmd_record_file(int argc, char **argv)
 		if (r.werr) {
 			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
 				  "before",
-				  o.out, strerror(-r.werr),
+				  o.c.out, strerror(-r.werr),
 				  r.werr == -ENOSPC ? " (disk full: free space or record elsewhere)"
 						    : "");
 			trace_writer__close(l.w, &st);
 		} else {
 			err = trace_writer__close(l.w, &st);
 			if (err) {
-				cli_error("closing %s: %s", o.out, strerror(-err));
+				cli_error("closing %s: %s", o.c.out, strerror(-err));
 				r.werr = err;
 			}
 		}
@@ -657,20 +550,20 @@ int cmd_record_file(int argc, char **argv)
 	if (!r.werr) {
 		struct stat sb;
 
-		if (stat(o.out, &sb) == 0)
+		if (stat(o.c.out, &sb) == 0)
 			r.trace_bytes = sb.st_size;
 		rc = EXIT_OK;
 	}
-	if (!o.quiet && !r.werr)
+	if (!o.c.quiet && !r.werr)
 		fprintf(stderr,
 			"ioreel record: %llu events, %llu files, %llu dropped, %llu "
 			"uncovered, %s written%s%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)r.fs.files,
-			(unsigned long long)dropped(&r), (unsigned long long)uncovered(&r), o.out,
+			(unsigned long long)dropped(&r), (unsigned long long)uncovered(&r), o.c.out,
 			r.max_size ? " (stopped at --max-size)" : "",
 			r.pid_exited ? " (the process exited)" : "",
 			stop_signal ? " (stopped by signal)" : "");
-	if (o.json)
+	if (o.c.json)
 		print_json(&o, &b, &r, rc == EXIT_OK);
 out:
 	if (l.w)

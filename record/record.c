@@ -25,6 +25,7 @@
 #include "util/argv.h"
 #include "util/cli.h"
 #include "util/json.h"
+#include "record/common.h"
 #include "record/record.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
@@ -37,22 +38,12 @@
 enum rec_attach { REC_ATTACH_AUTO, REC_ATTACH_TP_BTF, REC_ATTACH_RAW_TP };
 
 struct rec_opts {
-	const char *out;
+	struct rec_common c; /* the options the file level takes too (common.h) */
 	const char *devs[TRACE_MAX_DEVS];
 	int ndevs;
-	uint64_t duration_ns;
-	uint64_t max_size;
-	uint32_t pid;
-	const char *comm;
-	const char *cgroup;
 	enum rec_level_req level;
 	enum rec_attach attach;
-	uint32_t inflight;
-	uint64_t ring_size;
-	bool ring_size_given;
-	uint32_t ring_shift; /* log2 of the records per ring: size_rings() */
-	bool keep_priority;  /* leave the drain thread's scheduling as inherited */
-	bool quiet, json;
+	bool keep_priority; /* leave the drain thread's scheduling as inherited */
 };
 
 struct rec_totals {
@@ -126,30 +117,30 @@ static void usage(FILE *f)
 		"  ioreel record -d /dev/vda -o vm.ioreel --attach raw_tp\n");
 }
 
+#define HELP "ioreel record --help"
+
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
-	enum { O_DURATION = 256, O_MAXSIZE, O_PID, O_COMM, O_CGROUP, O_LEVEL, O_INFLIGHT,
-	       O_RING, O_JSON, O_ATTACH, O_KEEP_PRIO };
+	enum { O_LEVEL = REC_O__NEXT, O_ATTACH, O_KEEP_PRIO };
 	static const struct option lo[] = {
-		{ "device", required_argument, 0, 'd' }, { "output", required_argument, 0, 'o' },
-		{ "duration", required_argument, 0, O_DURATION },
-		{ "max-size", required_argument, 0, O_MAXSIZE },
-		{ "pid", required_argument, 0, O_PID }, { "comm", required_argument, 0, O_COMM },
-		{ "cgroup", required_argument, 0, O_CGROUP },
+		REC_COMMON_OPTIONS,
+		{ "device", required_argument, 0, 'd' },
 		{ "level", required_argument, 0, O_LEVEL },
-		{ "inflight", required_argument, 0, O_INFLIGHT },
-		{ "ring-size", required_argument, 0, O_RING }, { "quiet", no_argument, 0, 'q' },
-		{ "json", no_argument, 0, O_JSON }, { "attach", required_argument, 0, O_ATTACH },
+		{ "attach", required_argument, 0, O_ATTACH },
 		{ "keep-priority", no_argument, 0, O_KEEP_PRIO },
-		{ "help", no_argument, 0, 'h' }, { 0 }
+		{ 0 }
 	};
-	uint64_t v;
-	int c, i;
+	int c, r;
 
-	o->inflight = 16384;
-	o->ring_size = 4 << 20;
+	o->c.inflight = 16384;
+	o->c.ring_size = 4 << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:" REC_SHORT_OPTIONS, lo, NULL)) != -1) {
+		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
 		switch (c) {
 		case 'd':
 			if (o->ndevs == TRACE_MAX_DEVS) {
@@ -157,32 +148,6 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				return -EINVAL;
 			}
 			o->devs[o->ndevs++] = optarg;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case O_DURATION:
-			if (parse_duration_ns(optarg, &o->duration_ns) || !o->duration_ns)
-				goto bad;
-			break;
-		case O_MAXSIZE:
-			if (parse_size(optarg, &o->max_size) || !o->max_size)
-				goto bad;
-			break;
-		case O_PID:
-			if (parse_u64(optarg, &v) || !v || v > INT_MAX)
-				goto bad;
-			o->pid = (uint32_t)v;
-			break;
-		case O_COMM:
-			if (!*optarg || strlen(optarg) > 15) {
-				cli_error("--comm '%s': a task name has 1 to 15 characters", optarg);
-				return -EINVAL;
-			}
-			o->comm = optarg;
-			break;
-		case O_CGROUP:
-			o->cgroup = optarg;
 			break;
 		case O_LEVEL:
 			if (!strcmp(optarg, "bio"))
@@ -192,7 +157,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			else if (!strcmp(optarg, "auto"))
 				o->level = REC_REQ_AUTO;
 			else
-				goto bad;
+				return rec_opt_bad(lo, c, optarg, HELP);
 			break;
 		case O_ATTACH:
 			if (!strcmp(optarg, "auto"))
@@ -202,27 +167,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			else if (!strcmp(optarg, "raw_tp"))
 				o->attach = REC_ATTACH_RAW_TP;
 			else
-				goto bad;
-			break;
-		case O_INFLIGHT:
-			if (parse_u64(optarg, &v) || v < 64 || v > (1 << 22))
-				goto bad;
-			o->inflight = (uint32_t)v;
-			break;
-		case O_RING:
-			if (parse_size(optarg, &o->ring_size) || o->ring_size < 4096 ||
-			    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
-				goto bad;
-			o->ring_size_given = true;
+				return rec_opt_bad(lo, c, optarg, HELP);
 			break;
 		case O_KEEP_PRIO:
 			o->keep_priority = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case O_JSON:
-			o->json = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -231,23 +179,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			usage(stderr);
 			return -EINVAL;
 		}
-		continue;
-bad:
-		for (i = 0; lo[i].name && lo[i].val != c; i++)
-			;
-		cli_error("invalid value '%s' for --%s (see ioreel record --help)", optarg,
-			  lo[i].name ? lo[i].name : "?");
-		return -EINVAL;
 	}
-	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	if (!o->out) {
-		cli_error("no output file: give -o FILE.ioreel");
-		return -EINVAL;
-	}
-	return 0;
+	return rec_common_check(&o->c, argc, argv);
 }
 
 /* Sum of one per-CPU slot of the stats map. */
@@ -285,29 +218,6 @@ static void read_totals(struct record_bpf *skel, int ncpu, struct rec_totals *t)
 		else
 			t->nested_other += info.recursion_misses;
 	}
-}
-
-/*
- * Sizes the per-CPU rings: o->ring_shift is log2 of the records that fit in --ring-size bytes
- * (at least 64). The rings are locked kernel memory, one per possible CPU: past 64 CPUs the
- * default shares 256 MiB among them (a 1 MiB ring still holds 20 ms of 650k IOPS per CPU).
- * -EINVAL, said, when the records would not fit one BPF array.
- */
-static int size_rings(struct rec_opts *o, int ncpu)
-{
-	while (!o->ring_size_given && (uint64_t)ncpu * o->ring_size > (256ULL << 20) &&
-	       o->ring_size > (256 << 10))
-		o->ring_size /= 2;
-	o->ring_shift = 6;
-	while ((sizeof(struct rec_rec) << (o->ring_shift + 1)) <= o->ring_size)
-		o->ring_shift++;
-	if (((uint64_t)ncpu << o->ring_shift) > UINT32_MAX) {
-		cli_error("--ring-size %llu: %d rings of that size hold more records than a BPF "
-			  "array can; give a smaller --ring-size",
-			  (unsigned long long)o->ring_size, ncpu);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* The trace's options say which programs recorded it: the format has no field for it. */
@@ -403,13 +313,13 @@ static int fill_devs(struct record_bpf *skel, const struct rec_target *t, int nt
 
 static int open_cgroup(const struct rec_opts *o, int *cgfd)
 {
-	if (!o->cgroup)
+	if (!o->c.cgroup)
 		return 0;
-	*cgfd = open(o->cgroup, O_RDONLY | O_DIRECTORY);
+	*cgfd = open(o->c.cgroup, O_RDONLY | O_DIRECTORY);
 	if (*cgfd < 0) {
 		cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
 			  "/sys/fs/cgroup/system.slice)",
-			  o->cgroup, strerror(errno));
+			  o->c.cgroup, strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -419,16 +329,16 @@ static void set_filters(struct record_bpf *skel, const struct rec_opts *o, int c
 {
 	const char *ao = getenv("IOREEL_RECORD_ATTACH_ONLY");
 
-	skel->rodata->filter_tgid = o->pid;
+	skel->rodata->filter_tgid = o->c.pid;
 	/* For bench/record.sh: the cost of the attached hooks alone. Never silent. */
 	if (ao && *ao && strcmp(ao, "0")) {
 		skel->rodata->attach_only = true;
 		cli_warn("IOREEL_RECORD_ATTACH_ONLY is set: the programs return at once and "
 			 "nothing is recorded (a measurement mode; unset it to record)");
 	}
-	if (o->comm) {
+	if (o->c.comm) {
 		skel->rodata->filter_by_comm = true;
-		strncpy((char *)skel->rodata->filter_comm, o->comm, 15);
+		strncpy((char *)skel->rodata->filter_comm, o->c.comm, 15);
 	}
 	skel->rodata->filter_by_cgroup = cgfd >= 0;
 }
@@ -578,22 +488,22 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 			rec_drain__stats(d, &ds);
 			read_totals(skel, ncpu, &r->tt);
 			r->trace_bytes = trace_writer__bytes(w);
-			if (!o->quiet)
+			if (!o->c.quiet)
 				status_line(&ds, &r->tt, rec_collect__stale(c), r->trace_bytes,
 					    now - start, (ds.events - last_events) / dt,
 					    (ds.bytes_io - last_bytes) / dt / 1e6);
 			last_events = ds.events;
 			last_bytes = ds.bytes_io;
 			last_t = now;
-			if (o->max_size && r->trace_bytes >= o->max_size) {
+			if (o->c.max_size && r->trace_bytes >= o->c.max_size) {
 				r->max_size = true;
 				break;
 			}
 		}
-		if (o->duration_ns && now - start >= o->duration_ns)
+		if (o->c.duration_ns && now - start >= o->c.duration_ns)
 			break;
 	}
-	if (!o->quiet && isatty(2))
+	if (!o->c.quiet && isatty(2))
 		fputc('\n', stderr);
 	r->elapsed_ns = ktime_now() - start;
 }
@@ -641,7 +551,7 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 		       const struct rec_result *r, bool ok, bool raw)
 {
 	printf("{\"file\":");
-	json_str(stdout, o->out);
+	json_str(stdout, o->c.out);
 	printf(",\"ok\":%s,\"attach\":\"%s\",\"duration_s\":%.3f,"
 	       "\"events\":%llu,\"dropped\":%llu,"
 	       "\"dropped_reserve\":%llu,\"dropped_inflight\":%llu,\"dropped_stale\":%llu,"
@@ -673,45 +583,6 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	printf("]}\n");
 }
 
-/* The program libbpf last warned about: it names the one whose load or attach failed. */
-static char libbpf_failed_prog[64];
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	if (level == LIBBPF_WARN && strstr(fmt, "prog '%s': ")) {
-		char msg[256];
-		const char *p;
-		va_list aq;
-
-		va_copy(aq, ap);
-		vsnprintf(msg, sizeof(msg), fmt, aq);
-		va_end(aq);
-		p = strstr(msg, "prog '");
-		if (!p || sscanf(p, "prog '%63[^']'", libbpf_failed_prog) != 1)
-			libbpf_failed_prog[0] = '\0';
-	}
-	if (!getenv("IOREEL_DEBUG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-static int check_env(void)
-{
-	if (geteuid() != 0) {
-		cli_error("loading eBPF programs needs root (CAP_BPF, CAP_PERFMON and "
-			  "CAP_SYS_RESOURCE): run ioreel record as root");
-		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		cli_error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): ioreel "
-			  "record needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 /*
  * Opens, loads and attaches one set of programs (raw: the raw_tp set), with tracking held off
  * (stopping) until cmd_record is ready for events. Returns 0; -ECANCELED after printing an
@@ -732,18 +603,18 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 	}
 	set_filters(skel, o, cgfd);
 	skel->bss->stopping = 1;
-	skel->rodata->ring_shift = o->ring_shift;
+	skel->rodata->ring_shift = o->c.ring_shift;
 	bpf_map__set_max_entries(skel->maps.ring_ctl, ncpu);
-	bpf_map__set_max_entries(skel->maps.ring_buf, (uint32_t)ncpu << o->ring_shift);
-	bpf_map__set_max_entries(skel->maps.inflight, o->inflight);
+	bpf_map__set_max_entries(skel->maps.ring_buf, (uint32_t)ncpu << o->c.ring_shift);
+	bpf_map__set_max_entries(skel->maps.inflight, o->c.inflight);
 	set_autoload(skel, t, nt, raw, io_start);
 	if (fill_devs(skel, t, nt)) {
 		err = -ECANCELED;
 		goto fail;
 	}
-	libbpf_failed_prog[0] = '\0';
+	rec_libbpf_log();
 	if (!raw && fault("tp_btf")) {
-		snprintf(libbpf_failed_prog, sizeof(libbpf_failed_prog), "%s",
+		snprintf(rec_failed_prog, sizeof(rec_failed_prog), "%s",
 			 bpf_program__name(skel->progs.bio_queue));
 		err = -ESRCH;
 		goto failed;
@@ -753,7 +624,7 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 		uint32_t k = 0;
 
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &k, &cgfd, 0)) {
-			cli_error("--cgroup %s: not a cgroup v2 directory (%s)", o->cgroup,
+			cli_error("--cgroup %s: not a cgroup v2 directory (%s)", o->c.cgroup,
 				  strerror(errno));
 			err = -ECANCELED;
 			goto fail;
@@ -768,7 +639,7 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 		return 0;
 	}
 failed:
-	p = libbpf_failed_prog[0] ? bpf_object__find_program_by_name(skel->obj, libbpf_failed_prog)
+	p = rec_failed_prog[0] ? bpf_object__find_program_by_name(skel->obj, rec_failed_prog)
 				  : NULL;
 	snprintf(what, len, "%s %s", step,
 		 p ? bpf_program__section_name(p)
@@ -831,21 +702,21 @@ int cmd_record(int argc, char **argv)
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? EXIT_OK : EXIT_USAGE;
-	if (check_env() || resolve_targets(&o, t, &nt))
+	if (rec_check_env("CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE") || resolve_targets(&o, t, &nt))
 		return EXIT_RUNTIME;
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0) {
 		cli_error("cannot count the CPUs: %s", strerror(-ncpu));
 		return EXIT_RUNTIME;
 	}
-	if (size_rings(&o, ncpu))
+	if (rec_size_rings(&o.c, ncpu, sizeof(struct rec_rec)))
 		return EXIT_USAGE;
-	libbpf_set_print(libbpf_print);
+	rec_libbpf_log();
 	if (open_cgroup(&o, &cgfd))
 		goto out;
 	if (has_level(t, nt, REC_LEVEL_RQ) && !kernel_has_io_start()) {
 		io_start = false;
-		if (!o.quiet)
+		if (!o.c.quiet)
 			fprintf(stderr, "ioreel record: no block_io_start tracepoint (kernel "
 				"before 6.5): requests are queued at block_rq_insert, or at "
 				"block_rq_issue if never inserted\n");
@@ -873,9 +744,9 @@ int cmd_record(int argc, char **argv)
 		cli_error("the recording was called off before it started");
 		goto out;
 	}
-	w = trace_writer__open(o.out, &meta, NULL);
+	w = trace_writer__open(o.c.out, &meta, NULL);
 	if (!w) {
-		cli_error("cannot create %s: %s", o.out, strerror(errno));
+		cli_error("cannot create %s: %s", o.c.out, strerror(errno));
 		goto out;
 	}
 	d = rec_drain__new(w, t, nt, genesis);
@@ -884,10 +755,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	err = rec_rings_open(bpf_map__fd(skel->maps.ring_ctl), bpf_map__fd(skel->maps.ring_buf),
-			     ncpu, o.ring_shift, &rg);
+			     ncpu, o.c.ring_shift, &rg);
 	if (err) {
 		cli_error("mapping %d rings of %llu bytes: %s (lower --ring-size?)", ncpu,
-			  (unsigned long long)o.ring_size, strerror(-err));
+			  (unsigned long long)o.c.ring_size, strerror(-err));
 		goto out;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -908,7 +779,7 @@ int cmd_record(int argc, char **argv)
 			 "are counted); give ioreel CAP_SYS_NICE, or --keep-priority to say this "
 			 "is meant",
 			 strerror(err));
-	if (!o.quiet)
+	if (!o.c.quiet)
 		for (int i = 0; i < nt; i++)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
@@ -928,7 +799,7 @@ int cmd_record(int argc, char **argv)
 		if (r.werr) {
 			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
 				  "before",
-				  o.out, strerror(-r.werr),
+				  o.c.out, strerror(-r.werr),
 				  r.werr == -ENOSPC ? " (disk full: free space or record elsewhere)"
 						    : "");
 			/* The index may still fit; if not, the chunks stay scannable. */
@@ -936,7 +807,7 @@ int cmd_record(int argc, char **argv)
 		} else {
 			err = trace_writer__close(w, &st);
 			if (err) {
-				cli_error("closing %s: %s", o.out, strerror(-err));
+				cli_error("closing %s: %s", o.c.out, strerror(-err));
 				r.werr = err;
 			}
 		}
@@ -945,16 +816,16 @@ int cmd_record(int argc, char **argv)
 	if (!r.werr) {
 		struct stat sb;
 
-		if (stat(o.out, &sb) == 0)
+		if (stat(o.c.out, &sb) == 0)
 			r.trace_bytes = sb.st_size;
 		rc = EXIT_OK;
 	}
-	if (!o.quiet && !r.werr)
+	if (!o.c.quiet && !r.werr)
 		fprintf(stderr, "ioreel record: %llu events, %llu dropped, %s written%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)dropped_total(&r),
-			o.out, r.max_size ? " (stopped at --max-size)" : "",
+			o.c.out, r.max_size ? " (stopped at --max-size)" : "",
 			stop_signal ? " (stopped by signal)" : "");
-	if (o.json)
+	if (o.c.json)
 		print_json(&o, t, nt, &r, rc == EXIT_OK, raw);
 out:
 	if (w)

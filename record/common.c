@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "util/cli.h"
+#include "record/common.h"
+
+int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *help)
+{
+	int i;
+
+	for (i = 0; lo[i].name && lo[i].val != c; i++)
+		;
+	cli_error("invalid value '%s' for --%s (see %s)", arg, lo[i].name ? lo[i].name : "?",
+		  help);
+	return -EINVAL;
+}
+
+int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct option *lo,
+		   const char *help)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'o':
+		o->out = arg;
+		return 1;
+	case REC_O_DURATION:
+		if (parse_duration_ns(arg, &o->duration_ns) || !o->duration_ns)
+			break;
+		return 1;
+	case REC_O_MAXSIZE:
+		if (parse_size(arg, &o->max_size) || !o->max_size)
+			break;
+		return 1;
+	case REC_O_PID:
+		if (parse_u64(arg, &v) || !v || v > INT_MAX)
+			break;
+		o->pid = (uint32_t)v;
+		return 1;
+	case REC_O_COMM:
+		if (!*arg || strlen(arg) > 15) {
+			cli_error("--comm '%s': a task name has 1 to 15 characters", arg);
+			return -EINVAL;
+		}
+		o->comm = arg;
+		return 1;
+	case REC_O_CGROUP:
+		o->cgroup = arg;
+		return 1;
+	case REC_O_INFLIGHT:
+		if (parse_u64(arg, &v) || v < 64 || v > (1 << 22))
+			break;
+		o->inflight = (uint32_t)v;
+		return 1;
+	case REC_O_RING:
+		if (parse_size(arg, &o->ring_size) || o->ring_size < 4096 ||
+		    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
+			break;
+		o->ring_size_given = true;
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	case REC_O_JSON:
+		o->json = true;
+		return 1;
+	default:
+		return 0;
+	}
+	return rec_opt_bad(lo, c, arg, help);
+}
+
+int rec_common_check(const struct rec_common *o, int argc, char **argv)
+{
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->out) {
+		cli_error("no output file: give -o FILE.ioreel");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rec_check_env(const char *caps)
+{
+	if (geteuid() != 0) {
+		cli_error("loading eBPF programs needs root (%s): run ioreel record as root", caps);
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		cli_error("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): ioreel "
+			  "record needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int rec_size_rings(struct rec_common *o, int ncpu, size_t rec_size)
+{
+	while (!o->ring_size_given && (uint64_t)ncpu * o->ring_size > (256ULL << 20) &&
+	       o->ring_size > (256 << 10))
+		o->ring_size /= 2;
+	o->ring_shift = 6;
+	while ((rec_size << (o->ring_shift + 1)) <= o->ring_size)
+		o->ring_shift++;
+	if (((uint64_t)ncpu << o->ring_shift) > UINT32_MAX) {
+		cli_error("--ring-size %llu: %d rings of that size hold more records than a BPF "
+			  "array can; give a smaller --ring-size",
+			  (unsigned long long)o->ring_size, ncpu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+char rec_failed_prog[64];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	if (level == LIBBPF_WARN && strstr(fmt, "prog '%s': ")) {
+		char msg[256];
+		const char *p;
+		va_list aq;
+
+		va_copy(aq, ap);
+		vsnprintf(msg, sizeof(msg), fmt, aq);
+		va_end(aq);
+		p = strstr(msg, "prog '");
+		if (!p || sscanf(p, "prog '%63[^']'", rec_failed_prog) != 1)
+			rec_failed_prog[0] = '\0';
+	}
+	if (!getenv("IOREEL_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void rec_libbpf_log(void)
+{
+	rec_failed_prog[0] = '\0';
+	libbpf_set_print(libbpf_print);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* util/: the command-line joiner, the typed heap and the single-producer ring. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/check.h"
+#include "util/argv.h"
+#include "util/heap.h"
+#include "util/spsc.h"
+
+struct item {
+	uint64_t key;
+	uint32_t tag;
+};
+
+#define ITEM_KEY(e) ((e).key)
+HEAP_DEFINE(iheap, struct item, ITEM_KEY)
+
+static void test_argv(void)
+{
+	char *argv[] = { "record", "-o", "a b.ioreel" };
+	char buf[12];
+	char *s = argv_join("ioreel", 3, argv);
+
+	CHECK(s && !strcmp(s, "ioreel record -o a b.ioreel"), "joined: '%s'", s ? s : "NULL");
+	free(s);
+	CHECK(argv_join_buf(buf, sizeof(buf), "ioreel", 3, argv) == 27, "length needed");
+	CHECK(!strcmp(buf, "ioreel reco"), "truncated and terminated: '%s'", buf);
+	s = argv_join("ioreel-mpi", 0, argv);
+	CHECK(s && !strcmp(s, "ioreel-mpi"), "no arguments: '%s'", s ? s : "NULL");
+	free(s);
+}
+
+static void test_heap(void)
+{
+	struct item h[1000], out;
+	size_t n = 0;
+	uint64_t last = 0;
+
+	srand(7);
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct item e = { (uint64_t)(rand() % 500), i };
+
+		iheap_push(h, &n, &e);
+	}
+	CHECK(n == 1000, "count %zu", n);
+	for (int i = 0; i < 1000; i++) {
+		iheap_pop(h, &n, &out);
+		CHECK(out.key >= last, "ascending at %d: %llu after %llu", i,
+		      (unsigned long long)out.key, (unsigned long long)last);
+		last = out.key;
+	}
+	CHECK(n == 0, "empty");
+}
+
+static void test_spsc(void)
+{
+	struct spsc q;
+	uint64_t *p;
+
+	CHECK(spsc_init(&q, sizeof(uint64_t), 5) == 0, "init");
+	for (uint64_t i = 0; i < 8; i++) {
+		p = spsc_slot(&q);
+		CHECK(p != NULL, "slot %llu of 8", (unsigned long long)i);
+		if (p) {
+			*p = i;
+			spsc_push(&q);
+		}
+	}
+	CHECK(spsc_slot(&q) == NULL, "full at capacity 8 (rounded up from 5)");
+	CHECK(spsc_count(&q) == 8, "count");
+	for (uint64_t i = 0; i < 8; i++) {
+		p = spsc_peek(&q);
+		CHECK(p && *p == i, "fifo order at %llu", (unsigned long long)i);
+		spsc_pop(&q);
+	}
+	CHECK(spsc_peek(&q) == NULL, "empty");
+	spsc_free(&q);
+}
+
+int main(void)
+{
+	test_argv();
+	test_heap();
+	test_spsc();
+	return failures ? 1 : 0;
+}
