@@ -105,6 +105,13 @@ bool import_is_absolute(enum conv_fmt fmt);
 int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32_t minor);
 /* Reads one line into buf (without the newline); 1 = line, 0 = end, -EINVAL too long. */
 int import_getline(FILE *f, char *buf, size_t len);
+/* Removes a UTF-8 byte-order mark (EF BB BF) that spreadsheet programs put before line 1. */
+void import_strip_bom(char *line);
+/* offset + length would pass 2^64 (wrap): no device holds such an I/O. */
+static inline bool import_past_end(uint64_t offset, uint64_t length)
+{
+	return length > UINT64_MAX - offset;
+}
 /* Splits a CSV line in place ("a","b" quoting as RFC 4180); returns field count or -EINVAL. */
 int import_split_csv(char *line, char **fields, int max);
 

@@ -102,6 +102,11 @@ enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len)
 	size_t n = 0, off = 0;
 	int nf;
 
+	/* a text file saved by a spreadsheet program may start with a UTF-8 byte-order mark */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		buf += 3;
+		len -= 3;
+	}
 	/* the header is a zstd skippable frame (0x184D2A50, LE) whose payload starts "IORL" */
 	if (len >= 12 && !memcmp(buf, "\x50\x2a\x4d\x18", 4) && !memcmp(buf + 8, "IORL", 4))
 		return CONV_IOREEL;
@@ -309,6 +314,12 @@ int import_getline(FILE *f, char *buf, size_t len)
 	if (n && buf[n - 1] == '\r')
 		buf[--n] = '\0';
 	return 1;
+}
+
+void import_strip_bom(char *line)
+{
+	if (!strncmp(line, "\xef\xbb\xbf", 3))
+		memmove(line, line + 3, strlen(line + 3) + 1);
 }
 
 int import_split_csv(char *line, char **fields, int max)

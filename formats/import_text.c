@@ -109,6 +109,8 @@ int import_fio(FILE *f, struct import_ctx *c)
 
 	r = import_getline(f, line, sizeof(line));
 	lineno = 1;
+	if (r > 0)
+		import_strip_bom(line);
 	if (r <= 0)
 		return bad(c, 1, r < 0 ? "line too long" : "empty file, expected 'fio version 3 iolog'");
 	if (!strcmp(line, "fio version 2 iolog"))
@@ -169,6 +171,16 @@ int import_fio(FILE *f, struct import_ctx *c)
 				note_fio_file_event(c, dev, act, now_us);
 			continue;
 		}
+		if (!strcmp(act, "wait") && nt == 3 && u64_of(tok[k + 2], &off)) {
+			if (c->salvage) {
+				c->skipped++;
+				continue;
+			}
+			return bad(c, lineno, "'wait %s': a wait is a whole number of microseconds "
+					      "(0 or more)", tok[k + 2]);
+		}
+		if (!strcmp(act, "wait") && nt != 3)
+			return bad(c, lineno, "'wait' takes one number, the microseconds to wait");
 		if (nt >= 3 && u64_of(tok[k + 2], &off))
 			goto bad_num;
 		if (nt == 4 && u64_of(tok[k + 3], &len))
@@ -204,6 +216,10 @@ int import_fio(FILE *f, struct import_ctx *c)
 			return bad(c, lineno, "'%s' needs OFFSET LENGTH", act);
 		if (len > UINT32_MAX)
 			return bad(c, lineno, "length %llu larger than 4 GiB",
+				   (unsigned long long)len);
+		if (import_past_end(off, len))
+			return bad(c, lineno, "offset %llu + length %llu passes the end of any device "
+					      "(2^64 bytes)", (unsigned long long)off,
 				   (unsigned long long)len);
 		dev = import_device(c, file, 0, 0);
 		if (dev < 0)
@@ -246,6 +262,8 @@ static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, voi
 			}
 			return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
 		}
+		if (lineno == 1)
+			import_strip_bom(line);
 		if (!line[0])
 			continue;
 		c->records++;
@@ -290,6 +308,9 @@ static int msr_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 		return bad(c, lineno, "timestamp out of range");
 	if (size > UINT32_MAX)
 		return bad(c, lineno, "Size %llu larger than 4 GiB", (unsigned long long)size);
+	if (import_past_end(off, size))
+		return bad(c, lineno, "Offset %llu + Size %llu passes the end of any device (2^64 "
+				      "bytes)", (unsigned long long)off, (unsigned long long)size);
 	event_init(&e);
 	if (!strcasecmp(f[3], "Read"))
 		e.op = IO_OP_READ;
@@ -335,6 +356,9 @@ static int ali_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 		return bad(c, lineno, "offset/length/timestamp must be unsigned numbers");
 	if (len > UINT32_MAX || us > UINT64_MAX / 1000)
 		return bad(c, lineno, "length or timestamp out of range");
+	if (import_past_end(off, len))
+		return bad(c, lineno, "offset %llu + length %llu passes the end of any device (2^64 "
+				      "bytes)", (unsigned long long)off, (unsigned long long)len);
 	event_init(&e);
 	if (!strcasecmp(f[1], "R"))
 		e.op = IO_OP_READ;
@@ -433,6 +457,17 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 		return bad(c, lineno, "no time at all (queue_ns, issue_ns, complete_ns all empty)");
 	if (u64_of(COL(COL_OFFSET), &e.offset) || u32_of(COL(COL_LENGTH), &e.length))
 		return bad(c, lineno, "offset/length must be unsigned numbers (length < 4 GiB)");
+	if (import_past_end(e.offset, e.length))
+		return bad(c, lineno, "offset %llu + length %u passes the end of any device (2^64 "
+				      "bytes)", (unsigned long long)e.offset, e.length);
+	/* a row whose times go backwards has no latency to give: refused, not left out of it */
+	if ((e.queue_ns != IO_TS_NONE && e.issue_ns != IO_TS_NONE && e.issue_ns < e.queue_ns) ||
+	    (e.issue_ns != IO_TS_NONE && e.complete_ns != IO_TS_NONE &&
+	     e.complete_ns < e.issue_ns) ||
+	    (e.queue_ns != IO_TS_NONE && e.complete_ns != IO_TS_NONE &&
+	     e.complete_ns < e.queue_ns))
+		return bad(c, lineno, "times go backwards (want queue_ns <= issue_ns <= "
+				      "complete_ns)");
 	int op = io_op_parse(COL(COL_OP));
 	if (op < 0)
 		return bad(c, lineno, "unknown op '%s'", COL(COL_OP));

@@ -218,10 +218,14 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 
 		printf("%s{\"index\": %u, \"name\": ", i ? ", " : "", i);
 		json_str(stdout, d->name);
-		printf(", \"major\": %u, \"minor\": %u, \"size_bytes\": %llu, "
-		       "\"logical_block_size\": %u, \"physical_block_size\": %u, \"model\": ",
-		       d->major, d->minor, (unsigned long long)d->size_bytes, d->logical_block_size,
-		       d->physical_block_size);
+		printf(", \"major\": %u, \"minor\": %u, \"size_bytes\": ", d->major, d->minor);
+		/* unknown (imported traces) is null, not a device of 0 bytes */
+		if (d->size_bytes)
+			printf("%llu", (unsigned long long)d->size_bytes);
+		else
+			printf("null");
+		printf(", \"logical_block_size\": %u, \"physical_block_size\": %u, \"model\": ",
+		       d->logical_block_size, d->physical_block_size);
 		json_str(stdout, d->model);
 		printf("}");
 	}
@@ -355,7 +359,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 		const struct trace_device *d = &m->devices[i];
 
 		printf("  device %-3u %s %u:%u, %s, blocks %u/%u%s%s%s\n", i, d->name, d->major,
-		       d->minor, d->size_bytes ? fmt_bytes(d->size_bytes, b1, sizeof(b1)) : "size ?",
+		       d->minor, d->size_bytes ? fmt_bytes(d->size_bytes, b1, sizeof(b1)) : "size unknown",
 		       d->logical_block_size, d->physical_block_size, d->model[0] ? ", \"" : "",
 		       d->model, d->model[0] ? "\"" : "");
 	}
