@@ -2,13 +2,16 @@
 /* `ioreel analyze`: the verb. Parses options, reads each trace, prints the reports. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "ioreel.h"
 #include "analyze/analysis_int.h"
 #include "analyze/report.h"
 #include "util/cli.h"
+#include "util/outfile.h"
 
 #define MAX_TRACES 64
 
@@ -67,7 +70,8 @@ static int parse_percentiles(const char *s, double *out, unsigned int *n)
 	for (char *tok = strtok_r(copy, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
 		char *end;
 		double v = strtod(tok, &end);
-		if (*end || v < 0 || v > 100 || *n == AN_MAX_PCT) {
+		/* !(v >= 0 && v <= 100) refuses nan as well (issue 21 W10) */
+		if (*end || end == tok || !(v >= 0 && v <= 100) || *n == AN_MAX_PCT) {
 			free(copy);
 			return -EINVAL;
 		}
@@ -77,29 +81,109 @@ static int parse_percentiles(const char *s, double *out, unsigned int *n)
 	return *n ? 0 : -EINVAL;
 }
 
-/* --device NAME: its index in this trace's device table. */
-static int resolve_device(const char *path, const char *dev, int *idx)
+/*
+ * --device D: its index in this trace's device table, by index or name. A device the trace
+ * does not have is an error that lists the ones it has (issue 21 W10: --device 99 analysed
+ * nothing and exited 0). 0, or -ENODEV with the list in list, or -errno.
+ */
+static int resolve_device(const char *path, const char *dev, int *idx, char *list, size_t len)
 {
 	uint64_t v;
 	char why[256];
-
-	if (!parse_u64(dev, &v)) {
-		*idx = v < TRACE_MAX_DEVICES ? (int)v : TRACE_MAX_DEVICES;
-		return 0;
-	}
+	bool by_index = !parse_u64(dev, &v);
 	struct trace_reader *r = trace_reader__open(path, TRACE_SALVAGE, why, sizeof(why));
+
 	if (!r)
 		return -errno;
 	const struct trace_meta *m = trace_reader__meta(r);
 	const char *want = strncmp(dev, "/dev/", 5) ? dev : dev + 5;
+	unsigned int nd = m->ndevices < TRACE_MAX_DEVICES ? m->ndevices : TRACE_MAX_DEVICES;
 	int found = -ENODEV;
-	for (unsigned int i = 0; i < m->ndevices && i < TRACE_MAX_DEVICES; i++)
-		if (!strcmp(m->devices[i].name, want)) {
+	size_t used = 0;
+
+	for (unsigned int i = 0; i < nd; i++) {
+		if (by_index ? v == i : !strcmp(m->devices[i].name, want)) {
 			*idx = (int)i;
 			found = 0;
 		}
+		if (used < len)
+			used += (size_t)snprintf(list + used, len - used, "%s%u %.63s", i ? ", " : "",
+						 i, m->devices[i].name);
+	}
+	if (!nd)
+		snprintf(list, len, "none");
 	trace_reader__close(r);
 	return found;
+}
+
+/*
+ * Never write a path we read (issue 21 D3): --html naming one of the inputs by any path (./T, a
+ * symlink, a hard link), or stdout redirected to one ('> T' has emptied it already, '>> T'
+ * would append to it). 0, or -EEXIST with the message printed.
+ */
+static int check_outputs(const char *html, char *const *in, unsigned int n)
+{
+	struct stat out, st;
+
+	for (unsigned int k = 0; k < n; k++) {
+		if (html && outfile_same_file(html, in[k])) {
+			cli_error("--html %s is the input %s itself: analyze never writes what it "
+				  "reads; give another output path", html, in[k]);
+			return -EEXIST;
+		}
+		if (!fstat(STDOUT_FILENO, &out) && S_ISREG(out.st_mode) && !stat(in[k], &st) &&
+		    st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
+			cli_error("the standard output is the input %s itself: analyze never writes "
+				  "what it reads; redirect it elsewhere", in[k]);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A single-valued option given twice: the same value is harmless, two values are refused
+ * rather than the last one taken (issue 21). 0 or -EINVAL (printed).
+ */
+static int set_once(const char **slot, const char *name, const char *val)
+{
+	if (*slot && strcmp(*slot, val)) {
+		cli_error("--%s given twice (%s and %s): give it once", name, *slot, val);
+		return -EINVAL;
+	}
+	*slot = val;
+	return 0;
+}
+
+/* The HTML report under a temporary name, renamed into place when complete. 0 or -errno. */
+static int write_html(const char *path, const struct analysis *const *as, unsigned int n)
+{
+	struct outfile o;
+	FILE *f;
+	int e = outfile_open(&o, path);
+
+	if (e)
+		return e;
+	f = outfile_fdopen(&o);
+	if (!f) {
+		e = -errno;
+		outfile_abort(&o);
+		return e;
+	}
+	e = an_html(as, n, f);
+	errno = 0;
+	/* fflush's errno (ENOSPC on /dev/full) says more than the stream's EIO */
+	if (fflush(f) && (!e || e == -EIO))
+		e = errno ? -errno : -EIO;
+	if (fclose(f) && !e)
+		e = errno ? -errno : -EIO;
+	if (!e && cli_stop)
+		e = -EINTR;
+	if (e) {
+		outfile_abort(&o);
+		return e;
+	}
+	return outfile_commit(&o);
 }
 
 struct progress {
@@ -135,11 +219,13 @@ int cmd_analyze(int argc, char **argv)
 	};
 	struct analyze_opts opts = { .device = -1 };
 	double pct[AN_MAX_PCT];
-	const char *html = NULL, *group_by = NULL, *device = NULL;
+	const char *html = NULL, *group_by = NULL, *device = NULL, *interval_s = NULL, *from_s = NULL,
+		   *to_s = NULL, *pct_s = NULL;
 	bool json = false, compare = false, merge = false, bins = false;
 	unsigned int flags = 0;
 	int c, rc = EXIT_OK;
 
+	cli_catch_stop(); /* stops between batches; the report is renamed into place only whole */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -150,9 +236,12 @@ int cmd_analyze(int argc, char **argv)
 			compare = true;
 			break;
 		case 'H':
-			html = optarg;
+			if (set_once(&html, "html", optarg))
+				return EXIT_USAGE;
 			break;
 		case 'i':
+			if (set_once(&interval_s, "interval", optarg))
+				return EXIT_USAGE;
 			if (parse_duration_ns(optarg, &opts.interval_ns) || !opts.interval_ns) {
 				cli_error("--interval '%s': give a duration such as 1s or 100ms", optarg);
 				return EXIT_USAGE;
@@ -160,6 +249,8 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'f':
 		case 't':
+			if (set_once(c == 'f' ? &from_s : &to_s, c == 'f' ? "from" : "to", optarg))
+				return EXIT_USAGE;
 			if (parse_duration_ns(optarg, c == 'f' ? &opts.from_ns : &opts.to_ns)) {
 				cli_error("--%s '%s': give a time since the trace start such as 30s",
 					  c == 'f' ? "from" : "to", optarg);
@@ -167,10 +258,12 @@ int cmd_analyze(int argc, char **argv)
 			}
 			break;
 		case 'd':
-			device = optarg;
+			if (set_once(&device, "device", optarg))
+				return EXIT_USAGE;
 			break;
 		case 'g':
-			group_by = optarg;
+			if (set_once(&group_by, "group-by", optarg))
+				return EXIT_USAGE;
 			if (strcmp(optarg, "op") && strcmp(optarg, "device") && strcmp(optarg, "comm") &&
 			    strcmp(optarg, "pid")) {
 				cli_error("--group-by '%s': use op, device, comm or pid", optarg);
@@ -178,6 +271,8 @@ int cmd_analyze(int argc, char **argv)
 			}
 			break;
 		case 'p':
+			if (set_once(&pct_s, "percentiles", optarg))
+				return EXIT_USAGE;
 			if (parse_percentiles(optarg, pct, &opts.npercentiles)) {
 				cli_error("--percentiles '%s': give up to %d values in [0, 100] "
 					  "separated by ':' (e.g. 50:99:99.9)",
@@ -213,8 +308,10 @@ int cmd_analyze(int argc, char **argv)
 		cli_error("%u traces given; at most %d at once", n, MAX_TRACES);
 		return EXIT_USAGE;
 	}
-	if (opts.to_ns && opts.to_ns <= opts.from_ns) {
-		cli_error("--to must be after --from");
+	/* --to 0 is a window, not "no --to": [from, to) empty is refused (issue 21 W10) */
+	if (to_s && opts.to_ns <= opts.from_ns) {
+		cli_error("--to %s must be after --from %s: the window [from, to) holds nothing",
+			  to_s, from_s ? from_s : "0");
 		return EXIT_USAGE;
 	}
 	if (merge && compare) {
@@ -225,6 +322,8 @@ int cmd_analyze(int argc, char **argv)
 		cli_error("--merge puts every trace's devices in one table: --device is per trace");
 		return EXIT_USAGE;
 	}
+	if (check_outputs(html, argv + optind, n))
+		return EXIT_USAGE;
 	struct analysis *as[MAX_TRACES] = { NULL };
 	bool tty = isatty(STDERR_FILENO);
 	if (merge && n > 1) {
@@ -233,8 +332,12 @@ int cmd_analyze(int argc, char **argv)
 		as[0] = an_from_merge((const char *const *)argv + optind, n, &opts, flags, group_by,
 				      err, sizeof(err));
 		if (!as[0]) {
+			int e = errno;
+
+			if (cli_stop)
+				goto stopped;
 			cli_error("%s", err);
-			return EXIT_RUNTIME;
+			return e == EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		}
 		if (as[0]->damaged_chunks)
 			cli_warn("%llu damaged chunks skipped (--salvage)",
@@ -270,10 +373,15 @@ int cmd_analyze(int argc, char **argv)
 			goto out;
 		}
 		if (device) {
-			int e = resolve_device(path, device, &opts.device);
+			char list[1024] = "";
+			int e = resolve_device(path, device, &opts.device, list, sizeof(list));
+
+			if (e == -ENODEV)
+				cli_error("%s: no device '%s' in its device table; it has: %s", path,
+					  device, list);
+			else if (e)
+				cli_error("%s: %s", path, strerror(-e));
 			if (e) {
-				cli_error("%s: no device '%s' in its device table (%s); see ioreel info %s",
-					  path, device, strerror(-e), path);
 				rc = EXIT_RUNTIME;
 				goto out;
 			}
@@ -283,6 +391,8 @@ int cmd_analyze(int argc, char **argv)
 				      sizeof(err));
 		if (p.shown)
 			fprintf(stderr, "\r\033[K");
+		if (!as[na] && cli_stop)
+			goto stopped;
 		if (!as[na]) {
 			cli_error("%s", err);
 			rc = EXIT_RUNTIME;
@@ -308,22 +418,25 @@ int cmd_analyze(int argc, char **argv)
 			analysis__print_text(as[k], stdout);
 		}
 	}
-	if (html) {
-		FILE *f = fopen(html, "w");
-		int e = f ? an_html(cas, n, f) : -errno;
-		if (f && fclose(f) && !e)
-			e = -errno;
+	if (html && !cli_stop) {
+		int e = write_html(html, cas, n);
+
+		if (e == -EINTR)
+			goto stopped;
 		if (e) {
 			cli_error("cannot write the HTML report %s: %s", html, strerror(-e));
 			rc = EXIT_RUNTIME;
 		}
 	}
-	if (fflush(stdout)) {
-		cli_error("writing the report failed: %s", strerror(errno));
-		rc = EXIT_RUNTIME;
-	}
+	if (cli_stop)
+		goto stopped;
 out:
 	for (unsigned int k = 0; k < MAX_TRACES; k++)
 		analysis__free(as[k]);
-	return rc;
+	return cli_close_stdout(rc);
+stopped:
+	cli_error("interrupted by %s%s%s", cli_stop == SIGINT ? "SIGINT" : "SIGTERM",
+		  html ? ": no report written to " : "", html ? html : "");
+	rc = EXIT_RUNTIME;
+	goto out;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/analysis_int.h"
+#include "util/cli.h"
 
 #define BATCH 4096
 
@@ -90,6 +91,11 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 		}
 		if (n == 0)
 			break;
+		if (cli_stop) { /* SIGINT/SIGTERM: the verb says so and writes no report */
+			saved = EINTR;
+			snprintf(err, errlen, "%s: interrupted", path);
+			goto fail;
+		}
 		if (a->fl)
 			an_flevel_add(a, buf, fx, (size_t)n);
 		else
@@ -140,6 +146,24 @@ struct analysis *an_from_merge(const char *const *paths, unsigned int n,
 
 	if (!m)
 		return NULL;
+	/*
+	 * A closed-loop trace (synthesized) has an order, not times: merged with a timed one its
+	 * I/Os landed over the timed one's runtime and rates came out of nothing (issue 21 W9).
+	 */
+	for (unsigned int k = 1; k < n; k++) {
+		const struct trace_meta *m0 = trace_reader__meta(trace_merge__reader(m, 0));
+		const struct trace_meta *mk = trace_reader__meta(trace_merge__reader(m, k));
+
+		if ((m0->mode == TRACE_MODE_CLOSED) == (mk->mode == TRACE_MODE_CLOSED))
+			continue;
+		snprintf(err, errlen, "--merge: %s is closed-loop (an order of I/Os, no times) and "
+			 "%s is timed: they share no clock; replay the closed-loop trace (replay -o) "
+			 "and merge its result", paths[m0->mode == TRACE_MODE_CLOSED ? 0 : k],
+			 paths[m0->mode == TRACE_MODE_CLOSED ? k : 0]);
+		trace_merge__close(m);
+		errno = EINVAL;
+		return NULL;
+	}
 	snprintf(name, sizeof(name), "%s + %u more", base_name(paths[0]), n - 1);
 	a = analysis__new(opts, trace_merge__meta(m), name);
 	buf = malloc(BATCH * sizeof(*buf));
@@ -168,6 +192,11 @@ struct analysis *an_from_merge(const char *const *paths, unsigned int n,
 		if (++nb == BATCH) {
 			analysis__add(a, buf, nb);
 			nb = 0;
+			if (cli_stop) {
+				snprintf(err, errlen, "interrupted");
+				ret = -EINTR;
+				goto out;
+			}
 		}
 	}
 	if (ret < 0) {

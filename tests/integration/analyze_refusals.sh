@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Issue 21, analyze: it never writes an input (D3: --html naming a trace by its path, ./path, a
+# symlink or a hard link, or stdout redirected onto one: exit 2, the input unchanged); it
+# refuses --percentiles nan/inf/-1/101, an empty --from/--to window, a --device the trace lacks
+# (with the list of those it has), a single-valued option given twice with two values, and
+# --merge of a closed-loop trace with a timed one (W9); stdout that cannot be written and an
+# HTML report that cannot be written are errors with the reason (W4).
+. "$(dirname "$0")/../lib.sh"
+d=$(scratch_dir)
+cd "$d" || fail "cd"
+"$IOREEL" synth --rw randread --size 64m --rate-iops 1000 --runtime 2 -o T.ioreel >/dev/null ||
+	fail "synth timed"
+"$IOREEL" synth --rw randread --size 64m --number-ios 100 -o C.ioreel >/dev/null ||
+	fail "synth closed"
+cp T.ioreel U.ioreel
+ln -s T.ioreel L.ioreel
+ln T.ioreel H.ioreel
+sum=$(md5sum <T.ioreel)
+
+# D3
+for o in T.ioreel ./T.ioreel "$d/T.ioreel" L.ioreel H.ioreel; do
+	assert_status 2 "$IOREEL" analyze U.ioreel T.ioreel --html "$o" >/dev/null 2>err
+	grep -q -- "--html $o is the input T.ioreel itself" err || fail "--html $o: $(cat err)"
+	assert_eq "$(md5sum <T.ioreel)" "$sum" "--html $o changed the trace"
+done
+assert_status 2 "$IOREEL" analyze T.ioreel --json >>T.ioreel 2>err
+grep -q "the standard output is the input T.ioreel itself" err || fail "stdout: $(cat err)"
+assert_eq "$(md5sum <T.ioreel)" "$sum" "'>> T' changed the trace"
+"$IOREEL" analyze T.ioreel --html r.html >/dev/null 2>err || fail "--html r.html: $(cat err)"
+tail -c 20 r.html | grep -q '</html>' || fail "r.html incomplete"
+[ -z "$(ls -A | grep '^\.')" ] || fail "temporary files left: $(ls -A)"
+
+# W10 and repeats
+refused() { # MESSAGE_PART ARGS...
+	local want=$1
+	shift
+	assert_status 2 "$IOREEL" analyze "$@" >/dev/null 2>err
+	grep -q -- "$want" err || fail "analyze $*: no '$want' in: $(cat err)"
+}
+for p in nan inf -1 101 50:nan; do
+	refused "give up to 64 values in \[0, 100\]" T.ioreel --percentiles "$p"
+done
+refused "--to 0 must be after --from 0" T.ioreel --from 0 --to 0
+refused "--to 1s must be after --from 2s" T.ioreel --from 2s --to 1s
+refused "--html given twice (a.html and b.html)" T.ioreel --html a.html --html b.html
+refused "--device given twice" T.ioreel --device 0 --device 1
+refused "--percentiles given twice" T.ioreel --percentiles 50 --percentiles 99
+"$IOREEL" analyze T.ioreel --to 1s --to 1s >/dev/null || fail "the same value twice refused"
+assert_status 1 "$IOREEL" analyze T.ioreel --device 99 >/dev/null 2>err
+grep -q "no device '99' in its device table; it has: 0 synth" err || fail "--device 99: $(cat err)"
+# W9
+refused "C.ioreel is closed-loop (an order of I/Os, no times) and T.ioreel is timed" \
+	--merge T.ioreel C.ioreel
+
+# W4
+[ -w /dev/full ] || skip "no /dev/full"
+assert_status 1 "$IOREEL" analyze T.ioreel >/dev/full 2>err
+grep -q "cannot write the output (standard output): No space left on device" err ||
+	fail "stdout: $(cat err)"
+assert_status 1 "$IOREEL" analyze T.ioreel --html /dev/full >/dev/null 2>err
+grep -q "cannot write the HTML report /dev/full: No space left on device" err ||
+	fail "--html /dev/full: $(cat err)"
+[ -c /dev/full ] || fail "/dev/full is gone"
+echo ok
