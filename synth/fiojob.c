@@ -173,7 +173,7 @@ int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 	struct fio_jobfile jf;
 	struct pending *global = calloc(1, sizeof(*global)), *cur = calloc(1, sizeof(*cur));
 	struct ignored *ig = calloc(1, sizeof(*ig));
-	bool seen = false;
+	bool seen = false, empty = false;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -187,6 +187,7 @@ int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 	err = fio_jobfile_read(path, &jf, why, why_len);
 	if (err)
 		goto out_free;
+	empty = !jf.nsec;
 	synth_job_defaults(&global->job);
 	global->job.sync_engine = true; /* fio's default engine is psync */
 	global->kb_base = 1024;
@@ -227,6 +228,11 @@ int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 	if (section && !seen) {
 		snprintf(why, why_len, "%s has no section [%s]", path, section);
 		err = -ENOENT;
+	} else if (!spec->njobs && empty) {
+		/* said "only [global]" of an empty file (issue 21) */
+		snprintf(why, why_len, "%s has no section at all (empty, or only comments): a job "
+			 "is a [name] section with its options", path);
+		err = -EINVAL;
 	} else if (!spec->njobs) {
 		snprintf(why, why_len, "%s has no job section (only [global])", path);
 		err = -EINVAL;

@@ -35,6 +35,14 @@ grep -q "given twice (a.ioreel and b.ioreel)" err || fail "two outputs: $(cat er
 	>/dev/null 2>err || fail "accepted forms refused: $(cat err)"
 "$IOREEL" info ok.ioreel | grep -q "${long:1}" || fail "63-byte name not kept"
 
+# a job file with nothing in it is not "only [global]"
+: >empty.fio
+printf '[global]\nbs=4k\n' >global.fio
+assert_status 2 "$IOREEL" synth --fio-job empty.fio -o e.ioreel 2>err >/dev/null
+grep -q "empty.fio has no section at all (empty, or only comments)" err || fail "empty: $(cat err)"
+assert_status 2 "$IOREEL" synth --fio-job global.fio -o e.ioreel 2>err >/dev/null
+grep -q "global.fio has no job section (only \[global\])" err || fail "global: $(cat err)"
+
 # W14: a rate and a runtime bound the job whatever --size says
 "$IOREEL" synth --rw randread --size 1t --rate-iops 1000 --runtime 2 -o r.ioreel >out 2>err ||
 	fail "--size 1t with --rate-iops and --runtime refused: $(cat err)"
