@@ -9,14 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "ioreel.h"
 #include "analyze/analyze.h"
 #include "analyze/hist.h"
+#include "replay/dep.h"
 #include "replay/replay.h"
 #include "synth/synth.h"
 #include "util/cli.h"
 #include "util/json.h"
+#include "util/outfile.h"
 
 #define BENCH_MAX 16
 
@@ -35,7 +38,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ioreel bench --preset P [--preset P2 ...] --target A [--target B ...]\n"
 		"       ioreel bench --trace T [--mode timed|dep|afap ...] --target A [...]\n"
-		"                    [--runtime S] [--size SIZE] [--engine E] [--allow-writes]\n"
+		"                    [--runtime S] [--size SIZE] [--number-ios N] [--engine E]\n"
+		"                    [--allow-writes]\n"
 		"                    [--force] [--prefill | --no-prefill] [--json] [--html FILE]\n"
 		"\n"
 		"Replays each preset (ioreel synth --list-presets; cdm counts as its four tests) on\n"
@@ -44,11 +48,15 @@ static void usage(FILE *f)
 		"side by side. Writes are refused exactly as in `ioreel replay` unless\n"
 		"--allow-writes (and --force for a device with data).\n"
 		"--runtime makes every pattern time-based for that long (default: the preset's);\n"
-		"--size sets the region the patterns use (default: the preset's).\n"
+		"--size sets the region the patterns use (default: the preset's); --number-ios N\n"
+		"bounds each pattern's I/Os per job (a large --size needs it).\n"
 		"--html writes one page comparing every run (charts as in ioreel analyze --html).\n"
 		"--trace replays a recorded trace on each target in each --mode (default: timed,\n"
 		"the recorded load: can the target absorb it; and dep, each I/O once those it\n"
 		"waited for completed: how would the recorded workload run there), one row each.\n"
+		"By default dep is skipped, with a note, for a trace without completion times or\n"
+		"thread ids (synthesized, imported); a closed-loop trace (synth without a rate)\n"
+		"has no times at all and gets one row, replayed closed loop (--mode afap also).\n"
 		"\n"
 		"Reads of never-written space (file holes, a fresh zram, a loop device over a sparse\n"
 		"file) return zeroes from memory and make a target look many times faster than it\n"
@@ -212,6 +220,7 @@ static int run_targets(const char *trace, const char *pattern, int mode,
 		struct replay_opts o = *base;
 		struct replay_result res;
 		struct bench_row *row = &rows[(*nrows)++];
+		uint64_t wall0, wall;
 		double cpu0;
 
 		memset(row, 0, sizeof(*row));
@@ -229,8 +238,10 @@ static int run_targets(const char *trace, const char *pattern, int mode,
 		if (!quiet)
 			fprintf(stderr, "ioreel bench: %s on %s ...\n", pattern, targets[t]);
 		cpu0 = cpu_s();
+		wall0 = now_mono_ns();
 		why[0] = '\0';
 		err = replay_run(&o, &res, why, sizeof(why));
+		wall = now_mono_ns() - wall0;
 		if (res.warnings[0])
 			fprintf(stderr, "%s", res.warnings);
 		if (err) {
@@ -239,7 +250,9 @@ static int run_targets(const char *trace, const char *pattern, int mode,
 			unlink(out);
 			return EXIT_RUNTIME;
 		}
-		row->cpu_pct = res.elapsed_ns ? (cpu_s() - cpu0) * 1e11 / res.elapsed_ns : 0;
+		/* CPU time and wall time over the same call: the clocked part alone (elapsed_ns)
+		 * left out the prescan the CPU time holds, 72193.8 % on a short run (issue 21 W8) */
+		row->cpu_pct = wall ? (cpu_s() - cpu0) * 1e11 / (double)wall : 0;
 		for (int k = 0; k < 5; k++)
 			row->skipped += res.skipped[k];
 		row->uw = res.unwritten[0]; /* bench's synthesized traces have one device */
@@ -305,13 +318,164 @@ static void bench_warn(const char *msg)
 	cli_warn("%s", msg);
 }
 
+/* What a --trace allows: timed and dep need times; dep also completions and thread ids. */
+struct trace_fit {
+	bool closed; /* closed loop (synthesized without a rate): an order, no times */
+	bool dep_ok;
+	char why[512]; /* why dep cannot be used */
+};
+
+/* One pass, counted as replay's prescan counts (replay/dep.h). 0 or -errno (message in err). */
+static int trace_fit(const char *path, struct trace_fit *f, char *err, size_t len)
+{
+	struct trace_reader *r = trace_reader__open(path, 0, err, len);
+	struct io_event *buf = malloc(4096 * sizeof(*buf));
+	struct dep_fitness fit = { 0 };
+	long n = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (!r || !buf) {
+		int e = r ? -ENOMEM : -errno;
+
+		if (r) {
+			snprintf(err, len, "out of memory");
+			trace_reader__close(r);
+		}
+		free(buf);
+		return e;
+	}
+	f->closed = trace_reader__meta(r)->mode == TRACE_MODE_CLOSED;
+	while (!f->closed && (n = trace_reader__next(r, buf, 4096)) > 0) {
+		for (long i = 0; i < n; i++) {
+			fit.events++;
+			fit.no_completion += buf[i].complete_ns == IO_TS_NONE;
+			fit.no_tid += !buf[i].tid;
+		}
+	}
+	if (n < 0)
+		snprintf(err, len, "%s", trace_reader__error(r));
+	else
+		f->dep_ok = !f->closed && dep_fitness_ok(&fit, f->why, sizeof(f->why));
+	trace_reader__close(r);
+	free(buf);
+	return n < 0 ? (int)n : 0;
+}
+
+/*
+ * The modes a trace is replayed in: the ones asked for, refused (exit 2, in bench's own words:
+ * replay's hint names --dep-fallback, which bench has not) where the trace cannot take them;
+ * or by default timed and dep, dep skipped with a note on stderr where it cannot be used, and
+ * one closed-loop row for a closed-loop trace (issue 21 W7, W8). Fills m, returns their count,
+ * or -EINVAL (printed).
+ */
+static int trace_modes(const char *path, const struct trace_fit *f, const int *asked,
+		       int nasked, int *m)
+{
+	int n = 0;
+
+	if (!nasked) {
+		if (f->closed) {
+			fprintf(stderr, "ioreel bench: note: %s is closed-loop (synthesized without "
+					"a rate: an order of I/Os and a depth per job, no times): one "
+					"row, replayed closed loop; timed and dep need times\n", path);
+			m[n++] = REPLAY_CLOSED;
+			return n;
+		}
+		m[n++] = REPLAY_TIMED;
+		if (f->dep_ok)
+			m[n++] = REPLAY_DEP;
+		else
+			fprintf(stderr, "ioreel bench: note: no dep row for %s: %s\n", path, f->why);
+		return n;
+	}
+	for (int k = 0; k < nasked; k++) {
+		if (f->closed && (asked[k] == REPLAY_TIMED || asked[k] == REPLAY_DEP)) {
+			cli_error("--mode %s: %s is closed-loop (synthesized without a rate: an order "
+				  "of I/Os and a depth per job, no times to keep); give no --mode "
+				  "(one closed-loop row) or --mode afap",
+				  replay_mode_name(asked[k]), path);
+			return -EINVAL;
+		}
+		if (asked[k] == REPLAY_DEP && !f->dep_ok) {
+			cli_error("--mode dep: %s cannot be replayed in dep mode: %s; give --mode "
+				  "timed or --mode afap", path, f->why);
+			return -EINVAL;
+		}
+		m[n++] = asked[k];
+	}
+	return n;
+}
+
+/* Targets must exist and hold something: replay's hint (give --size to create one) means
+ * another --size than bench's. 0 or -EINVAL (printed). */
+static int check_target(const char *t)
+{
+	struct stat st;
+
+	if (stat(t, &st)) {
+		cli_error("target %s: %s; bench measures an existing device or file (truncate -s "
+			  "10G FILE makes one)", t, strerror(errno));
+		return -EINVAL;
+	}
+	if (S_ISREG(st.st_mode) && !st.st_size) {
+		cli_error("target %s is empty; bench measures an existing device or file (truncate "
+			  "-s 10G %s gives it a size)", t, t);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The --html page of every run: written to o's temporary file, renamed when complete. */
+static int write_html(struct outfile *o, const struct bench_row *rows, size_t nrows)
+{
+	const struct analysis **as = calloc(nrows ? nrows : 1, sizeof(*as));
+	unsigned int n = 0;
+	FILE *f = as ? outfile_fdopen(o) : NULL;
+	int e = 0;
+
+	if (!f) {
+		e = as ? -errno : -ENOMEM;
+		free(as);
+		outfile_abort(o);
+		return e;
+	}
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].an)
+			as[n++] = rows[i].an;
+	e = analysis__print_html(as, n, f);
+	errno = 0;
+	if (fflush(f) && (!e || e == -EIO))
+		e = errno ? -errno : -EIO;
+	if (fclose(f) && !e)
+		e = errno ? -errno : -EIO;
+	free(as);
+	if (e) {
+		outfile_abort(o);
+		return e;
+	}
+	return outfile_commit(o);
+}
+
+/* A single-valued option given twice: one value is fine, two are refused (issue 21). */
+static int set_once(const char **slot, const char *key, const char *v)
+{
+	if (*slot && strcmp(*slot, v)) {
+		cli_error("--%s given twice (%s and %s): give it once", key, *slot, v);
+		return -EINVAL;
+	}
+	*slot = v;
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
-	const char *traces[BENCH_MAX], *html = NULL;
-	FILE *html_f = NULL;
-	int npresets = 0, ntargets = 0, ntraces = 0, nmodes = 0, rc = EXIT_USAGE;
-	int modes[4];
+	const char *traces[BENCH_MAX], *html = NULL, *engine = NULL, *number_ios = NULL;
+	struct outfile html_o;
+	bool html_f = false; /* html_o is open */
+	int npresets = 0, ntargets = 0, ntraces = 0, nmodes = 0, rc = EXIT_USAGE, prefill = 0;
+	int modes[4], tmodes[BENCH_MAX][4], ntmodes[BENCH_MAX];
+	size_t nrows_max;
 	struct replay_opts base = { .mode = REPLAY_MODE_AUTO, .warn = bench_warn,
 				    .prefill = REPLAY_PREFILL_AUTO };
 	struct synth_spec *spec = calloc(1, sizeof(*spec));
@@ -350,7 +514,14 @@ int cmd_bench(int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(key, "prefill") || !strcmp(key, "no-prefill")) {
-			base.prefill = key[0] == 'p' ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+			int want = key[0] == 'p' ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+
+			if (prefill && base.prefill != want) {
+				cli_error("--prefill and --no-prefill both given: pick one");
+				goto out;
+			}
+			prefill = 1;
+			base.prefill = want;
 			continue;
 		}
 		if (eq)
@@ -382,15 +553,21 @@ int cmd_bench(int argc, char **argv)
 					  "--mode)", v);
 				goto out;
 			}
+			for (int k = 0; k < nmodes; k++)
+				if (modes[k] == trace_mode(v)) {
+					cli_error("--mode %s given twice: one row per mode", v);
+					goto out;
+				}
 			modes[nmodes++] = trace_mode(v);
-		} else if (!strcmp(key, "runtime")) {
-			runtime = v;
-		} else if (!strcmp(key, "size")) {
-			size = v;
-		} else if (!strcmp(key, "engine")) {
-			base.engine = v;
-		} else if (!strcmp(key, "html")) {
-			html = v;
+		} else if (!strcmp(key, "runtime") || !strcmp(key, "size") ||
+			   !strcmp(key, "engine") || !strcmp(key, "html") ||
+			   !strcmp(key, "number-ios")) {
+			const char **slot = key[0] == 'r' ? &runtime : key[0] == 's' ? &size :
+					    key[0] == 'e' ? &engine : key[0] == 'h' ? &html :
+					    &number_ios;
+
+			if (set_once(slot, key, v))
+				goto out;
 		} else {
 			cli_error("unknown option --%s (see --help)", key);
 			goto out;
@@ -405,9 +582,27 @@ int cmd_bench(int argc, char **argv)
 		cli_error("--mode is how a --trace is replayed; presets keep their own (closed loop)");
 		goto out;
 	}
-	if (!nmodes) { /* both questions: can it absorb the load, how would it run there */
-		modes[nmodes++] = REPLAY_TIMED;
-		modes[nmodes++] = REPLAY_DEP;
+	base.engine = engine;
+	for (int t = 0; t < ntargets; t++)
+		if (check_target(targets[t]))
+			goto out;
+	/* every trace vetted before anything runs: a refusal costs nothing */
+	nrows_max = (size_t)npresets * 4;
+	for (int t = 0; t < ntraces; t++) {
+		struct trace_fit f;
+		int n;
+
+		if (trace_fit(traces[t], &f, why, sizeof(why))) {
+			cli_error("%s: %s", traces[t], why);
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+		/* no --mode: both questions, can it absorb the load, how would it run there */
+		n = trace_modes(traces[t], &f, modes, nmodes, tmodes[t]);
+		if (n < 0)
+			goto out;
+		ntmodes[t] = n;
+		nrows_max += (size_t)n;
 	}
 	if (base.prefill == REPLAY_PREFILL_ON && !base.allow_writes) {
 		cli_error("--prefill writes the regions the presets read: give --allow-writes too "
@@ -422,13 +617,29 @@ int cmd_bench(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* open the report first: a bad path should not cost a whole benchmark run */
-	if (html && !(html_f = fopen(html, "w"))) {
-		cli_error("cannot write --html %s: %s", html, strerror(errno));
-		rc = EXIT_RUNTIME;
-		goto out;
+	/* never write what it reads or replays onto (issue 21 D3) */
+	for (int k = 0; html && k < ntraces + ntargets; k++) {
+		const char *in = k < ntraces ? traces[k] : targets[k - ntraces];
+
+		if (outfile_same_file(html, in)) {
+			cli_error("--html %s is the %s %s itself: give another path", html,
+				  k < ntraces ? "trace" : "target", in);
+			goto out;
+		}
 	}
-	rows = calloc(((size_t)npresets * 4 + (size_t)ntraces * nmodes) * ntargets, sizeof(*rows));
+	/* open the report first: a bad path should not cost a whole benchmark run; it is
+	 * written under a temporary name and renamed into place when complete */
+	if (html) {
+		int e = outfile_open(&html_o, html);
+
+		if (e) {
+			cli_error("cannot write --html %s: %s", html, strerror(-e));
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+		html_f = true;
+	}
+	rows = calloc(nrows_max * ntargets, sizeof(*rows));
 	if (!rows || !mkdtemp(dir)) {
 		cli_error("cannot create a scratch directory in /tmp: %s", strerror(errno));
 		rc = EXIT_RUNTIME;
@@ -458,6 +669,12 @@ int cmd_bench(int argc, char **argv)
 					err = spec->innodb ?
 						synth_innodb_set(&spec->inno, "size", size, why, sizeof(why)) :
 						synth_job_set(&spec->jobs[j], "size", size, why, sizeof(why));
+				if (!err && number_ios)
+					err = spec->innodb ?
+						synth_innodb_set(&spec->inno, "number-ios", number_ios, why,
+								 sizeof(why)) :
+						synth_job_set(&spec->jobs[j], "number_ios", number_ios, why,
+							      sizeof(why));
 				if (err) {
 					cli_error("%s", why);
 					goto out_dir;
@@ -471,7 +688,7 @@ int cmd_bench(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s-%s", pr->name, pr->variant_names[v]);
 			else
 				snprintf(name, sizeof(name), "%s", pr->name);
-			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, html_f != NULL,
+			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, html_f,
 					 filled, rows, &nrows);
 			if (rc)
 				goto out_dir;
@@ -481,13 +698,13 @@ int cmd_bench(int argc, char **argv)
 		const char *base_name = strrchr(traces[t], '/') ? strrchr(traces[t], '/') + 1
 							       : traces[t];
 
-		for (int m = 0; m < nmodes; m++) {
+		for (int m = 0; m < ntmodes[t]; m++) {
 			char name[64];
 
 			snprintf(name, sizeof(name), "%.52s %s", base_name,
-				 replay_mode_name(modes[m]));
-			rc = run_targets(traces[t], name, modes[m], targets, ntargets, &base, dir,
-					 json, html_f != NULL, filled, rows, &nrows);
+				 replay_mode_name(tmodes[t][m]));
+			rc = run_targets(traces[t], name, tmodes[t][m], targets, ntargets, &base, dir,
+					 json, html_f, filled, rows, &nrows);
 			if (rc)
 				goto out_dir;
 		}
@@ -495,33 +712,25 @@ int cmd_bench(int argc, char **argv)
 	print_rows(rows, nrows, json);
 	rc = EXIT_OK;
 	if (html_f) {
-		const struct analysis **as = calloc(nrows ? nrows : 1, sizeof(*as));
-		unsigned int n = 0;
+		int e = write_html(&html_o, rows, nrows);
 
-		for (size_t i = 0; as && i < nrows; i++)
-			if (rows[i].an)
-				as[n++] = rows[i].an;
-		if (!as || analysis__print_html(as, n, html_f) || fflush(html_f)) {
-			cli_error("writing --html %s: %s", html, strerror(as ? errno : ENOMEM));
+		html_f = false; /* committed or aborted */
+		if (e) {
+			cli_error("writing --html %s: %s", html, strerror(-e));
 			rc = EXIT_RUNTIME;
 		} else if (!json) {
 			printf("\nreport: %s\n", html);
 		}
-		free(as);
 	}
 out_dir:
 	rmdir(dir);
 out:
-	if (html_f && fclose(html_f) && rc == EXIT_OK) {
-		cli_error("writing --html %s: %s", html, strerror(errno));
-		rc = EXIT_RUNTIME;
-	}
-	if (html_f && rc != EXIT_OK)
-		unlink(html); /* no half-written report */
+	if (html_f)
+		outfile_abort(&html_o); /* no half-written report; an earlier one stays */
 	for (size_t i = 0; rows && i < nrows; i++)
 		if (rows[i].an)
 			analysis__free(rows[i].an);
 	free(rows);
 	free(spec);
-	return rc;
+	return cli_close_stdout(rc); /* W4: '> /dev/full' */
 }
