@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `ioreel synth`: fio-style patterns, fio job files and presets written as .ioreel traces. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "synth/synth.h"
 #include "util/cli.h"
 #include "util/json.h"
+#include "util/outfile.h"
 
 static void usage(FILE *f)
 {
@@ -128,6 +130,8 @@ static int emit(void *ctx, const struct io_event *ev)
 {
 	struct counts *c = ctx;
 
+	if (cli_stop && !(c->c.events % 4096))
+		return -EINTR; /* SIGINT/SIGTERM: the temporary file is removed, nothing written */
 	c->c.events++;
 	c->c.ops[ev->op]++;
 	c->c.bytes[ev->op] += ev->length;
@@ -160,7 +164,9 @@ int synth_write_trace(const struct synth_spec *s, const char *path, const char *
 	err = synth_spec_meta(s, meta, devname, devsize, why, why_len);
 	if (err)
 		goto out;
-	c->w = trace_writer__open(path, meta, NULL);
+	/* under a temporary name, renamed when complete: a failed or refused run leaves an
+	 * earlier file under path as it was */
+	c->w = trace_writer__open(path, meta, &(struct trace_writer_opts){ .replace = true });
 	if (!c->w) {
 		err = -errno;
 		snprintf(why, why_len, "cannot create %s: %s", path, strerror(errno));
@@ -169,11 +175,16 @@ int synth_write_trace(const struct synth_spec *s, const char *path, const char *
 	err = synth_generate(s, emit, c);
 	if (!err && c->n)
 		err = trace_writer__add(c->w, c->buf, c->n);
+	if (err == -EINTR && cli_stop) {
+		snprintf(why, why_len, "interrupted by %s: %s not written",
+			 cli_stop == SIGINT ? "SIGINT" : "SIGTERM", path);
+		trace_writer__abort(c->w);
+		goto out;
+	}
 	if (err) {
 		snprintf(why, why_len, "writing %s failed: %s", path,
 			 c->err ? trace_writer__error(c->w) : strerror(-err));
-		trace_writer__abort(c->w);
-		unlink(path);
+		trace_writer__abort(c->w); /* removes the temporary file only */
 		goto out;
 	}
 	st.events = c->c.events;
@@ -390,6 +401,7 @@ int cmd_synth(int argc, char **argv)
 	size_t nov = 0;
 	int rc = EXIT_USAGE;
 
+	cli_catch_stop(); /* a long generation stops between events, its temporary file removed */
 	if (!ov || !spec) {
 		cli_error("out of memory");
 		rc = EXIT_RUNTIME;
@@ -500,6 +512,11 @@ int cmd_synth(int argc, char **argv)
 	}
 	if (!out) {
 		cli_error("no output: give -o FILE.ioreel");
+		goto out;
+	}
+	/* never write what it reads (issue 21 D3): the job file it was given */
+	if (fio && outfile_same_file(out, fio)) {
+		cli_error("-o %s is the job file %s itself: give the trace another name", out, fio);
 		goto out;
 	}
 

@@ -43,6 +43,28 @@ grep -q "empty.fio has no section at all (empty, or only comments)" err || fail 
 assert_status 2 "$IOREEL" synth --fio-job global.fio -o e.ioreel 2>err >/dev/null
 grep -q "global.fio has no job section (only \[global\])" err || fail "global: $(cat err)"
 
+# D3: never the job file it reads; a refused or interrupted run leaves an earlier -o as it was
+printf '[j]\nrw=read\nsize=1m\n' >j.fio
+ln -s j.fio jl.fio
+cp j.fio j.orig
+assert_status 2 "$IOREEL" synth --fio-job j.fio -o ./jl.fio 2>err >/dev/null
+grep -q -- "-o ./jl.fio is the job file j.fio itself" err || fail "-o the job file: $(cat err)"
+cmp -s j.fio j.orig || fail "the job file changed"
+echo old >keep.ioreel
+"$IOREEL" synth --rw randread --size 1g --rate-iops 1000000 --runtime 60 --time_based \
+	--numjobs 4 -o keep.ioreel >/dev/null 2>err &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc != 0 ]; then # else it finished first (a very fast machine): nothing to check
+	assert_eq "$rc" 1 "synth after SIGINT"
+	grep -q "interrupted by SIGINT: keep.ioreel not written" err || fail "SIGINT: $(cat err)"
+	assert_eq "$(cat keep.ioreel)" old "an interrupted synth touched keep.ioreel"
+fi
+[ -z "$(ls -A | grep '^\.')" ] || fail "temporary files left: $(ls -A)"
+
 # W14: a rate and a runtime bound the job whatever --size says
 "$IOREEL" synth --rw randread --size 1t --rate-iops 1000 --runtime 2 -o r.ioreel >out 2>err ||
 	fail "--size 1t with --rate-iops and --runtime refused: $(cat err)"
