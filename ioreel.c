@@ -16,6 +16,7 @@
 #pragma weak cmd_bench
 #pragma weak cmd_convert
 #pragma weak cmd_info
+#pragma weak cmd_study
 
 struct verb {
 	const char *name;
@@ -29,6 +30,7 @@ static const struct verb verbs[] = {
 	{ "analyze", cmd_analyze, "fio-like summaries, comparisons and HTML reports of traces" },
 	{ "synth", cmd_synth, "write standard fio-style patterns and presets as traces" },
 	{ "bench", cmd_bench, "replay patterns on several targets and compare them" },
+	{ "study", cmd_study, "build candidate setups from a plan, run workloads, compare" },
 	{ "convert", cmd_convert, "import/export fio iologs, blktrace, MSR, Alibaba, CSV, JSON" },
 	{ "info", cmd_info, "describe a trace: devices, counts, span, size per event" },
 };

@@ -10,5 +10,6 @@ int cmd_synth(int argc, char **argv);	/* synth/ */
 int cmd_bench(int argc, char **argv);	/* synth/ */
 int cmd_convert(int argc, char **argv); /* formats/ */
 int cmd_info(int argc, char **argv);	/* formats/ */
+int cmd_study(int argc, char **argv);	/* study/ */
 
 #endif

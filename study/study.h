@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * `ioreel study PLAN` (issue 25): builds each candidate of a plan, runs every workload on it
+ * a number of times, tears it down, and reports the candidates side by side. It sits above
+ * synth, replay and analyze as mpi/ does and drives them as child processes (the ioreel
+ * binary itself), so every step is one loggable command and --dry-run can print them all.
+ * plan.c reads the plan, vet.c checks the devices, run.c runs it, report.c reports.
+ */
+#ifndef IOREEL_STUDY_H
+#define IOREEL_STUDY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define STUDY_MAX_CAND 32
+#define STUDY_MAX_WORK 32
+#define STUDY_MAX_DEVS 32
+#define STUDY_MAX_CMDS 16
+#define STUDY_MAX_REPEATS 100
+
+enum cand_kind { CAND_FS, CAND_RAW, CAND_CMDS };
+enum raid_kind { RAID_NONE, RAID_BTRFS, RAID_MD };
+enum work_kind { WORK_PRESET, WORK_FIO, WORK_TRACE };
+
+struct candidate {
+	char name[64];
+	int line; /* where its section starts, for messages */
+	enum cand_kind kind;
+	char fs[16]; /* ext4, xfs, btrfs; "raw" */
+	enum raid_kind raid;
+	char level[16];	  /* btrfs profile (raid0 ... raid6) or md level (0, 1, 5, 6, 10) */
+	char metadata[16]; /* btrfs metadata profile (default: the data profile) */
+	char *devices[STUDY_MAX_DEVS];
+	int ndev;
+	char *mkfs_opts, *mount_opts, *raid_opts;
+	char *setup[STUDY_MAX_CMDS], *teardown[STUDY_MAX_CMDS];
+	int nsetup, nteardown;
+	char *target; /* setup=/teardown= candidates: the path to test */
+};
+
+struct workload {
+	char name[64];
+	int line;
+	enum work_kind kind;
+	char *preset, *fio, *section, *trace;
+	char mode[16];	/* replay mode: dep or timed for traces; the synth default otherwise */
+	char *options;	/* extra synth options (presets, fio jobs) */
+	char *replay_opts;
+	uint64_t size, runtime_ns; /* 0: the study's */
+};
+
+struct plan {
+	char path[4096];
+	char *text; /* the plan as read (shown in the report) */
+	size_t text_len;
+	uint64_t hash;
+	int repeats;
+	uint64_t runtime_ns, size;
+	char results[2048]; /* short enough for every path under it */
+	struct candidate cand[STUDY_MAX_CAND];
+	int ncand;
+	struct workload work[STUDY_MAX_WORK];
+	int nwork;
+};
+
+/* plan.c: 0, or -errno with "FILE:LINE: what is wrong" in err. */
+int plan_load(struct plan *p, const char *path, char *err, size_t errlen);
+void plan_free(struct plan *p);
+/* Splits s at blanks, honouring '...' and "..." quotes: argv entries appended to v. */
+int split_words(const char *s, char **v, int max);
+bool cand_uses_md(const struct candidate *c);
+
+/* vet.c */
+struct vet_opts {
+	bool force, allow_writes, dry_run;
+};
+/* Checks every listed device before anything is written. 0, or an exit code (message said). */
+int vet_plan(const struct plan *p, const struct vet_opts *o);
+/* Before building one candidate: its devices are not mounted or held now. 0 or -EBUSY. */
+int vet_candidate_free(const struct candidate *c, char *err, size_t errlen);
+/* Locks every listed device against another study running at once. 0 or an exit code. */
+int vet_lock_devices(const struct plan *p);
+/* "md" when the kernel has md and mdadm is installed, else NULL with the reason. */
+bool md_available(char *why, size_t len);
+
+/* One finished cell, as the state file records it. */
+struct cell_result {
+	int cand, work, rep;
+	double cpu_pct;
+	uint64_t wall_ns;
+};
+
+/* report.c */
+struct report_opts {
+	bool json, quiet, dry_run;
+	const char *self; /* the ioreel binary */
+};
+/* The study's figures from its finished cells: table (stdout or JSON), report.json, HTML. */
+int report_write(const struct plan *p, const struct cell_result *cells, int ncells,
+		 const struct report_opts *o,
+		 int (*run_cmd)(char *const argv[], const char *out, void *arg), void *arg);
+/* results/cells/CAND/WORK/rN.ioreel */
+void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char *buf,
+	       size_t len);
+/* HTML-escapes s into f. */
+void html_esc(FILE *f, const char *s);
+
+#endif
