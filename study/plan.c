@@ -423,12 +423,13 @@ static int plan_sections(struct plan *p, struct section *secs, int nsec, char *e
 		if (!good_name(s->name))
 			PERR(s->line, "section name [%s]: use letters, digits, '.', '-', '_' (it "
 				      "names result files)", s->name);
-		for (int j = 0; j < s->n; j++) {
+		/* the first key that tells decides: a key of the other kind is then refused */
+		for (int j = 0; j < s->n && !work && !cand; j++) {
 			const char *k = s->kv[j].key;
 
-			work |= !strcmp(k, "preset") || !strcmp(k, "fio") || !strcmp(k, "trace");
-			cand |= !strcmp(k, "devices") || !strcmp(k, "fs") || !strcmp(k, "setup") ||
-				!strcmp(k, "target") || !strcmp(k, "teardown");
+			work = !strcmp(k, "preset") || !strcmp(k, "fio") || !strcmp(k, "trace");
+			cand = !strcmp(k, "devices") || !strcmp(k, "fs") || !strcmp(k, "setup") ||
+			       !strcmp(k, "target") || !strcmp(k, "teardown");
 		}
 		if (work)
 			ret = work_section(p, s, err, errlen);
@@ -454,17 +455,18 @@ static int plan_parse(struct plan *p, char *err, size_t errlen)
 {
 	struct section *secs = NULL;
 	int nsec = 0, lineno = 0, ret;
-	char *save = NULL, *text = strdup(p->text), *line;
+	char *text = strdup(p->text), *line, *next;
 
 	if (!text)
 		return -ENOMEM;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *l = trim(line), *eq;
+	for (line = text; line; line = next) {
+		char *l, *eq;
 
-		/* strtok_r skips empty lines: count them from the offsets */
-		lineno = 1;
-		for (const char *c = text; c < line; c++)
-			lineno += *c == '\n' || *c == '\0';
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		l = trim(line);
 		if (!*l || *l == '#' || *l == ';')
 			continue;
 		if (*l == '[') {

@@ -64,14 +64,33 @@ static int dev_check(const char *path, struct stat *st, char *err, size_t errlen
 	return target_check_writable(&t, err, errlen);
 }
 
+/*
+ * replay's message for a device in use ends in "; --force if you really mean it" (or
+ * "unmount it, or --force ..."): a study never builds on a device in use, so it says so.
+ */
+static const char *in_use(char *err, size_t errlen, int ret)
+{
+	char *f = strstr(err, "; unmount it, or --force");
+
+	if (ret != -EBUSY)
+		return err;
+	if (!f)
+		f = strstr(err, "; --force");
+	if (f)
+		snprintf(f, errlen - (size_t)(f - err), "; a study never builds on a device in use, --force or not");
+	return err;
+}
+
 int vet_candidate_free(const struct candidate *c, char *err, size_t errlen)
 {
 	for (int i = 0; i < c->ndev; i++) {
 		struct stat st;
 		int ret = dev_check(c->devices[i], &st, err, errlen);
 
-		if (ret && ret != -EEXIST)
+		if (ret && ret != -EEXIST) {
+			in_use(err, errlen, ret);
 			return ret;
+		}
 	}
 	return 0;
 }
@@ -107,12 +126,7 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
 			if (ret == -EEXIST && o->force)
 				continue;
 			if (ret) {
-				if (ret == -EEXIST)
-					cli_error("candidate [%s]: %s", c->name, err);
-				else
-					cli_error("candidate [%s]: %s%s", c->name, err,
-						  ret == -EBUSY ? " (a study never builds on a device "
-								  "in use, --force or not)" : "");
+				cli_error("candidate [%s]: %s", c->name, in_use(err, sizeof(err), ret));
 				bad = bad ? bad : EXIT_RUNTIME;
 			}
 		}
@@ -132,6 +146,24 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
  * run: two studies at once on one disk would each measure the other and destroy its
  * candidates. The lock goes with the process, so a crashed study never leaves one held.
  */
+/* The lock file names the pid of the study that wrote it: is that one running now? */
+static bool holder_is_study(const char *pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (!*pid || strspn(pid, "0123456789") != strlen(pid) || strlen(pid) > 10)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "ioreel", 6);
+}
+
 int vet_lock_devices(const struct plan *p)
 {
 	static dev_t locked[STUDY_MAX_CAND * STUDY_MAX_DEVS];
@@ -169,6 +201,8 @@ int vet_lock_devices(const struct plan *p)
 				n = pread(fd, holder, sizeof(holder) - 1, 0);
 				holder[n > 0 ? n : 0] = '\0';
 				holder[strcspn(holder, "\n")] = '\0';
+				if (!holder_is_study(holder))
+					holder[0] = '\0'; /* left by an earlier study: not the holder */
 				cli_error("candidate [%s]: %s is in another study running now (%s%s, lock "
 					  "%s): one device, one study at a time; nothing was written",
 					  c->name, c->devices[j], *holder ? "pid " : "an unknown process",

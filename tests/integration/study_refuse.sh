@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ioreel study refuses before it writes anything (issue 25): a device that is mounted, one
+# listed twice in a candidate, one in another study running at once, a run without
+# --allow-writes, md asked where the kernel has none, a plan with an unknown key (FILE:LINE and
+# the key). Each with a clear message, exit status 1 or 2, no results directory made and the
+# devices as they were (no signature written).
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd mkfs.ext4 blkid
+"$IOREEL" study --help >/dev/null 2>&1 || fail "ioreel study is not built in $IOREEL"
+d=$(scratch_dir)
+A=$(make_loop 64)
+B=$(make_loop 64)
+M=$(make_loop 64)
+mkfs.ext4 -q -F "$M" || fail "mkfs.ext4 $M"
+mkdir "$d/m" && mount "$M" "$d/m" || fail "mount $M"
+cleanup_push "umount -l '$d/m'"
+
+# plan NAME CANDIDATE-LINES...: a plan with one preset workload and the given candidate
+plan() {
+	local f=$d/$1.ini
+	shift
+	{
+		printf '[study]\nrepeats=1\nruntime=1s\nsize=16M\n\n[cand]\n'
+		printf '%s\n' "$@"
+		printf '\n[rand]\npreset=4k-randread\n'
+	} >"$f"
+	echo "$f"
+}
+# refused EXIT PATTERN PLAN [options]: the study exits EXIT, says PATTERN, writes nothing
+refused() {
+	local want=$1 pat=$2 p=$3 rc=0
+	shift 3
+	"$IOREEL" study "$p" "$@" >"$d/out" 2>"$d/err" || rc=$?
+	cat "$d/err"
+	[ $rc = "$want" ] || fail "$(basename "$p"): exit status $rc, want $want"
+	grep -q -- "$pat" "$d/err" || fail "$(basename "$p"): no message matching '$pat'"
+	[ ! -e "${p%.ini}.results" ] || fail "$(basename "$p"): a results directory was made"
+	[ -z "$(blkid -p -o value -s TYPE "$A" "$B" 2>/dev/null)" ] ||
+		fail "$(basename "$p"): a signature was written on $A or $B"
+}
+
+p=$(plan mounted "devices=$A $M" fs=btrfs raid=raid1)
+refused 1 "candidate \[cand\]: refusing to write to $M: it (or a partition of it) is mounted on $d/m; a study never builds on a device in use, --force or not" "$p" --allow-writes
+refused 1 "mounted on $d/m" "$p" --allow-writes --force
+
+ln -s "$A" "$d/alias"
+p=$(plan twice "devices=$A $d/alias" fs=btrfs raid=raid1)
+refused 2 "candidate \[cand\] lists $d/alias twice (as $A and $d/alias)" "$p" --allow-writes
+
+# another study holds the device: the lock a running study takes
+lock=/run/lock/ioreel-study.$(dev_majmin "$A")
+[ -d /run/lock ] || lock=/tmp/ioreel-study.$(dev_majmin "$A")
+flock "$lock" sleep 30 &
+holder=$!
+cleanup_push "kill $holder"
+for ((i = 0; i < 100; i++)); do flock -n "$lock" true || break; sleep 0.05; done
+p=$(plan locked "devices=$A" fs=xfs)
+refused 1 "$A is in another study running now" "$p" --allow-writes
+kill $holder; wait $holder 2>/dev/null
+
+p=$(plan nowrite "devices=$A" fs=xfs)
+refused 2 "add --allow-writes to run" "$p"
+
+if [ -e /proc/mdstat ] && command -v mdadm >/dev/null; then
+	echo "this kernel has md and mdadm is installed: the md refusal is not tested here"
+else
+	p=$(plan md "devices=$A $B" fs=ext4 raid=md1)
+	refused 2 "candidate \[cand\] asks for md raid1: .*nothing was written" "$p" --allow-writes
+	# a dry run prints the md commands all the same
+	"$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" || fail "the dry run of an md plan failed: $(cat "$d/err")"
+	grep -q "^mdadm --create /dev/md/ioreel-cand .*--level=1 --raid-devices=2 $A $B" "$d/out" ||
+		fail "the dry run does not print mdadm --create"
+fi
+
+p=$(plan unknown "devices=$A" fs=xfs "mkfs_optz=-b size=4096")
+refused 2 "$p:9: unknown key 'mkfs_optz' in candidate \[cand\]" "$p" --allow-writes
+p=$(plan wrongkind "devices=$A" fs=xfs "preset=4k-randread")
+refused 2 "$p:9: 'preset' is a workload key, and \[cand\] is a candidate" "$p" --allow-writes
+echo "ok"

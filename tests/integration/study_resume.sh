@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ioreel study interrupted (issue 25): SIGINT in the middle of a cell (a replay running, some
+# cells finished) ends the study with the candidate torn down (nothing mounted, the devices
+# free, no partial cell kept); --resume then finishes with the same 18 cells, none run twice:
+# every cell is started to completion exactly once across both runs, the interrupted one
+# excepted, which is run again from its start.
+# timeout: 180
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/study_common.inc"
+d=$(scratch_dir)
+study_devices
+study_record "$d/prod.ioreel"
+study_plan "$d"
+res=$d/plan.results
+
+"$IOREEL" study "$d/plan.ini" --allow-writes -q >"$d/out1" 2>"$d/err1" &
+pid=$!
+cleanup_push "kill -9 $pid"
+# wait for the 8th cell's replay to be running (7 done; the second candidate, btrfs raid1 on
+# two devices, is built)
+for ((i = 0; i < 1200; i++)); do
+	n=$(grep -c '^done ' "$res/state" 2>/dev/null)
+	[ "${n:-0}" -ge 7 ] && tail -n 1 "$res/log" | grep -q ' replay .*cells/btrfs-raid1/' && break
+	kill -0 $pid 2>/dev/null || { cat "$d/err1"; fail "the study ended before it was interrupted"; }
+	sleep 0.05
+done
+[ "$i" -lt 1200 ] || fail "the study did not reach its 8th cell in 60 s"
+sleep 0.3
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+cat "$d/err1"
+[ $rc -ne 0 ] || fail "an interrupted study exited 0"
+grep -q 'interrupted: .* --resume' "$d/err1" || fail "the study did not say how to continue"
+study_assert_clean "$res"
+grep -q '^torn btrfs-raid1$' "$res/state" || fail "the interrupted candidate was not torn down"
+[ -z "$(find "$res/cells" -name '*.part.*')" ] || fail "a partial cell was kept"
+done1=$(grep -c '^done ' "$res/state")
+[ "$done1" -ge 7 ] && [ "$done1" -lt 18 ] || fail "$done1 cells done before the interrupt"
+
+# without --resume the results are not touched
+assert_status 2 "$IOREEL" study "$d/plan.ini" --allow-writes -q >/dev/null 2>"$d/err2"
+grep -q 'holds a study already: --resume' "$d/err2" || fail "no refusal to overwrite: $(cat "$d/err2")"
+
+"$IOREEL" study "$d/plan.ini" --allow-writes --resume >"$d/out3" 2>"$d/err3" ||
+	{ tail -n 30 "$d/err3"; fail "ioreel study --resume exited $?"; }
+grep -q "$done1 of 18 cells already done" "$d/err3" || fail "the resume did not say what it skipped"
+study_assert_clean "$res"
+study_assert_clean "$d"
+assert_eq "$(grep -c '^done ' "$res/state")" 18 "finished cells after the resume"
+assert_eq "$(grep '^done ' "$res/state" | awk '{ print $2, $3, $4 }' | sort -u | wc -l)" 18 "distinct cells"
+# no finished cell was started again: each cell's replay command appears once in the log,
+# except the one interrupted (twice: interrupted, then run)
+dup=$(grep -o ' replay .* -o [^ ]*/cells/[^ ]*\.part\.ioreel' "$res/log" |
+	sed 's/.* -o //' | sort | uniq -d)
+[ "$(printf '%s\n' "$dup" | grep -c .)" -le 1 ] || fail "cells run twice: $dup"
+assert_eq "$(grep -c 'replay .*cells/' "$d/err3")" $((18 - done1)) "replays run by the resume"
+for w in rand fiojob db; do grep -q "^\[$w\] " "$d/out3" || fail "no table for [$w] after the resume"; done
+[ -s "$res/report.html" ] && [ -s "$res/report.json" ] || fail "no report after the resume"
+echo "ok"
