@@ -45,6 +45,19 @@ static void add_words(struct argv_buf *a, const char *s)
 		a->overflow = true;
 }
 
+static bool has_word(const char *s, const char *w)
+{
+	char *v[MAX_ARGS];
+	int n = s ? split_words(s, v, MAX_ARGS) : 0;
+	bool yes = false;
+
+	for (int i = 0; i < n; i++) {
+		yes |= !strcmp(v[i], w);
+		free(v[i]);
+	}
+	return yes;
+}
+
 static void argv_free(struct argv_buf *a)
 {
 	for (int i = 0; i < a->n; i++)
@@ -123,7 +136,7 @@ int build_up(struct build *b)
 {
 	const struct candidate *c = b->c;
 	struct argv_buf a = { 0 };
-	const char *dev = c->ndev ? c->devices[0] : "";
+	const char *dev = c->ndev ? c->devices[0] : "", *ext4_lazy = NULL;
 	int ret;
 
 	env_set(b);
@@ -192,9 +205,14 @@ int build_up(struct build *b)
 		add(&a, "mkfs.ext4");
 		add(&a, "-F");
 		add(&a, "-q");
-		/* initialise now, not in the background while the workloads run */
-		add(&a, "-E");
-		add(&a, "lazy_itable_init=0,lazy_journal_init=0");
+		/* initialise now, not in the background while the workloads run; mke2fs keeps
+		 * only the last -E, so the plan's own -E options get ours in front */
+		ext4_lazy = "lazy_itable_init=0,lazy_journal_init=0";
+		if (!has_word(c->mkfs_opts, "-E")) {
+			add(&a, "-E");
+			add(&a, ext4_lazy);
+			ext4_lazy = NULL;
+		}
 	} else {
 		add(&a, "mkfs.btrfs");
 		add(&a, "-f");
@@ -208,6 +226,16 @@ int build_up(struct build *b)
 		add_words(&a, c->raid_opts);
 	}
 	add_words(&a, c->mkfs_opts);
+	for (int i = 1; ext4_lazy && i < a.n; i++)
+		if (!strcmp(a.v[i - 1], "-E")) {
+			char *m;
+
+			if (asprintf(&m, "%s,%s", ext4_lazy, a.v[i]) < 0)
+				return -ENOMEM;
+			free(a.v[i]);
+			a.v[i] = m;
+			break;
+		}
 	if (!strcmp(c->fs, "btrfs") && c->raid != RAID_MD)
 		for (int i = 0; i < c->ndev; i++)
 			add(&a, c->devices[i]);

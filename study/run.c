@@ -444,9 +444,18 @@ static int run_candidate(struct study *s, int c, int *idx, int total)
 		snprintf(rec, sizeof(rec), "%s/built/%s.sh", s->p.results, cand_name(s, c));
 		b.record = fopen(rec, "w");
 	}
-	if (!s->x.quiet || s->x.dry_run)
-		fprintf(s->x.dry_run ? stdout : stderr, "%s# candidate [%s]: build\n",
-			s->x.dry_run ? "\n" : "", cand_name(s, c));
+	if (!s->x.quiet || s->x.dry_run) {
+		const struct candidate *cd = &s->p.cand[c];
+		FILE *f = s->x.dry_run ? stdout : stderr;
+
+		fprintf(f, "%s# candidate [%s]: build\n", s->x.dry_run ? "\n" : "", cd->name);
+		if (cd->kind == CAND_CMDS && cd->ndev) {
+			fprintf(f, "# (its commands see IOREEL_STUDY_DEVICES='");
+			for (int i = 0; i < cd->ndev; i++)
+				fprintf(f, "%s%s", i ? " " : "", cd->devices[i]);
+			fprintf(f, "')\n");
+		}
+	}
 	state_line(s, "built %s", cand_name(s, c));
 	ret = build_up(&b);
 	if (b.record) {
