@@ -15,11 +15,12 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "analyze/hist.h"
-#include "formats/convert.h"
 #include "formats/event.h"
 #include "formats/trace.h"
 #include "study/study.h"
 #include "util/cli.h"
+#include "util/json.h"
+#include "util/outfile.h"
 
 enum { OP_R, OP_W, OP_F, NOPS };
 static const char *const op_names[NOPS] = { "read", "write", "flush" };
@@ -313,11 +314,6 @@ static void json_range(FILE *f, const char *k, const struct range *r)
 		r->max);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	export_json_str(f, s, SIZE_MAX);
-}
-
 static void write_json(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_WORK])
 {
 	struct utsname u;
@@ -525,28 +521,33 @@ static void write_html(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_
 	fputs("</pre>\n</body></html>\n", f);
 }
 
-/* Writes path through a temporary file renamed into place. */
+/* Writes path through a temporary file renamed into place (util/outfile.h). */
 static int write_out(const char *path, void (*fn)(FILE *, void *), void *arg)
 {
-	char tmp[PATH_MAX];
+	struct outfile o;
 	FILE *f;
-	int bad;
+	int ret = outfile_open(&o, path), bad;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	if (ret) {
+		cli_error("cannot write %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	f = outfile_fdopen(&o);
 	if (!f) {
-		cli_error("cannot write %s: %s", tmp, strerror(errno));
-		return -errno;
+		ret = -errno;
+		outfile_abort(&o);
+		cli_error("cannot write %s: %s", path, strerror(-ret));
+		return ret;
 	}
 	fn(f, arg);
 	bad = ferror(f);
 	bad |= fclose(f);
-	if (bad || rename(tmp, path)) {
-		cli_error("cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
+	ret = bad ? -EIO : outfile_commit(&o);
+	if (bad)
+		outfile_abort(&o);
+	if (ret)
+		cli_error("cannot write %s: %s", path, strerror(-ret));
+	return ret;
 }
 
 struct out_args {

@@ -52,13 +52,11 @@ refused 2 "candidate \[cand\] lists $d/alias twice (as $A and $d/alias)" "$p" --
 # another study holds the device: the lock a running study takes
 lock=/run/lock/ioreel-study.$(dev_majmin "$A")
 [ -d /run/lock ] || lock=/tmp/ioreel-study.$(dev_majmin "$A")
-flock "$lock" sleep 30 &
-holder=$!
-cleanup_push "kill $holder"
-for ((i = 0; i < 100; i++)); do flock -n "$lock" true || break; sleep 0.05; done
+exec {lockfd}>>"$lock" || fail "cannot open $lock"
+flock -n "$lockfd" || fail "cannot take $lock"
 p=$(plan locked "devices=$A" fs=xfs)
 refused 1 "$A is in another study running now" "$p" --allow-writes
-kill $holder; wait $holder 2>/dev/null
+exec {lockfd}>&- # released: the lock goes with its last open descriptor
 
 p=$(plan nowrite "devices=$A" fs=xfs)
 refused 2 "add --allow-writes to run" "$p"
