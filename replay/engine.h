@@ -33,11 +33,12 @@ struct replay_io {
 	uint8_t op;	      /* enum io_op or enum engine_fop */
 	uint8_t flags;	      /* enum io_flag (FUA -> RWF_DSYNC) */
 	uint8_t fop;	      /* file level: the recorded call (enum io_fop) this I/O replays */
-	uint8_t _pad;
+	uint8_t pool_kind;    /* which pool io->pool indexes (enum run_pool_kind, replay_int.h) */
 	uint32_t aux;	      /* file level: RWF flags (read, write), sync_file_range flags,
 			       * fallocate mode; 0 for block replays */
 	uint64_t arg;	      /* file level: sync_file_range and fallocate length in bytes */
 	uint32_t slot;	      /* index in the scheduler's slot array */
+	uint32_t pool;	      /* its buffer's index in a pool of the scheduler's, or UINT32_MAX */
 	uint32_t tag;	      /* the scheduler's own (dep mode: its window slot) */
 	uint32_t tid;	      /* the recorded thread's (for the result trace) */
 	void *buf;
@@ -69,7 +70,7 @@ struct engine_params {
 	const struct engine_target *targets;
 	unsigned int ntargets;
 	unsigned int depth; /* most I/Os ever in flight at once */
-	void *arena;	    /* every slot's buffer lies inside [arena, arena + arena_len) */
+	void *arena;	    /* every I/O's buffer lies inside [arena, arena + arena_len) */
 	size_t arena_len;
 	/* The targets' descriptors change while the replay runs (a file-level replay opens and
 	 * closes files): the engine reads targets[i].fd at each I/O instead of registering them. */

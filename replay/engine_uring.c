@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * io_uring: registered files and one registered buffer (the whole slot arena), all I/Os due
+ * io_uring: registered files and one registered buffer (the whole buffer arena), all I/Os due
  * in the same instant go out in one io_uring_submit, completions are peeked from the CQ ring
  * without a syscall. No SQPOLL: on a 2-core machine its poller thread would fight the
  * scheduler's spinning thread for a core. No DEFER_TASKRUN either: it posts completions only
@@ -27,6 +27,7 @@ struct engine {
 	const struct engine_target *targets;
 	unsigned int ntargets;
 	bool plain_fds;	  /* descriptors change (file level): not registered, read per I/O */
+	bool fixed_bufs;  /* the arena is registered (io_uring takes at most 1 GiB in one) */
 	bool discard_cmd; /* BLOCK_URING_CMD_DISCARD works; cleared on first -EOPNOTSUPP/-EINVAL */
 	/* I/Os done synchronously (discard without the command), handed out by the next reap */
 	struct replay_io **sync_done;
@@ -65,7 +66,8 @@ static struct engine *uring_init(const struct engine_params *p, char *why, size_
 	for (unsigned int i = 0; i < p->ntargets && i < 64; i++)
 		fds[i] = p->targets[i].fd;
 	ret = e->plain_fds ? 0 : io_uring_register_files(&e->ring, fds, p->ntargets);
-	if (!ret && p->arena_len) {
+	e->fixed_bufs = p->arena_len && p->arena_len <= (1UL << 30);
+	if (!ret && e->fixed_bufs) {
 		struct iovec iov = { .iov_base = p->arena, .iov_len = p->arena_len };
 
 		ret = io_uring_register_buffers(&e->ring, &iov, 1);
@@ -133,11 +135,17 @@ static int uring_queue(struct engine *e, struct replay_io *io)
 		return -EBUSY;
 	switch (io->op) {
 	case IO_OP_READ:
-		io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, 0);
+		if (e->fixed_bufs)
+			io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, 0);
+		else
+			io_uring_prep_read(sqe, fd, io->buf, io->len, io->offset);
 		sqe->rw_flags = engine_rw_flags(io);
 		break;
 	case IO_OP_WRITE:
-		io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, 0);
+		if (e->fixed_bufs)
+			io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, 0);
+		else
+			io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
 		sqe->rw_flags = engine_rw_flags(io);
 		break;
 	case IO_OP_FLUSH:

@@ -197,6 +197,10 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 		(unsigned long long)r->max_inflight_seen, (unsigned long long)r->inflight_cap,
 		(unsigned long long)r->cap_hits,
 		(unsigned long long)r->starved);
+	if (r->buffer_waits)
+		fprintf(out, "  write buffers: %llu writes waited for one (--write-data pattern keeps "
+			     "a bounded pool)\n",
+			(unsigned long long)r->buffer_waits);
 	if (r->remapped || r->realigned || r->converted)
 		fprintf(out, "  changed: %llu offsets wrapped/scaled, %llu realigned to the block "
 			     "size, %llu writes as reads\n",
@@ -232,6 +236,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %s, "
 		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
 		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, \"inflight_cap\": %llu, "
+		"\"buffer_waits\": %llu, "
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
 		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}%s",
@@ -244,7 +249,8 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		(unsigned long long)r->trace_span_ns, (unsigned long long)r->replay_span_ns,
 		(unsigned long long)r->ios, (unsigned long long)r->errors,
 		(unsigned long long)r->cap_hits, (unsigned long long)r->max_inflight_seen,
-		(unsigned long long)r->inflight_cap, (unsigned long long)r->starved, (unsigned long long)r->remapped,
+		(unsigned long long)r->inflight_cap, (unsigned long long)r->buffer_waits,
+		(unsigned long long)r->starved, (unsigned long long)r->remapped,
 		(unsigned long long)r->realigned, (unsigned long long)r->converted,
 		(unsigned long long)r->skipped[0], (unsigned long long)r->skipped[1],
 		(unsigned long long)r->skipped[2], (unsigned long long)r->skipped[3],

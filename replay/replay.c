@@ -11,6 +11,7 @@
 #include "ioreel.h"
 #include "replay/replay.h"
 #include "util/cli.h"
+#include "util/outfile.h"
 
 static void usage(FILE *f)
 {
@@ -202,6 +203,11 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 	while ((c = getopt_long(argc, argv, "t:m:o:e:jqh", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
+			if (o.target && strcmp(o.target, optarg)) {
+				cli_error("--target given twice (%s, %s): one target, or --map "
+					  "DEV=PATH per device", o.target, optarg);
+				return EXIT_USAGE;
+			}
 			o.target = optarg;
 			break;
 		case 'm': {
@@ -213,13 +219,29 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 				return EXIT_USAGE;
 			}
 			*eq = '\0';
+			for (unsigned int k = 0; k < o.nmaps; k++) {
+				if (!strcmp(maps[k].name, optarg)) {
+					cli_error("--map gives device %s twice (%s, %s): one target "
+						  "per device", optarg, maps[k].path, eq + 1);
+					return EXIT_USAGE;
+				}
+			}
 			maps[o.nmaps++] = (struct replay_map){ optarg, eq + 1 };
 			break;
 		}
 		case 'o':
+			if (o.output && strcmp(o.output, optarg)) {
+				cli_error("-o given twice (%s, %s): one result trace", o.output,
+					  optarg);
+				return EXIT_USAGE;
+			}
 			o.output = optarg;
 			break;
 		case 'e':
+			if (o.engine && strcmp(o.engine, optarg)) {
+				cli_error("--engine given twice (%s, %s)", o.engine, optarg);
+				return EXIT_USAGE;
+			}
 			o.engine = optarg;
 			break;
 		case 'j':
@@ -249,9 +271,9 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 			break;
 		case 2:
 			o.speed = strtod(optarg, &end);
-			if (*end || !(o.speed > 0) || o.speed > 1e6) {
-				cli_error("--speed wants a positive factor (2 = twice as fast), got "
-					  "'%s'", optarg);
+			if (*end || !(o.speed >= 1e-6) || o.speed > 1e6) {
+				cli_error("--speed wants a factor from 0.000001 to 1000000 (2 = twice "
+					  "as fast), got '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -365,9 +387,16 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 			cli_error("--dep-fallback '%s': give timed or afap", optarg);
 			return EXIT_USAGE;
 		case 22:
-		case 23:
-			o.prefill = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+		case 23: {
+			int want = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+
+			if (o.prefill != REPLAY_PREFILL_WARN && o.prefill != want) {
+				cli_error("--prefill and --no-prefill contradict each other");
+				return EXIT_USAGE;
+			}
+			o.prefill = want;
 			break;
+		}
 		case 24:
 			o.root = optarg;
 			break;
@@ -441,6 +470,22 @@ int cmd_replay(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.trace = argv[optind];
+	/* never write over the trace being read (./T, a symlink or a hard link to it too) */
+	if (o.output && (outfile_same_file(o.output, o.trace) ||
+			 (o.target && outfile_same_file(o.output, o.target)))) {
+		cli_error("-o %s is the %s: give the result trace a name of its own", o.output,
+			  outfile_same_file(o.output, o.trace) ? "trace being replayed" : "target");
+		return EXIT_USAGE;
+	}
+	for (unsigned int k = 0; k <= o.nmaps; k++) {
+		const char *t = k < o.nmaps ? o.maps[k].path : o.target;
+
+		if (t && outfile_same_file(t, o.trace)) {
+			cli_error("target %s is the trace being replayed: replay onto another device "
+				  "or file", t);
+			return EXIT_USAGE;
+		}
+	}
 	o.progress = !quiet && !json && isatty(STDERR_FILENO);
 	o.command_line = join_args(argc, argv);
 	signal(SIGINT, on_signal);
@@ -465,5 +510,5 @@ int cmd_replay(int argc, char **argv)
 		cli_warn("interrupted: the report covers what was replayed before the signal");
 	free((char *)o.command_line);
 	replay_result_free(&res);
-	return ret ? EXIT_RUNTIME : EXIT_OK;
+	return cli_close_stdout(ret ? EXIT_RUNTIME : EXIT_OK);
 }

@@ -166,6 +166,7 @@ struct replay_result {
 	uint64_t replay_span_ns;    /* first to last submit */
 	double stretch;		    /* replay_span / trace_span - 1 */
 	uint64_t cap_hits;	    /* times the in-flight cap held an I/O back */
+	uint64_t buffer_waits;	    /* --write-data pattern: writes that waited for a buffer */
 	uint64_t starved;	    /* times the schedule reader had not decoded the next I/O yet */
 	uint64_t late_100us;	    /* timed: I/Os submitted > 100 us after their deadline */
 	uint64_t max_inflight_seen;

@@ -57,6 +57,9 @@ struct cstream {
 };
 
 #define RUN_DECODE 4096	     /* events decoded per trace_reader__next */
+/* Linux's MAX_RW_COUNT (include/linux/fs.h: INT_MAX & PAGE_MASK): the most one read or write
+ * moves; io->res (an int) holds it too. */
+#define REPLAY_MAX_IO_BYTES 0x7ffff000u
 
 /* What one pass over the trace before any I/O found (setup.c, file_setup.c). */
 struct prescan {
@@ -69,6 +72,21 @@ struct prescan {
 	uint32_t max_stream;
 	bool sorted;
 	struct dep_fitness fit; /* what dependency inference would lack */
+};
+
+/*
+ * A bounded set of I/O buffers of one size (setup.c, setup_slots). Each I/O in flight takes
+ * its own while one is free. When none is: with `wait`, the I/O waits for one to come back
+ * (counted in buffer_waits); without, it shares one, round robin (harmless where nothing reads
+ * the buffer and nothing checks it while the I/O is in flight).
+ */
+enum run_pool_kind { RUN_POOL_READ, RUN_POOL_PATTERN, RUN_POOL__COUNT };
+struct run_pool {
+	char *base;
+	size_t each;
+	uint32_t *free;
+	unsigned int n, nfree, next_shared;
+	bool wait;
 };
 
 struct frun; /* a file-level replay's own state (replay/file_int.h) */
@@ -99,8 +117,11 @@ struct run {
 	size_t slot_bytes;
 	void *arena;
 	size_t arena_len;
-	/* random write data (default): a region after the slots that every write points into,
-	 * at a rotating offset, so writes cost no per-I/O fill and do not compress or dedup */
+	/* the arena (setup.c, setup_slots): the read buffers, then the write data. Random write
+	 * data (default): a region every write points into, at a rotating offset, so writes cost
+	 * no per-I/O fill and do not compress or dedup. --write-data pattern: a pool of buffers,
+	 * one per write in flight. */
+	struct run_pool pool[RUN_POOL__COUNT];
 	char *wdata;
 	size_t wdata_span; /* offsets used: [0, wdata_span), multiples of 4096 */
 	size_t wdata_next;
@@ -161,6 +182,8 @@ int run_reap(struct run *r, uint64_t timeout_ns);
  * 70-81 us, with lateness at block_bio_queue unchanged at p99 (zram, 10k and 100k IOPS).
  */
 #define SPIN_YIELD_NS 20000
+/* The longest the scheduling thread waits in one go: Ctrl-C is looked at between waits. */
+#define RUN_WAIT_MAX_NS 100000000ULL
 #define SPIN_DEFAULT_NS 200000
 
 /* s as a JSON string into out (len >= 16), escaped; a path too long to fit is cut short. */

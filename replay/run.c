@@ -167,6 +167,15 @@ static void *helper_main(void *arg)
 
 /* ---- the scheduling thread ---- */
 
+static void release_pool_buffer(struct run *r, struct replay_io *io)
+{
+	struct run_pool *p = &r->pool[io->pool_kind];
+
+	if (io->pool != UINT32_MAX && io->pool < p->n && p->nfree < p->n)
+		p->free[p->nfree++] = io->pool;
+	io->pool = UINT32_MAX;
+}
+
 static void complete(struct run *r, struct replay_io **done, int n)
 {
 	uint64_t now = now_mono_ns() - r->start_mono;
@@ -203,6 +212,7 @@ static void complete(struct run *r, struct replay_io **done, int n)
 			r->cs[io->stream].inflight--;
 		else if (r->mode == REPLAY_DEP)
 			dep_sched_done(r, io, ev->complete_ns);
+		release_pool_buffer(r, io);
 		r->free_slots[r->nfree++] = io->slot;
 	}
 	r->inflight -= (unsigned int)n;
@@ -221,12 +231,55 @@ int run_reap(struct run *r, uint64_t timeout_ns)
 	return n;
 }
 
+/*
+ * Gives io a buffer of pool kind (struct run_pool): its own while one is free; else a shared
+ * one, or, in a pool that must not share, the first to come back from a completion (the
+ * pattern's stamps, reads a checksumming filesystem verifies in the buffer: btrfs). Shared
+ * buffers are marked UINT32_MAX and never go back to the free list.
+ */
+static int take_pool_buffer(struct run *r, struct replay_io *io, enum run_pool_kind kind)
+{
+	struct run_pool *p = &r->pool[kind];
+	uint32_t i;
+	int ret;
+
+	io->pool_kind = (uint8_t)kind;
+	if (!p->nfree && !p->wait) {
+		i = p->next_shared++ % p->n;
+		io->buf = p->base + (size_t)i * p->each;
+		io->pool = UINT32_MAX;
+		return 0;
+	}
+	if (!p->nfree) {
+		r->res->buffer_waits++;
+		ret = run_submit(r); /* what is queued must go before we wait on it */
+		if (ret)
+			return ret;
+		while (!p->nfree) {
+			ret = run_reap(r, 1000000);
+			if (ret < 0 && ret != -EINTR && ret != -ETIME)
+				return ret;
+		}
+	}
+	i = p->free[--p->nfree];
+	io->pool = i;
+	io->buf = p->base + (size_t)i * p->each;
+	return 0;
+}
+
 /* Takes a free slot and queues one I/O on it. */
 int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag)
 {
-	uint32_t slot = r->free_slots[--r->nfree];
-	struct replay_io *io = &r->slots[slot];
+	uint32_t slot;
+	struct replay_io *io;
 	int ret;
+
+	/* Every loop checks the cap before it asks; a slot taken past it would be out of bounds,
+	 * so say so rather than corrupt memory. */
+	if (!r->nfree)
+		return -EOVERFLOW;
+	slot = r->free_slots[--r->nfree];
+	io = &r->slots[slot];
 
 	io->deadline_ns = deadline;
 	io->complete_ns = 0;
@@ -243,7 +296,8 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->aux = s->aux;
 	io->arg = s->arg;
 	io->fop = s->op;
-	io->buf = (char *)r->arena + (size_t)slot * r->slot_bytes;
+	io->buf = r->arena;
+	io->pool = UINT32_MAX;
 	/* file level: a call on a name or descriptor is made here and now (file_run.c) */
 	ret = r->fr ? file_issue(r, io) : 0;
 	if (ret > 0) {
@@ -252,16 +306,28 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 			r->res->max_inflight_seen = r->inflight;
 		return 0;
 	}
-	if (io->op == IO_OP_WRITE) {
-		if (r->wdata) {
+	if (io->op == IO_OP_READ && r->pool[RUN_POOL_READ].n) {
+		ret = take_pool_buffer(r, io, RUN_POOL_READ);
+		if (ret) {
+			r->free_slots[r->nfree++] = slot;
+			return ret;
+		}
+	} else if (io->op == IO_OP_WRITE) {
+		if (r->pool[RUN_POOL_PATTERN].n) {
+			ret = take_pool_buffer(r, io, RUN_POOL_PATTERN);
+			if (ret) {
+				r->free_slots[r->nfree++] = slot;
+				return ret;
+			}
+			pattern_fill(io->buf, s->offset, s->len, PATTERN_MAGIC);
+		} else if (r->wdata_span) {
 			io->buf = r->wdata + r->wdata_next;
 			r->wdata_next = (r->wdata_next + 4096) % r->wdata_span;
-		} else {
-			pattern_fill(io->buf, s->offset, s->len, PATTERN_MAGIC);
 		}
 	}
 	ret = r->eng->queue(r->e, io);
 	if (ret) {
+		release_pool_buffer(r, io);
 		r->free_slots[r->nfree++] = slot;
 		return ret;
 	}
@@ -330,10 +396,16 @@ static int loop_timed(struct run *r)
 					sched_yield();
 				continue; /* spin, peeking at completions meanwhile */
 			}
+			/* never one long wait: a trace with an idle hour in it must still stop
+			 * within a second of Ctrl-C (replay_stop is looked at every pass) */
+			uint64_t wait = due - now - spin;
+
+			if (wait > RUN_WAIT_MAX_NS)
+				wait = RUN_WAIT_MAX_NS;
 			if (r->inflight)
-				run_reap(r, due - now - spin);
+				run_reap(r, wait);
 			else
-				sched_wait_until(due - spin, 0);
+				sched_wait_until(now + wait, 0);
 			continue;
 		}
 		/* everything due by now goes out in one submit */
@@ -392,7 +464,7 @@ static int loop_afap(struct run *r)
  */
 static int loop_closed(struct run *r)
 {
-	uint32_t group = UINT32_MAX;
+	uint32_t group = UINT32_MAX, first = 0;
 	uint64_t gstart = 0;
 	int ret;
 
@@ -404,7 +476,12 @@ static int loop_closed(struct run *r)
 		uint32_t next = UINT32_MAX;
 		bool live = false;
 
-		for (uint32_t i = 0; i < r->ncs; i++) {
+		/* the streams may want more in flight together than the cap (setup.c,
+		 * choose_depth): then they share it, each pass starting at the next stream so
+		 * that none is always served last */
+		first = r->ncs ? (first + 1) % r->ncs : 0;
+		for (uint32_t k = 0; k < r->ncs; k++) {
+			uint32_t i = (first + k) % r->ncs;
 			struct cstream *c = &r->cs[i];
 			uint64_t t = now - gstart;
 
@@ -423,6 +500,10 @@ static int loop_closed(struct run *r)
 				live = true;
 				if (c->inflight >= c->depth)
 					break;
+				if (r->inflight >= r->depth) {
+					r->res->cap_hits++;
+					break;
+				}
 				if (c->pos == c->n)
 					c->pos = 0; /* cycle the job, as fio's loops */
 				ret = run_issue(r, &c->ev[c->pos++], now, 0);

@@ -7,10 +7,13 @@
 uint64_t sched_deadline(uint64_t t_ns, uint64_t genesis_ns, double speed)
 {
 	uint64_t d = t_ns > genesis_ns ? t_ns - genesis_ns : 0;
+	long double x;
 
 	if (speed <= 0 || speed == 1.0)
-		return d;
-	return (uint64_t)((long double)d / speed + 0.5L);
+		return d < SCHED_DEADLINE_MAX ? d : SCHED_DEADLINE_MAX;
+	x = (long double)d / speed + 0.5L;
+	/* saturated, never wrapped: the start's clock plus it must not overflow either */
+	return x < (long double)SCHED_DEADLINE_MAX ? (uint64_t)x : SCHED_DEADLINE_MAX;
 }
 
 uint32_t sched_align_len(uint32_t len, uint32_t lbs)

@@ -11,7 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Deadline relative to the replay's start: (t - genesis) / speed; never accumulates error. */
+/* The latest deadline (2^62 ns, 146 years): later ones are held there, not wrapped. */
+#define SCHED_DEADLINE_MAX (1ULL << 62)
+
+/* Deadline relative to the replay's start: (t - genesis) / speed; never accumulates error.
+ * At most SCHED_DEADLINE_MAX. */
 uint64_t sched_deadline(uint64_t t_ns, uint64_t genesis_ns, double speed);
 
 /* Rounds len up to a multiple of lbs (a power of two); 0 stays 0. */

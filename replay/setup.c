@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "formats/trace.h"
@@ -167,6 +169,26 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 				p->max_stream = ev->stream;
 			if (ev->op == IO_OP_FLUSH || stream_is_rel(r->meta, ev->stream))
 				continue; /* relative offsets land in the target by construction */
+			if (ev->offset + ev->length < ev->offset) {
+				snprintf(err, errlen,
+					 "%s: an I/O at offset %llu of %u bytes ends past 2^64 bytes "
+					 "(damaged trace?)",
+					 r->o->trace, (unsigned long long)ev->offset, ev->length);
+				return -EINVAL;
+			}
+			/* Linux moves at most MAX_RW_COUNT bytes in one read or write, and ioreel
+			 * replays each I/O as one call: a larger one would come back short */
+			if ((ev->op == IO_OP_READ || ev->op == IO_OP_WRITE) &&
+			    ev->length > REPLAY_MAX_IO_BYTES) {
+				snprintf(err, errlen,
+					 "%s: an I/O of %u bytes at offset %llu: Linux reads or "
+					 "writes at most %u bytes in one call, and a replay issues "
+					 "each I/O as one (split it in the source, or check the "
+					 "trace is not damaged)",
+					 r->o->trace, ev->length, (unsigned long long)ev->offset,
+					 REPLAY_MAX_IO_BYTES);
+				return -EFBIG;
+			}
 			readmap_note(r->rmap, ev); /* the regions it reads: prefill.c */
 			if (ev->offset + ev->length > p->max_end[ev->dev])
 				p->max_end[ev->dev] = ev->offset + ev->length;
@@ -351,73 +373,153 @@ static int load_streams(struct run *r, const struct prescan *p, char *err, size_
 
 /* 1 MiB of rotation: enough distinct blocks that no target sees the same 4 KiB twice in a row. */
 #define WDATA_SPAN (1u << 20)
+/* At most this many bytes of buffers per pool (struct run_pool): reads each get one of their
+ * own up to it (then share, or wait where sharing is unsafe); --write-data pattern's writes,
+ * whose stamps are their own offsets', wait beyond it. */
+#define POOL_BYTES (64u << 20)
+/* include/linux/magic.h has no ZFS: OpenZFS, include/sys/fs/zfs.h */
+#define ZFS_SUPER_MAGIC 0x2fc12fc1UL
+/*
+ * A closed-loop trace's streams each keep their depth in flight; past this many together they
+ * share the cap (and --max-inflight raises it): 64 jobs at iodepth 64, the largest RAID-study
+ * shape, fit.
+ */
+#define CLOSED_DEPTH_DEFAULT 4096
 
+static unsigned int choose_depth(struct run *r)
+{
+	uint64_t want = 0;
+
+	if (r->mode == REPLAY_DEP) {
+		/* a safety valve: the threads' own recorded depths hold dep mode back first */
+		return r->o->max_inflight ? r->o->max_inflight : 1024;
+	} else if (r->mode == REPLAY_TIMED) {
+		/* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight,
+		 * as fio does: when the target falls behind, fio's rate lags rather than queueing
+		 * without bound. A recorded trace has no such limit: 1024. */
+		for (uint32_t i = 0; i < r->meta->nstreams && i < TRACE_MAX_STREAMS; i++)
+			want += r->meta->streams[i].depth;
+		if (r->o->max_inflight)
+			return r->o->max_inflight;
+		return want ? (unsigned int)(want < 65536 ? want : 65536) : 1024;
+	} else if (r->mode == REPLAY_AFAP) {
+		return r->o->iodepth ? r->o->iodepth : 32;
+	}
+	for (uint32_t i = 0; i < r->ncs; i++)
+		want += r->cs[i].n ? r->cs[i].depth : 0;
+	if (!want)
+		want = 1;
+	if (r->o->max_inflight) {
+		if (want > r->o->max_inflight)
+			run_warn(r, "the streams keep %llu I/Os in flight together; --max-inflight "
+				    "%u caps them and they share it",
+				 (unsigned long long)want, r->o->max_inflight);
+		return r->o->max_inflight;
+	}
+	if (want > CLOSED_DEPTH_DEFAULT) {
+		run_warn(r, "the streams keep %llu I/Os in flight together; capped at %u, which "
+			    "they share (--max-inflight N raises it, up to 65536)",
+			 (unsigned long long)want, CLOSED_DEPTH_DEFAULT);
+		return CLOSED_DEPTH_DEFAULT;
+	}
+	return (unsigned int)want;
+}
+
+/*
+ * Whether a read's buffer must be its own while the read is in flight: btrfs (and ZFS) verify
+ * a direct read's checksum in the buffer the data landed in, and a second read landing there
+ * meanwhile makes it fail with EIO (and counts a checksum error against the filesystem).
+ */
+static bool reads_need_own_buffer(const struct run *r)
+{
+	struct statfs sf;
+
+	for (unsigned int i = 0; i < r->ndev; i++)
+		if (!r->tg[i].is_blk && r->tg[i].fd >= 0 && !fstatfs(r->tg[i].fd, &sf) &&
+		    (sf.f_type == BTRFS_SUPER_MAGIC || (unsigned long)sf.f_type == ZFS_SUPER_MAGIC))
+			return true;
+	return r->o->root && !statfs(r->o->root, &sf) &&
+	       (sf.f_type == BTRFS_SUPER_MAGIC || (unsigned long)sf.f_type == ZFS_SUPER_MAGIC);
+}
+
+static size_t pool_init(struct run_pool *p, size_t each, unsigned int depth, bool wait)
+{
+	uint64_t n = POOL_BYTES / each;
+
+	p->each = each;
+	p->n = (unsigned int)(n < 1 ? 1 : n < depth ? n : depth);
+	p->wait = wait;
+	return (size_t)p->n * each;
+}
+
+/*
+ * The buffers. What a read brings is discarded and the default write data is random, so the
+ * replay needs no buffer per I/O slot: reads take one from a bounded pool (their own while one
+ * is free, a shared one beyond: concurrent DMA into it is harmless where nothing checks it) and
+ * every write points into one region of random data at a rotating offset. Memory is then
+ * bounded whatever the depth: a PostgreSQL trace with 2 MiB writes at depth 1024 had needed
+ * 2 GiB, and the in-flight cap was lowered to fit, which changed what was measured. Only
+ * --write-data pattern stamps each write with its offset and needs a buffer per write in
+ * flight, from a pool of its own.
+ */
 static int setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	uint32_t lbs = 512;
 	char why[256] = "";
 	struct engine_params ep;
+	size_t read_len, wdata_len = 0;
 
 	for (unsigned int i = 0; i < r->ndev; i++)
 		if (r->tg[i].lbs > lbs)
 			lbs = r->tg[i].lbs;
-	r->slot_bytes = (sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) & ~4095UL;
-	if (r->mode == REPLAY_DEP) {
-		/* a safety valve: the threads' own recorded depths hold dep mode back first */
-		r->depth = r->o->max_inflight ? r->o->max_inflight : 1024;
-	} else if (r->mode == REPLAY_TIMED) {
-		/* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight,
-		 * as fio does: when the target falls behind, fio's rate lags rather than queueing
-		 * without bound. A recorded trace has no such limit: 1024. */
-		uint32_t jobs_depth = 0;
-
-		for (uint32_t i = 0; i < r->meta->nstreams && i < TRACE_MAX_STREAMS; i++)
-			jobs_depth += r->meta->streams[i].depth;
-		r->depth = r->o->max_inflight ? r->o->max_inflight : jobs_depth ? jobs_depth : 1024;
-	} else if (r->mode == REPLAY_AFAP) {
-		r->depth = r->o->iodepth ? r->o->iodepth : 32;
-	} else {
-		r->depth = 0;
-		for (uint32_t i = 0; i < r->ncs; i++)
-			r->depth += r->cs[i].n ? r->cs[i].depth : 0;
-		if (!r->depth)
-			r->depth = 1;
+	r->slot_bytes = ((size_t)sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) &
+			~(size_t)4095;
+	r->depth = choose_depth(r);
+	read_len = pool_init(&r->pool[RUN_POOL_READ], r->slot_bytes, r->depth,
+			     reads_need_own_buffer(r));
+	if (r->fr || p->count[IO_OP_WRITE]) { /* a block trace with no write needs no data */
+		if (r->o->pattern_data) {
+			wdata_len = pool_init(&r->pool[RUN_POOL_PATTERN], r->slot_bytes, r->depth,
+					      true);
+		} else {
+			r->wdata_span = WDATA_SPAN;
+			wdata_len = r->wdata_span + r->slot_bytes;
+		}
 	}
-	/* io_uring registers at most 1 GiB per buffer (slots and random write data together) */
-	uint64_t room = (1ULL << 30) - (r->o->pattern_data ? 0 : WDATA_SPAN + r->slot_bytes);
-
-	if ((uint64_t)r->depth * r->slot_bytes > room) {
-		unsigned int d = (unsigned int)(room / r->slot_bytes);
-
-		run_warn(r, "in-flight cap lowered from %u to %u: %zu-byte I/Os would need more "
-			    "than 1 GiB of buffers", r->depth, d, r->slot_bytes);
-		r->depth = d ? d : 1;
-	}
-	r->arena_len = (size_t)r->depth * r->slot_bytes;
-	if (!r->o->pattern_data) {
-		r->wdata_span = WDATA_SPAN;
-		r->arena_len += r->wdata_span + r->slot_bytes;
-	}
+	r->arena_len = read_len + wdata_len;
 	r->arena = mmap(NULL, r->arena_len, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	r->slots = calloc(r->depth, sizeof(*r->slots));
 	r->free_slots = calloc(r->depth, sizeof(*r->free_slots));
 	r->done = calloc(r->depth, sizeof(*r->done));
 	r->batch = calloc(r->depth, sizeof(*r->batch));
-	if (r->arena == MAP_FAILED || !r->slots || !r->free_slots || !r->done || !r->batch) {
+	for (int k = 0; k < RUN_POOL__COUNT; k++)
+		r->pool[k].free = r->pool[k].n ? calloc(r->pool[k].n, sizeof(uint32_t)) : NULL;
+	if (r->arena == MAP_FAILED || !r->slots || !r->free_slots || !r->done || !r->batch ||
+	    !r->pool[RUN_POOL_READ].free ||
+	    (r->pool[RUN_POOL_PATTERN].n && !r->pool[RUN_POOL_PATTERN].free)) {
 		if (r->arena == MAP_FAILED)
 			r->arena = NULL;
-		snprintf(err, errlen, "out of memory for %u I/O buffers of %zu bytes", r->depth,
-			 r->slot_bytes);
+		snprintf(err, errlen, "out of memory for %zu bytes of I/O buffers and %u I/O slots",
+			 r->arena_len, r->depth);
 		return -ENOMEM;
 	}
-	if (!r->o->pattern_data) {
-		r->wdata = (char *)r->arena + (size_t)r->depth * r->slot_bytes;
-		pattern_random(r->wdata, r->wdata_span + r->slot_bytes);
+	r->pool[RUN_POOL_READ].base = r->arena;
+	r->wdata = (char *)r->arena + read_len;
+	r->pool[RUN_POOL_PATTERN].base = r->wdata;
+	if (r->wdata_span)
+		pattern_random(r->wdata, wdata_len);
+	for (int k = 0; k < RUN_POOL__COUNT; k++) {
+		struct run_pool *q = &r->pool[k];
+
+		for (unsigned int i = 0; i < q->n; i++)
+			q->free[i] = q->n - 1 - i;
+		q->nfree = q->n;
 	}
 	for (unsigned int i = 0; i < r->depth; i++) {
 		r->slots[i].slot = i;
-		r->slots[i].buf = (char *)r->arena + (size_t)i * r->slot_bytes;
+		r->slots[i].pool = UINT32_MAX;
+		r->slots[i].buf = r->arena;
 		r->free_slots[i] = r->depth - 1 - i;
 	}
 	r->nfree = r->depth;
@@ -493,6 +595,8 @@ static void run_free(struct run *r)
 	free(r->free_slots);
 	free(r->done);
 	free(r->batch);
+	for (int k = 0; k < RUN_POOL__COUNT; k++)
+		free(r->pool[k].free);
 	for (uint32_t i = 0; i < r->ncs; i++)
 		free(r->cs[i].ev);
 	free(r->cs);

@@ -94,8 +94,8 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 	return ret;
 }
 
-int target_open(struct target *t, const char *path, const struct target_open_opts *o, char *err,
-		size_t errlen)
+static int open_path(struct target *t, const char *path, const struct target_open_opts *o,
+		     bool *made, char *err, size_t errlen)
 {
 	int flags = (o->writes ? O_RDWR : O_RDONLY) | O_CLOEXEC | (o->direct ? O_DIRECT : 0);
 	struct stat st;
@@ -123,6 +123,7 @@ int target_open(struct target *t, const char *path, const struct target_open_opt
 			return ret;
 		}
 		close(fd);
+		*made = true;
 	}
 	t->is_blk = S_ISBLK(st.st_mode);
 	if (!t->is_blk && !S_ISREG(st.st_mode)) {
@@ -163,6 +164,14 @@ int target_open(struct target *t, const char *path, const struct target_open_opt
 	} else {
 		t->lbs = file_lbs(st.st_dev);
 		t->size = (uint64_t)st.st_size;
+		if (o->create_size && o->create_size < t->lbs && t->size < t->lbs) {
+			snprintf(err, errlen,
+				 "--size %llu is less than one block of %s (%u bytes): give a size "
+				 "like 1G",
+				 (unsigned long long)o->create_size, path, t->lbs);
+			target_close(t);
+			return -EINVAL;
+		}
 		if (o->create_size > t->size) {
 			ret = fallocate(t->fd, 0, 0, (off_t)o->create_size) ? -errno : 0;
 			if (ret != -ENOSPC)
@@ -191,6 +200,17 @@ int target_open(struct target *t, const char *path, const struct target_open_opt
 		}
 	}
 	return 0;
+}
+
+int target_open(struct target *t, const char *path, const struct target_open_opts *o, char *err,
+		size_t errlen)
+{
+	bool made = false;
+	int ret = open_path(t, path, o, &made, err, errlen);
+
+	if (ret && made)
+		unlink(path); /* ours, and of no use: never left behind half made */
+	return ret;
 }
 
 void target_close(struct target *t)

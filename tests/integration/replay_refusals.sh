@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# What replay refuses, each with a message and nothing destroyed: writing its result over the
+# trace it reads or onto it as the target (./T, a symlink, a hard link), contradictory repeated
+# options, an absurd --speed, a --size smaller than a block (and no file left behind), one I/O
+# larger than Linux moves in one call; and a report that cannot be written is an error, not an
+# exit 0. One huge I/O that Linux can move (1 GiB) replays with one buffer, not 1024.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/replay_common.inc"
+need_cmd python3
+d=$(scratch_dir)
+cd "$d" || fail "cd $d"
+truncate -s 2G t.img
+"$IOREEL" synth --rw randrw --bs 4k --iodepth 4 --size 64m --number-ios 50 -o T.ioreel \
+	>/dev/null || fail "synth"
+sum=$(md5sum <T.ioreel)
+ln -s T.ioreel sym.ioreel
+ln T.ioreel hard.ioreel
+
+# refused CMD...: exit 2 (usage) and a message
+refused() {
+	"$@" >out 2>err && fail "'$*' was accepted"
+	local rc=$?
+	[ $rc = 2 ] || fail "'$*' exited $rc, expected 2: $(cat err)"
+	[ -s err ] || fail "'$*' refused without a word"
+	echo "refused: $* -> $(head -c 200 err)"
+}
+for o in T.ioreel ./T.ioreel sym.ioreel hard.ioreel "$d/T.ioreel"; do
+	refused "$IOREEL" replay T.ioreel --target t.img --allow-writes -o "$o" -q
+	refused "$IOREEL" replay T.ioreel --target "$o" --allow-writes -q
+done
+refused "$IOREEL" replay T.ioreel --target t.img --allow-writes -o t.img -q
+[ "$(md5sum <T.ioreel)" = "$sum" ] || fail "the trace was changed"
+
+refused "$IOREEL" replay T.ioreel --target t.img --target other.img -q
+refused "$IOREEL" replay T.ioreel --target t.img -o a.ioreel -o b.ioreel -q
+refused "$IOREEL" replay T.ioreel --target t.img --engine null --engine libaio -q
+refused "$IOREEL" replay T.ioreel --map synth=t.img --map synth=u.img -q
+refused "$IOREEL" replay T.ioreel --target t.img --allow-writes --prefill --no-prefill -q
+refused "$IOREEL" replay T.ioreel --target t.img --speed 1e-20 -q
+refused "$IOREEL" replay T.ioreel --target t.img --speed 1e9 -q
+# the same value twice is no contradiction
+"$IOREEL" replay T.ioreel --target t.img --target t.img --engine null --allow-writes -q \
+	>/dev/null || fail "--target given twice with the same path was refused"
+
+# --size below one block: refused, and the file it would have made is not left behind
+"$IOREEL" replay T.ioreel --target new.img --size 100 --allow-writes -q >/dev/null 2>err &&
+	fail "--size 100 accepted"
+grep -q 'less than one block' err || fail "--size 100: $(cat err)"
+[ ! -e new.img ] || fail "a failed replay left the target file it created"
+
+# a report that cannot be written fails the command
+if [ -w /dev/full ]; then
+	"$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes -q >/dev/full 2>err &&
+		fail "replay exited 0 with its report lost to /dev/full"
+	grep -q 'standard output' err || fail "lost report not reported: $(cat err)"
+fi
+
+# one 1 GiB read replays (one read buffer, not one per slot: it once lowered the cap to 0 or
+# ran out of memory); 4 GiB - 512 is more than Linux moves in one call, said so
+{
+	echo "$CSV_HEADER"
+	echo "0,,,d,0,1073741824,read,,0,1,1,x,0,0"
+	echo "1000,,,d,0,1073741824,read,,0,1,1,x,0,0"
+} >big.csv
+mktrace big.csv big.ioreel
+out=$("$IOREEL" replay big.ioreel --target t.img --engine null --mode afap --json -q 2>err) ||
+	fail "a 1 GiB read: $(cat err)"
+python3 -c 'import json,sys; f=json.load(sys.stdin)["fidelity"]; assert f["ios"]==2 and f["inflight_cap"]>=1, f' <<<"$out" ||
+	fail "1 GiB reads not replayed"
+{
+	echo "$CSV_HEADER"
+	echo "0,,,d,0,4294966784,read,,0,1,1,x,0,0"
+} >huge.csv
+if "$IOREEL" convert huge.csv huge.ioreel --from csv >/dev/null 2>&1; then
+	"$IOREEL" replay huge.ioreel --target t.img --engine null --mode afap -q >/dev/null 2>err &&
+		fail "an I/O of 4 GiB - 512 bytes was replayed"
+	grep -q 'at most 2147479552 bytes' err || fail "4 GiB - 512: $(cat err)"
+fi
+echo PASS

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Ctrl-C and SIGTERM end a replay whatever it waits for: a timed replay whose next I/O is an
+# hour away (it used to sleep to the deadline and look at the signal only after it), one whose
+# times lie past 2^63 ns, a dep replay of the same gap; at several moments. Each ends at once
+# with its result trace complete and readable (the first I/O in it), and says it was
+# interrupted.
+# timeout: 300
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/replay_common.inc"
+need_cmd python3
+d=$(scratch_dir)
+truncate -s 64M "$d/t.img"
+
+{
+	echo "$CSV_HEADER"
+	echo "0,,,d,0,4096,read,,0,1,1,x,0,0"
+	echo "3600000000000,,,d,4096,4096,read,,0,1,1,x,0,0"
+} >"$d/gap.csv"
+mktrace "$d/gap.csv" "$d/gap.ioreel"
+{
+	echo "$CSV_HEADER"
+	echo "0,,,d,0,4096,read,,0,1,1,x,0,0"
+	echo "9300000000000000000,,,d,4096,4096,read,,0,1,1,x,0,0"
+} >"$d/far.csv"
+mktrace "$d/far.csv" "$d/far.ioreel"
+
+# stop TRACE SIGNAL DELAY_S MODE: replay, signal it after DELAY_S, check it ends and its result
+stop() {
+	local trace=$1 sig=$2 delay=$3 mode=$4 out=$d/res-$2-$3-$4.ioreel pid t0 t1 rc
+	"$IOREEL" replay "$trace" --target "$d/t.img" --mode "$mode" -o "$out" -q \
+		>"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep "$delay"
+	t0=$(date +%s%N)
+	kill -"$sig" $pid
+	# it must end now, not in an hour: wait up to 10 s (ten times the promise)
+	for _ in $(seq 100); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $pid 2>/dev/null; then
+		kill -KILL $pid
+		fail "replay --mode $mode of $(basename "$trace") still running 10 s after SIG$sig"
+	fi
+	wait $pid && rc=0 || rc=$?
+	t1=$(date +%s%N)
+	echo "SIG$sig after ${delay}s ($mode, $(basename "$trace")): ended in" \
+		"$(((t1 - t0) / 1000000)) ms, exit $rc"
+	[ "$rc" -lt 128 ] || fail "replay died of SIG$sig (exit $rc) instead of finishing its output"
+	grep -q interrupted "$d/err" || fail "an interrupted replay did not say so: $(cat "$d/err")"
+	"$IOREEL" info "$out" >"$d/info" 2>&1 || fail "result trace after SIG$sig unreadable: $(cat "$d/info")"
+	grep -Eq '^  events +1:' "$d/info" || fail "result after SIG$sig does not hold the first I/O: $(cat "$d/info")"
+}
+
+for sig in INT TERM; do
+	for delay in 0.5 2; do
+		stop "$d/gap.ioreel" $sig $delay timed
+	done
+	stop "$d/far.ioreel" $sig 1 timed
+done
+# --speed far below 1 stretches the gap further still; an absurd one is refused
+"$IOREEL" replay "$d/gap.ioreel" --target "$d/t.img" --mode timed --speed 1e-20 -q \
+	>/dev/null 2>"$d/err" && fail "--speed 1e-20 accepted"
+grep -q -- '--speed' "$d/err" || fail "--speed 1e-20 refused without naming it"
+echo PASS
