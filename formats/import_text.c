@@ -171,7 +171,8 @@ int import_fio(FILE *f, struct import_ctx *c)
 				note_fio_file_event(c, dev, act, now_us);
 			continue;
 		}
-		if (!strcmp(act, "wait") && nt == 3 && u64_of(tok[k + 2], &off)) {
+		/* fio writes "FILE wait US 0": the number is the first field after the action */
+		if (!strcmp(act, "wait") && nt >= 3 && u64_of(tok[k + 2], &off)) {
 			if (c->salvage) {
 				c->skipped++;
 				continue;
@@ -179,8 +180,8 @@ int import_fio(FILE *f, struct import_ctx *c)
 			return bad(c, lineno, "'wait %s': a wait is a whole number of microseconds "
 					      "(0 or more)", tok[k + 2]);
 		}
-		if (!strcmp(act, "wait") && nt != 3)
-			return bad(c, lineno, "'wait' takes one number, the microseconds to wait");
+		if (!strcmp(act, "wait") && nt < 3)
+			return bad(c, lineno, "'wait' needs the microseconds to wait");
 		if (nt >= 3 && u64_of(tok[k + 2], &off))
 			goto bad_num;
 		if (nt == 4 && u64_of(tok[k + 3], &len))
