@@ -15,8 +15,8 @@
 
 #define TRACE_VERSION_MAJOR 1
 /* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5); 1.3: a record per
- * stream (header tag 12) */
-#define TRACE_VERSION_MINOR 3
+ * stream (header tag 12); 1.4: the header's checksum (tag 13) */
+#define TRACE_VERSION_MINOR 4
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u
@@ -154,7 +154,12 @@ long codec_dec_next(struct codec_dec *d, struct io_event *out, struct io_fext *x
 /* ---- header (meta.c) ---- */
 /* Serializes meta into a malloc'ed skippable frame (magic+size+payload). NULL on ENOMEM. */
 uint8_t *meta_encode(const struct trace_meta *m, size_t *len);
-/* Parses a header payload (after magic+size). 0, or -EINVAL/-EPROTONOSUPPORT with *what. */
-int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char **what);
+/*
+ * Parses a header payload (after magic+size). 0, or -EINVAL/-EPROTONOSUPPORT with *what;
+ * -EBADMSG when its checksum (1.4) does not match, or, with salvage, 1 and meta decoded from
+ * the unchecked header (*what says why it is suspect).
+ */
+int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, bool salvage,
+		const char **what);
 
 #endif

@@ -198,8 +198,8 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		bytes += in->op_bytes[o];
 	printf("{\"file\": ");
 	json_str(stdout, path);
-	printf(", \"format_version\": \"%u.%u\", \"source\": ", m->version >> 16,
-	       m->version & 0xffff);
+	printf(", \"format_version\": \"%u.%u\", \"header_checksum\": %s, \"source\": ",
+	       m->version >> 16, m->version & 0xffff, m->header_checked ? "true" : "false");
 	json_str(stdout, m->source);
 	printf(", \"mode\": \"%s\", \"time_based\": %s, \"runtime_ns\": %llu, \"host\": ",
 	       m->mode == TRACE_MODE_CLOSED ? "closed" : "timed", m->time_based ? "true" : "false",
@@ -348,6 +348,10 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 	       m->version >> 16, m->version & 0xffff, fmt_bytes(fb, b1, sizeof(b1)),
 	       trace_reader__chunk_count(r), trace_reader__chunk_count(r) == 1 ? "" : "s",
 	       trace_reader__has_index(r) ? "present" : "ABSENT (read by scanning)");
+	if (!m->header_checked)
+		printf("  header     not checksummed (format %u.%u): damage to it cannot be told; "
+		       "`ioreel convert` to a new .ioreel adds the checksum\n",
+		       m->version >> 16, m->version & 0xffff);
 	printf("  source     %s, mode %s", m->source[0] ? m->source : "?",
 	       m->mode == TRACE_MODE_CLOSED ? "closed-loop" : "timed");
 	print_streams(m);

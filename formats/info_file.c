@@ -113,6 +113,10 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 	       m->version >> 16, m->version & 0xffff, fmt_bytes(fb, b1, sizeof(b1)),
 	       trace_reader__chunk_count(r), trace_reader__chunk_count(r) == 1 ? "" : "s",
 	       trace_reader__has_index(r) ? "present" : "ABSENT (read by scanning)");
+	if (!m->header_checked)
+		printf("  header     not checksummed (format %u.%u): damage to it cannot be told; "
+		       "`ioreel convert` to a new .ioreel adds the checksum\n",
+		       m->version >> 16, m->version & 0xffff);
 	printf("  source     %s\n  recorded   %s on %s (%s) by %s\n",
 	       m->source[0] ? m->source : "?", when, m->host[0] ? m->host : "?",
 	       m->kernel[0] ? m->kernel : "?", m->tool_version[0] ? m->tool_version : "?");
@@ -180,8 +184,9 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 
 	printf("{\"file\": ");
 	json_str(stdout, path);
-	printf(", \"format_version\": \"%u.%u\", \"level\": \"file\", \"source\": ",
-	       m->version >> 16, m->version & 0xffff);
+	printf(", \"format_version\": \"%u.%u\", \"header_checksum\": %s, \"level\": \"file\", "
+	       "\"source\": ", m->version >> 16, m->version & 0xffff,
+	       m->header_checked ? "true" : "false");
 	json_str(stdout, m->source);
 	printf(", \"host\": ");
 	json_str(stdout, m->host);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <zlib.h>
 #include "formats/codec.h"
 #include "util/cli.h"
 
@@ -24,6 +25,7 @@ enum {
 	TAG_DEVICE,
 	TAG_STREAMS,
 	TAG_STREAM_EXT, /* format 1.3: what each stream runs (FORMAT.md, "Streams") */
+	TAG_CHECKSUM,	/* format 1.4: crc32 of the payload before it; always the last field */
 	/* File-level traces (1.2). Numbered apart, so block-level additions (12, 13, ...) never
 	 * collide with them. */
 	TAG_LEVEL = 32,
@@ -194,6 +196,12 @@ uint8_t *meta_encode(const struct trace_meta *m, size_t *len)
 		if (!err && streams_say_more(m->streams, n))
 			err |= put_stream_ext(&b, m->streams, n);
 	}
+	if (!err) {
+		/* last: the crc covers every byte of the payload before it, version included */
+		uint32_t crc = (uint32_t)crc32(0, b.p + 8, (uInt)(b.len - 8));
+
+		err |= put_num(&b, TAG_CHECKSUM, crc, 4);
+	}
 	if (err) {
 		free(b.p);
 		errno = ENOMEM;
@@ -251,6 +259,7 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 		s->rel_span = get_u64(rec + 48);
 		s->rel_align = get_u32(rec + 56);
 		if ((s->flags & ~(uint32_t)TRACE_STREAM__ALL) || s->rel_start_ppm > 1000000 ||
+		    s->group >= TRACE_MAX_STREAMS ||
 		    s->rel_len_ppm > 1000000 ||
 		    ((s->flags & TRACE_STREAM_SCALE) && !(s->flags & TRACE_STREAM_REL)) ||
 		    ((s->flags & TRACE_STREAM_SCALE) && !s->rel_span))
@@ -259,17 +268,53 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 	return 0;
 }
 
-int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char **what)
+/*
+ * Format 1.4: the header's last field is tag 13, a crc32 of the payload bytes before it. 1 if
+ * it is there and matches, 0 if the header has none, -1 if it is there and does not match.
+ */
+static int header_crc(const uint8_t *p, size_t len)
 {
-	size_t pos = 8;
-	uint16_t major;
-	bool have_ext = false;
+	if (len < 8 + 10 || get_u16(p + len - 10) != TAG_CHECKSUM || get_u32(p + len - 8) != 4)
+		return 0;
+	return (uint32_t)crc32(0, p, (uInt)(len - 10)) == get_u32(p + len - 4) ? 1 : -1;
+}
+
+static int decode_fields(const uint8_t *p, size_t len, struct trace_meta *m, const char **what);
+
+int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, bool salvage,
+		const char **what)
+{
+	int crc, err;
 
 	memset(m, 0, sizeof(*m));
 	if (len < 8 || memcmp(p, "IORL", 4)) {
 		*what = "not an ioreel trace (bad magic at offset 0)";
 		return -EINVAL;
 	}
+	crc = header_crc(p, len);
+	if (crc < 0 || (!crc && get_u16(p + 4) == 1 && get_u16(p + 6) >= 4)) {
+		/* any flipped bit lands here first: its effect on the fields is not the news */
+		*what = crc < 0 ? "header checksum mismatch: the header (device table, times, "
+				  "streams) is damaged"
+				: "header has no checksum though its format (1.4 or later) has one: "
+				  "the header is damaged";
+		if (!salvage)
+			return -EBADMSG;
+		err = decode_fields(p, len, m, what);
+		return err ? err : 1;
+	}
+	err = decode_fields(p, len, m, what);
+	if (!err)
+		m->header_checked = crc > 0;
+	return err;
+}
+
+static int decode_fields(const uint8_t *p, size_t len, struct trace_meta *m, const char **what)
+{
+	size_t pos = 8;
+	uint16_t major;
+	bool have_ext = false;
+
 	major = get_u16(p + 4);
 	m->version = (uint32_t)major << 16 | get_u16(p + 6);
 	if (major > TRACE_VERSION_MAJOR) {
@@ -345,6 +390,13 @@ int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char *
 			d->size_bytes = get_u64(v + 8);
 			d->logical_block_size = get_u32(v + 16);
 			d->physical_block_size = get_u32(v + 20);
+			/* block sizes size buffers and alignments: 0 (unknown) or a power of two */
+			if ((d->logical_block_size & (d->logical_block_size - 1)) ||
+			    (d->physical_block_size & (d->physical_block_size - 1)) ||
+			    d->logical_block_size > (1u << 20) || d->physical_block_size > (1u << 20)) {
+				*what = "bad block size in a device of the header";
+				return -EINVAL;
+			}
 			get_str(d->name, sizeof(d->name), v + 26, nl);
 			get_str(d->model, sizeof(d->model), v + 28 + nl, ml);
 			break;
@@ -358,12 +410,25 @@ int meta_decode(const uint8_t *p, size_t len, struct trace_meta *m, const char *
 			}
 			if (ns > m->nstreams)
 				m->nstreams = ns;
-			for (uint32_t i = 0; i < ns; i++)
+			for (uint32_t i = 0; i < ns; i++) {
 				m->streams[i].depth = get_u32(v + 4 + 4 * i);
+				/* it sizes a replay's slots: 0xffffffff is damage, not a job */
+				if (m->streams[i].depth > TRACE_MAX_STREAM_DEPTH) {
+					*what = "stream depth in the header is above 65536";
+					return -EINVAL;
+				}
+			}
 			break;
 		}
 		case TAG_LEVEL:
 			m->level = get_num(v, n);
+			break;
+		case TAG_CHECKSUM:
+			/* checked by meta_decode(); anywhere but last it is damage */
+			if (n != 4 || pos != len) {
+				*what = "header checksum field is not the last one";
+				return -EINVAL;
+			}
 			break;
 		case TAG_STREAM_EXT:
 			if (get_stream_ext(m, v, n)) {

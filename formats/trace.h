@@ -18,6 +18,8 @@
 
 #define TRACE_MAX_DEVICES 64
 #define TRACE_MAX_STREAMS 1024
+/* The deepest stream a header may claim (synth's iodepth limit, fio's too) */
+#define TRACE_MAX_STREAM_DEPTH 65536
 
 enum trace_mode {
 	TRACE_MODE_TIMED = 0,  /* each I/O at its recorded time (recorded, imported traces) */
@@ -79,6 +81,9 @@ struct trace_meta {
 	uint32_t ndevices;
 	uint32_t nstreams;
 	uint32_t level; /* enum trace_level */
+	/* read: the header carried a checksum and it matched (format 1.4 and later); false for an
+	 * older file, whose header damage cannot be told (`info` says so) */
+	bool header_checked;
 	struct trace_device devices[TRACE_MAX_DEVICES];
 	struct trace_stream streams[TRACE_MAX_STREAMS];
 };

@@ -355,9 +355,18 @@ static int open_header(struct trace_reader *r)
 		return -ENOMEM;
 	err = read_at(r, p, len, 8);
 	if (!err) {
-		err = meta_decode(p, len, &r->meta, &what);
-		if (err)
+		err = meta_decode(p, len, &r->meta, r->flags & TRACE_SALVAGE, &what);
+		if (err == -EBADMSG)
+			set_err(r, "%s; the events may be intact: `ioreel info --salvage` and "
+				   "`ioreel convert --salvage` read it with the header unchecked, or "
+				   "take the file again from where it came from", what);
+		else if (err > 0)
+			snprintf(r->notice, sizeof(r->notice), "%s: %s (read anyway: --salvage)",
+				 r->name, what);
+		else if (err)
 			set_err(r, "%s", what);
+		if (err > 0)
+			err = 0;
 	}
 	free(p);
 	r->data_start = 8 + (uint64_t)len;

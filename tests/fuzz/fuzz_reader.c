@@ -87,6 +87,10 @@ static void fix_checksums(uint8_t *p, size_t size)
 		}
 		if (magic != TRACE_SKIP_MAGIC_HEADER)
 			return;
+		/* format 1.4: the header's last field is tag 13, a crc32 of the payload before it */
+		if (len >= 18 && get_u16(p + pos + 8 + len - 10) == 13 &&
+		    get_u32(p + pos + 8 + len - 8) == 4)
+			put_u32(p + pos + 8 + len - 4, crc32(0, p + pos + 8, len - 10));
 		pos += 8 + (size_t)len;
 	}
 }
