@@ -385,9 +385,10 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 	if (w->section && w->kind != WORK_FIO)
 		PERR(s->line, "workload [%s]: section= names a section of a fio= job file", s->name);
 	if (w->kind == WORK_TRACE) {
-		if (!*w->mode)
-			strcpy(w->mode, "dep");
-		if (strcmp(w->mode, "dep") && strcmp(w->mode, "timed") && strcmp(w->mode, "afap"))
+		/* no mode: replay's default (dep for a recording, timed for an imported trace,
+		 * closed for a synthesized job) */
+		if (*w->mode && strcmp(w->mode, "dep") && strcmp(w->mode, "timed") &&
+		    strcmp(w->mode, "afap"))
 			PERR(s->line, "workload [%s]: mode=%s: a trace replays in dep (how would "
 				      "it run there?), timed (can it absorb the load?) or afap",
 			     s->name, w->mode);

@@ -266,7 +266,7 @@ static void work_desc(const struct workload *w, char *buf, size_t len)
 		snprintf(buf, len, "fio job %s%s%s", w->fio, w->section ? ", section " : "",
 			 w->section ? w->section : "");
 	else
-		snprintf(buf, len, "trace %s, mode %s", w->trace, w->mode);
+		snprintf(buf, len, "trace %s, mode %s", w->trace, *w->mode ? w->mode : "replay's default");
 }
 
 static void print_table(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_WORK], int w)
@@ -279,8 +279,8 @@ static void print_table(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX
 		col[c] = ag[c][w];
 	best = fastest(col, p->ncand);
 	work_desc(&p->work[w], d, sizeof(d));
-	fprintf(f, "\n[%s] %s: median [min-max] over %d repeats, * the fastest (IOPS)\n",
-		p->work[w].name, d, p->repeats);
+	fprintf(f, "\n[%s] %s: median [min-max] over %d repeat%s, * the fastest (IOPS)\n",
+		p->work[w].name, d, p->repeats, p->repeats > 1 ? "s" : "");
 	fprintf(f, "  %-16s %-5s %-22s %-26s %-24s %-24s %s\n", "candidate", "op", "IOPS", "BW",
 		"mean lat", "p99 lat", "CPU%");
 	for (int c = 0; c < p->ncand; c++) {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# `make demo`: the main job on a built-in default, as root, no arguments. Builds scratch setups
-# on loop devices, runs a database workload while recording it (a short pgbench run on xfs; a
-# synthesized InnoDB-like mix when PostgreSQL is absent), replays it on two candidate setups
-# (a file on ext4 and a file on btrfs raid6 over four loop devices) in two modes, timed (can
-# the candidate absorb the recorded load?) and dep (how would this database run there?),
-# prints the fio-like summaries and the comparison table, writes an HTML report, and cleans up.
+# `make demo`: the main job on a built-in default, as root, no arguments. Runs a database
+# workload on xfs over a loop device while recording it (a short pgbench run; a synthesized
+# InnoDB-like mix when PostgreSQL is absent), then has `ioreel study` build two candidate setups
+# on scratch loop devices (ext4 on one, btrfs raid6 across four), replay the recording on each
+# in two modes, timed (can the candidate absorb the recorded load?) and dep (how would this
+# database run there?), and tear them down; prints the fio-like summaries, the study's table
+# and the comparison, writes the HTML reports, and cleans up.
 # Environment: DEMO_SECONDS (workload length, default 15), DEMO_OUT (default $BUILD/demo).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -27,21 +28,20 @@ need_verb() {
 
 [ "$(id -u)" = 0 ] || { echo "make demo: needs root (loop devices, mounts, eBPF); run: sudo make demo" >&2; exit 1; }
 mkdir -p "$outdir" || fail "cannot create $outdir"
-rm -f "$outdir"/*.ioreel "$outdir"/*.json "$outdir"/report.html
+rm -f "$outdir"/*.ioreel "$outdir"/*.json "$outdir"/report.html "$outdir"/candidates.plan
+rm -rf "$outdir/study" # the study's results from an earlier demo
 start=$(date +%s)
 
-step 1 "creating setups (xfs, ext4 and btrfs raid6 over loop devices; scratch, removed at the end)"
+step 1 "creating loop devices (xfs for the workload; five blank disks for the candidates, which ioreel study builds; scratch, removed at the end)"
 setups_teardown_stale
 setup_fs_loop xfs 512 >/dev/null
 src_dev=$SETUP_DEV src_mnt=$SETUP_MNT
 size=$(blockdev --getsize64 "$src_dev")
 echo "    workload: xfs on $src_dev, mounted at $src_mnt"
-setup_fs_loop ext4 1024 >/dev/null
-ext4_file=$SETUP_MNT/target.img
-echo "    candidate 1: file on ext4 on $SETUP_DEV"
-setup_btrfs_raid raid6 768 >/dev/null
-raid6_file=$SETUP_MNT/target.img
-echo "    candidate 2: file on btrfs raid6 (metadata $SETUP_MPROFILE) over ${SETUP_DEVS[*]}"
+ext4_dev=$(setup_raw_loop 1024)
+raid_devs=()
+for i in 1 2 3 4; do raid_devs+=("$(setup_raw_loop 768)"); done
+echo "    candidate disks: $ext4_dev (ext4), ${raid_devs[*]} (btrfs raid6)"
 
 trace=$outdir/trace.ioreel
 if pg_available; then
@@ -67,33 +67,45 @@ else
 	fi
 fi
 
-step 4 "replaying the trace on the two candidates, timed and dep (writes allowed: scratch files)"
+step 4 "ioreel study: building each candidate, replaying the trace on it timed and dep, tearing it down"
 runs=()
-if need_verb replay && [ -s "$trace" ]; then
+plan=$outdir/candidates.plan
+if need_verb study && need_verb replay && [ -s "$trace" ]; then
 	# A recording replays in both modes; a synthesized job has no dependencies to keep.
 	modes="timed dep"
 	output_has 'source *record' "$IOREEL" info "$trace" 2>/dev/null || modes=auto
 	echo "    timed: each I/O at its recorded time, the offered load (can the candidate absorb it?)"
 	echo "    dep:   each I/O once those it waited for completed there (how would the database run?)"
+	{
+		printf '# make demo: the candidates, built and torn down by ioreel study\n'
+		printf '[study]\nrepeats=1\nsize=%s\nresults=study\n\n' "$size"
+		printf '[ext4]\ndevices=%s\nfs=ext4\n\n' "$ext4_dev"
+		printf '[btrfs-raid6]\ndevices=%s\nfs=btrfs\nraid=raid6\nmetadata=raid1c3\n\n' "${raid_devs[*]}"
+		for mode in $modes; do
+			printf '[%s]\ntrace=%s\n' "$mode" "$(basename "$trace")"
+			[ $mode = auto ] || printf 'mode=%s\n' "$mode"
+		done
+	} >"$plan"
+	sed 's/^/    | /' "$plan"
+	echo "    ioreel study $(basename "$plan") --allow-writes"
+	"$IOREEL" study "$plan" --allow-writes 2>&1 >"$outdir/study.txt" |
+		sed 's/^/    /' || fail "ioreel study $plan failed"
+	sed 's/^/    /' "$outdir/study.txt"
 	for name in ext4 btrfs-raid6; do
-		t=$ext4_file
-		[ $name = btrfs-raid6 ] && t=$raid6_file
 		for mode in $modes; do
 			run=$outdir/run-$name-$mode.ioreel
 			[ $mode = auto ] && run=$outdir/run-$name.ioreel
-			echo "    ioreel replay $(basename "$trace") --target $t --size $size --allow-writes --mode $mode -o $run"
-			"$IOREEL" replay "$trace" --target "$t" --size "$size" --allow-writes --mode "$mode" \
-				-o "$run" -q --json >"${run%.ioreel}.json" ||
-				fail "ioreel replay on $name ($t, $mode) failed"
+			ln -f "$outdir/study/cells/$name/$mode/r1.ioreel" "$run" ||
+				fail "ioreel study left no result for $name ($mode)"
 			python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["fidelity"]
-print("      %s: %.1f s for a %.1f s trace, at most %d I/Os in flight%s" % (f["mode"],
+print("      %s %s: %.1f s for a %.1f s trace, at most %d I/Os in flight%s" % (sys.argv[2], f["mode"],
       f["replay_span_ns"] / 1e9, f["trace_span_ns"] / 1e9, f["max_inflight"],
       ", the in-flight cap held I/O back %d times" % f["cap_hits"] if f["cap_hits"] else ""))' \
-				"${run%.ioreel}.json"
+				"$outdir/study/cells/$name/$mode/r1.json" "$name"
 			runs+=("$run")
 		done
 	done
-elif ioreel_has replay; then
+elif ioreel_has study; then
 	echo "    no trace to replay (see step 3)"
 fi
 
@@ -128,3 +140,4 @@ fi
 echo
 echo "Traces: $outdir/*.ioreel"
 echo "HTML report: $report (open it in a browser)"
+echo "The study's report (candidates, environment, commands as run): $outdir/study/report.html"
