@@ -235,6 +235,28 @@ static int close_output(struct conv *cv, int err)
 	return err;
 }
 
+/* The one place that names every importer (tests and the fuzzer call it too). */
+int import_run(enum conv_fmt fmt, FILE *f, struct import_ctx *c)
+{
+	switch (fmt) {
+	case CONV_FIO:
+	case CONV_FIO2:
+	case CONV_FIO3:
+		return import_fio(f, c);
+	case CONV_BLKTRACE:
+		return import_blktrace(f, c);
+	case CONV_MSR:
+		return import_msr(f, c);
+	case CONV_ALIBABA:
+		return import_alibaba(f, c);
+	case CONV_CSV:
+		return import_csv(f, c);
+	default:
+		snprintf(c->err, sizeof(c->err), "cannot import format %s", conv_fmt_name(fmt));
+		return -EINVAL;
+	}
+}
+
 /* One pass of an importer over f; with a sink (pass 2) events go to the output. */
 static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool write)
 {

@@ -96,7 +96,7 @@ int import_blktrace(FILE *f, struct import_ctx *c);
 int import_msr(FILE *f, struct import_ctx *c);
 int import_alibaba(FILE *f, struct import_ctx *c);
 int import_csv(FILE *f, struct import_ctx *c);
-/* Dispatches on fmt. */
+/* Dispatches on fmt (convert.c: importers call import_common.c, never it). */
 int import_run(enum conv_fmt fmt, FILE *f, struct import_ctx *c);
 /* True when the format's clock is absolute (window should rebase). */
 bool import_is_absolute(enum conv_fmt fmt);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* What every importer shares: format names and sniffing, the reorder window, line reading. */
+/*
+ * What every importer shares: format names and sniffing, the reorder window, line reading.
+ * Importers call down into this file; the dispatcher that names every importer is in
+ * convert.c, beside its caller, so the two never call each other in a circle.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,26 +374,5 @@ int import_split_csv(char *line, char **fields, int max)
 		}
 		*end = '\0';
 		p++;
-	}
-}
-
-int import_run(enum conv_fmt fmt, FILE *f, struct import_ctx *c)
-{
-	switch (fmt) {
-	case CONV_FIO:
-	case CONV_FIO2:
-	case CONV_FIO3:
-		return import_fio(f, c);
-	case CONV_BLKTRACE:
-		return import_blktrace(f, c);
-	case CONV_MSR:
-		return import_msr(f, c);
-	case CONV_ALIBABA:
-		return import_alibaba(f, c);
-	case CONV_CSV:
-		return import_csv(f, c);
-	default:
-		snprintf(c->err, sizeof(c->err), "cannot import format %s", conv_fmt_name(fmt));
-		return -EINVAL;
 	}
 }
