@@ -141,20 +141,6 @@ static int check_outputs(const char *html, char *const *in, unsigned int n)
 	return 0;
 }
 
-/*
- * A single-valued option given twice: the same value is harmless, two values are refused
- * rather than the last one taken (issue 21). 0 or -EINVAL (printed).
- */
-static int set_once(const char **slot, const char *name, const char *val)
-{
-	if (*slot && strcmp(*slot, val)) {
-		cli_error("--%s given twice (%s and %s): give it once", name, *slot, val);
-		return -EINVAL;
-	}
-	*slot = val;
-	return 0;
-}
-
 /* The HTML report under a temporary name, renamed into place when complete. 0 or -errno. */
 static int write_html(const char *path, const struct analysis *const *as, unsigned int n)
 {
@@ -236,11 +222,11 @@ int cmd_analyze(int argc, char **argv)
 			compare = true;
 			break;
 		case 'H':
-			if (set_once(&html, "html", optarg))
+			if (cli_set_once(&html, "--html", optarg))
 				return EXIT_USAGE;
 			break;
 		case 'i':
-			if (set_once(&interval_s, "interval", optarg))
+			if (cli_set_once(&interval_s, "--interval", optarg))
 				return EXIT_USAGE;
 			if (parse_duration_ns(optarg, &opts.interval_ns) || !opts.interval_ns) {
 				cli_error("--interval '%s': give a duration such as 1s or 100ms", optarg);
@@ -249,7 +235,8 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'f':
 		case 't':
-			if (set_once(c == 'f' ? &from_s : &to_s, c == 'f' ? "from" : "to", optarg))
+			if (cli_set_once(c == 'f' ? &from_s : &to_s, c == 'f' ? "--from" : "--to",
+					 optarg))
 				return EXIT_USAGE;
 			if (parse_duration_ns(optarg, c == 'f' ? &opts.from_ns : &opts.to_ns)) {
 				cli_error("--%s '%s': give a time since the trace start such as 30s",
@@ -258,11 +245,11 @@ int cmd_analyze(int argc, char **argv)
 			}
 			break;
 		case 'd':
-			if (set_once(&device, "device", optarg))
+			if (cli_set_once(&device, "--device", optarg))
 				return EXIT_USAGE;
 			break;
 		case 'g':
-			if (set_once(&group_by, "group-by", optarg))
+			if (cli_set_once(&group_by, "--group-by", optarg))
 				return EXIT_USAGE;
 			if (strcmp(optarg, "op") && strcmp(optarg, "device") && strcmp(optarg, "comm") &&
 			    strcmp(optarg, "pid")) {
@@ -271,7 +258,7 @@ int cmd_analyze(int argc, char **argv)
 			}
 			break;
 		case 'p':
-			if (set_once(&pct_s, "percentiles", optarg))
+			if (cli_set_once(&pct_s, "--percentiles", optarg))
 				return EXIT_USAGE;
 			if (parse_percentiles(optarg, pct, &opts.npercentiles)) {
 				cli_error("--percentiles '%s': give up to %d values in [0, 100] "

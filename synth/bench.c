@@ -456,17 +456,6 @@ static int write_html(struct outfile *o, const struct bench_row *rows, size_t nr
 	return outfile_commit(o);
 }
 
-/* A single-valued option given twice: one value is fine, two are refused (issue 21). */
-static int set_once(const char **slot, const char *key, const char *v)
-{
-	if (*slot && strcmp(*slot, v)) {
-		cli_error("--%s given twice (%s and %s): give it once", key, *slot, v);
-		return -EINVAL;
-	}
-	*slot = v;
-	return 0;
-}
-
 int cmd_bench(int argc, char **argv)
 {
 	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
@@ -562,11 +551,13 @@ int cmd_bench(int argc, char **argv)
 		} else if (!strcmp(key, "runtime") || !strcmp(key, "size") ||
 			   !strcmp(key, "engine") || !strcmp(key, "html") ||
 			   !strcmp(key, "number-ios")) {
+			char name[80];
 			const char **slot = key[0] == 'r' ? &runtime : key[0] == 's' ? &size :
 					    key[0] == 'e' ? &engine : key[0] == 'h' ? &html :
 					    &number_ios;
 
-			if (set_once(slot, key, v))
+			snprintf(name, sizeof(name), "--%s", key);
+			if (cli_set_once(slot, name, v))
 				goto out;
 		} else {
 			cli_error("unknown option --%s (see --help)", key);

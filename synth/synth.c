@@ -87,20 +87,6 @@ static bool same_value(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/*
- * A single-valued option given twice: the same value is harmless, two values are refused as
- * other conflicts are (issue 21), never the last one taken silently. 0 or -EINVAL (printed).
- */
-static int set_once(const char **slot, const char *name, const char *val)
-{
-	if (*slot && !same_value(*slot, val)) {
-		cli_error("%s given twice (%s and %s): give it once", name, *slot, val ? val : "");
-		return -EINVAL;
-	}
-	*slot = val;
-	return 0;
-}
-
 /* The same for a fio option: 1 when it was given already with this value (skip it). */
 static int add_override(struct kv *ov, size_t *nov, const char *key, const char *val)
 {
@@ -427,7 +413,7 @@ int cmd_synth(int argc, char **argv)
 				cli_error("-o needs a file name");
 				goto out;
 			}
-			if (set_once(&out, "-o/--output", argv[i]))
+			if (cli_set_once(&out, "-o/--output", argv[i]))
 				goto out;
 			continue;
 		}
@@ -457,19 +443,19 @@ int cmd_synth(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		} else if (!strcmp(key, "output")) {
-			if (set_once(&out, "-o/--output", val))
+			if (cli_set_once(&out, "-o/--output", val))
 				goto out;
 		} else if (!strcmp(key, "preset")) {
-			if (set_once(&preset, "--preset", val))
+			if (cli_set_once(&preset, "--preset", val))
 				goto out;
 		} else if (!strcmp(key, "fio-job") || !strcmp(key, "fio_job")) {
-			if (set_once(&fio, "--fio-job", val))
+			if (cli_set_once(&fio, "--fio-job", val))
 				goto out;
 		} else if (!strcmp(key, "section")) {
-			if (set_once(&section, "--section", val))
+			if (cli_set_once(&section, "--section", val))
 				goto out;
 		} else if (!strcmp(key, "name")) {
-			if (set_once(&devname, "--name", val))
+			if (cli_set_once(&devname, "--name", val))
 				goto out;
 		} else if (!strcmp(key, "device-size") || !strcmp(key, "device_size")) {
 			uint64_t v;

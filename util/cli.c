@@ -149,6 +149,16 @@ void cli_catch_stop(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+int cli_set_once(const char **slot, const char *name, const char *val)
+{
+	if (*slot && (!val || strcmp(*slot, val))) {
+		cli_error("%s given twice (%s and %s): give it once", name, *slot, val ? val : "");
+		return -EINVAL;
+	}
+	*slot = val;
+	return 0;
+}
+
 int cli_close_stdout(int rc)
 {
 	int err = 0;

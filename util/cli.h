@@ -42,6 +42,13 @@ void cli_catch_stop(void);
  */
 int cli_close_stdout(int rc);
 
+/*
+ * A single-valued option given again: the same value is fine, two values are refused (rather
+ * than the last one taken silently). name is the option as the user spells it ("--html",
+ * "-o/--output"). 0, or -EINVAL with the message printed (exit 2 follows).
+ */
+int cli_set_once(const char **slot, const char *name, const char *val);
+
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);
 uint64_t now_real_ns(void);

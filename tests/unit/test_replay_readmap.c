@@ -56,7 +56,8 @@ static void test_exact(void)
 	/* 54 random 4 KiB reads: 216 KiB */
 	for (uint64_t i = 0; i < 54; i++)
 		granmap_set(&m, (i * 7919 % 54) * 3 * MiB, (i * 7919 % 54) * 3 * MiB + 4096);
-	CHECK(total(&m) == 54 * 4096, "54 reads of 4 KiB: %llu bytes", (unsigned long long)total(&m));
+	CHECK(total(&m) == 54 * 4096, "54 reads of 4 KiB: %llu bytes",
+	      (unsigned long long)total(&m));
 	granmap_free(&m);
 
 	/* a sequential stream stays one run */
