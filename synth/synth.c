@@ -387,6 +387,10 @@ int cmd_synth(int argc, char **argv)
 	size_t nov = 0;
 	int rc = EXIT_USAGE;
 
+	struct sigaction old_int, old_term;
+
+	sigaction(SIGINT, NULL, &old_int);
+	sigaction(SIGTERM, NULL, &old_term);
 	cli_catch_stop(); /* a long generation stops between events, its temporary file removed */
 	if (!ov || !spec) {
 		cli_error("out of memory");
@@ -607,5 +611,8 @@ out:
 	free(ov);
 	free(spec);
 	free(specs);
-	return cli_close_stdout(rc); /* W4: '> /dev/full' exited 0 */
+	sigaction(SIGINT, &old_int, NULL); /* ioreel-mpi bench runs synth in its own process */
+	sigaction(SIGTERM, &old_term, NULL);
+	/* W4: '> /dev/full' exited 0; not closed: ioreel-mpi bench prints after it */
+	return cli_flush_stdout(rc);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,7 @@ int cli_set_once(const char **slot, const char *name, const char *val)
 	return 0;
 }
 
-int cli_close_stdout(int rc)
+static int check_stdout(int rc, bool close)
 {
 	int err = 0;
 
@@ -167,12 +168,22 @@ int cli_close_stdout(int rc)
 	if (fflush(stdout) || ferror(stdout))
 		err = errno ? errno : EIO;
 	/* fclose reports what fflush could not (a write error of an NFS close, EBADF) */
-	if (fclose(stdout) && !err)
+	if (close && fclose(stdout) && !err)
 		err = errno ? errno : EIO;
 	if (!err)
 		return rc;
 	cli_error("cannot write the output (standard output): %s", strerror(err));
 	return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+}
+
+int cli_close_stdout(int rc)
+{
+	return check_stdout(rc, true);
+}
+
+int cli_flush_stdout(int rc)
+{
+	return check_stdout(rc, false);
 }
 
 static uint64_t clock_ns(clockid_t id)

@@ -41,6 +41,11 @@ void cli_catch_stop(void);
  * Every verb's entry calls it last: `return cli_close_stdout(rc);`.
  */
 int cli_close_stdout(int rc);
+/*
+ * The same check without closing stdout, for a verb another one also runs in its own process
+ * (ioreel-mpi bench calls cmd_synth, then prints its own report on the same stdout).
+ */
+int cli_flush_stdout(int rc);
 
 /*
  * A single-valued option given again: the same value is fine, two values are refused (rather
