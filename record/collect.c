@@ -16,6 +16,10 @@
  * Split, the real-time part only copies 72 bytes per I/O (a pass: 0.3-0.6 ms) and dropped
  * nothing in 9 such runs; the slow part may fall behind by up to BUFFER_MAX of events.
  *
+ * Both levels use it: the block level's rings hold I/Os (72-byte struct rec_event), the file
+ * level's calls (128-byte struct fl_event); each says where the oldest one still in flight
+ * began (rec_collect_src.oldest), and hands the batches to its own reorder stage.
+ *
  * Priority: SCHED_FIFO 1, the lowest real-time priority (above every normal task, below the
  * kernel's own real-time threads); where real-time is refused (no CAP_SYS_NICE, a cgroup
  * without real-time runtime) nice -20; neither with --keep-priority. The thread's CPU time
@@ -35,7 +39,7 @@
 #include "util/spsc.h"
 #include "record/record_int.h"
 
-#define BATCH_EVENTS 2048		 /* 144 KiB of events per batch */
+#define BATCH_BYTES (2048 * 72)	 /* 144 KiB of records per batch: 2048 I/Os, 1152 calls */
 #define BUFFER_MAX (64ULL << 20)	 /* events waiting for the writer: ~2 s at 450k IOPS */
 #define QUEUE_SLOTS 512			 /* a power of two >= the batches BUFFER_MAX allows */
 #define PASS_MAX_NS (20ULL * 1000000ULL) /* longest sleep between passes */
@@ -43,18 +47,19 @@
 #define PASS_FILL 4			 /* wake when the fullest ring may be 1/4 full */
 
 struct rec_batch {
-	uint32_t n;
-	bool release;	 /* the writer may release up to `before` after these events */
+	uint32_t n;	 /* records */
+	bool release;	 /* the writer may release up to `before` after these records */
 	uint64_t before; /* ktime */
-	struct rec_event ev[BATCH_EVENTS];
+	_Alignas(8) unsigned char rec[BATCH_BYTES]; /* n payloads of the rings' size */
 };
 
 #define MAX_BATCHES (BUFFER_MAX / sizeof(struct rec_batch))
 _Static_assert(MAX_BATCHES <= QUEUE_SLOTS, "QUEUE_SLOTS too small for BUFFER_MAX");
 
 struct rec_collect {
-	struct rec_rings *rg;
-	struct rec_table *tab;
+	struct rec_collect_src src;
+	size_t esize;	       /* a record's payload (after its seq) */
+	uint32_t per_batch;    /* records per batch */
 	pthread_t th;
 	sem_t ready;
 	bool keep_priority, started;
@@ -111,11 +116,11 @@ static struct rec_batch *batch_get(struct rec_collect *c)
 }
 
 /* rec_sink_fn: copies one record into the current batch, handing full ones to the writer. */
-static int batch_add(void *ctx, const struct rec_event *e)
+static int batch_add(void *ctx, const void *payload)
 {
 	struct rec_collect *c = ctx;
 
-	if (c->cur && c->cur->n == BATCH_EVENTS) {
+	if (c->cur && c->cur->n == c->per_batch) {
 		q_put(&c->full, c->cur); /* cannot fail: QUEUE_SLOTS >= every batch */
 		c->cur = NULL;
 	}
@@ -124,25 +129,25 @@ static int batch_add(void *ctx, const struct rec_event *e)
 		if (!c->cur)
 			return -ENOBUFS;
 	}
-	c->cur->ev[c->cur->n++] = *e;
+	memcpy(c->cur->rec + (size_t)c->cur->n++ * c->esize, payload, c->esize);
 	return 0;
 }
 
 /*
- * One pass: the oldest I/O in flight first, then every ring, so that every I/O queued before
- * it has been copied (drain.c releases events only up to there, in queue-time order). Returns
+ * One pass: the oldest I/O (or call) in flight first, then every ring, so that every one that
+ * began before it has been copied (the reorder stage releases only up to there, in order). Returns
  * how long to sleep: until the fullest ring may be a quarter full at the rate just seen,
  * within [PASS_MIN_NS, PASS_MAX_NS], and never less than the pass took.
  */
 static uint64_t collect_pass(struct rec_collect *c, uint64_t *last)
 {
 	uint64_t now = now_mono_ns(), stale = 0, oldest, took, next = PASS_MAX_NS;
-	double ring_n = (double)(1ULL << c->rg->shift), fullest = 0;
+	double ring_n = (double)(1ULL << c->src.rg->shift), fullest = 0;
 
-	oldest = rec_table_oldest(c->tab, now, &stale, NULL);
+	oldest = c->src.oldest(c->src.ctx, now, &stale);
 	if (stale)
 		__atomic_add_fetch(&c->stale, stale, __ATOMIC_RELAXED);
-	if (rec_rings_drain(c->rg, batch_add, c, &fullest) == 0 &&
+	if (rec_rings_drain(c->src.rg, batch_add, c, &fullest) == 0 &&
 	    (c->cur || (c->cur = batch_get(c)))) {
 		c->cur->release = true;
 		c->cur->before =
@@ -210,7 +215,7 @@ static void *collect_main(void *arg)
 	return NULL;
 }
 
-int rec_collect__start(struct rec_collect **out, struct rec_rings *rg, struct rec_table *tab,
+int rec_collect__start(struct rec_collect **out, const struct rec_collect_src *src,
 		       bool keep_priority)
 {
 	/* its rings' indices are cache-line aligned: sizeof is a multiple of that */
@@ -220,8 +225,9 @@ int rec_collect__start(struct rec_collect **out, struct rec_rings *rg, struct re
 	if (!c)
 		return -ENOMEM;
 	memset(c, 0, sizeof(*c));
-	c->rg = rg;
-	c->tab = tab;
+	c->src = *src;
+	c->esize = src->rg->rec_size - sizeof(uint64_t);
+	c->per_batch = BATCH_BYTES / c->esize;
 	c->keep_priority = keep_priority;
 	if (spsc_init(&c->full, sizeof(struct rec_batch *), QUEUE_SLOTS) ||
 	    spsc_init(&c->spare, sizeof(struct rec_batch *), QUEUE_SLOTS)) {
@@ -252,28 +258,45 @@ enum rec_prio rec_collect__priority(const struct rec_collect *c, int *err)
 	return c->prio;
 }
 
+void rec_collect__warn(const struct rec_collect *c)
+{
+	if (c->keep_priority || c->prio == REC_PRIO_FIFO)
+		return;
+	if (c->prio == REC_PRIO_NICE)
+		cli_warn("the drain thread runs at nice -20: real-time priority was refused (%s)",
+			 strerror(c->prio_err));
+	else
+		cli_warn("the drain thread runs at normal priority: neither real-time nor "
+			 "nice -20 was allowed (%s), so busy CPUs may overflow the rings (drops "
+			 "are counted); give ioreel CAP_SYS_NICE, or --keep-priority to say this "
+			 "is meant",
+			 strerror(c->prio_err));
+}
+
 uint64_t rec_collect__stale(const struct rec_collect *c)
 {
 	return __atomic_load_n(&c->stale, __ATOMIC_RELAXED);
 }
 
-/* The writer's side: every batch the thread handed over, in order, into d. */
-int rec_collect__deliver(struct rec_collect *c, struct rec_drain *d)
+/* The writer's side: every batch the thread handed over, in order, into push and release. */
+int rec_collect__deliver(struct rec_collect *c, rec_sink_fn push, rec_release_fn release,
+			 void *ctx)
 {
 	struct rec_batch *b;
 	int err = 0;
 
 	while (!err && (b = q_get(&c->full))) {
 		for (uint32_t i = 0; i < b->n; i++)
-			rec_drain__push(d, &b->ev[i]);
+			push(ctx, b->rec + (size_t)i * c->esize);
 		if (b->release)
-			err = rec_drain__release(d, b->before);
+			err = release(ctx, b->before);
 		q_put(&c->spare, b);
 	}
-	return err ? err : rec_drain__error(d);
+	return err;
 }
 
-int rec_collect__stop(struct rec_collect *c, struct rec_drain *d, struct rec_collect_stats *st)
+int rec_collect__stop(struct rec_collect *c, rec_sink_fn push, rec_release_fn release,
+		      void *ctx, struct rec_collect_stats *st)
 {
 	int err;
 
@@ -282,11 +305,11 @@ int rec_collect__stop(struct rec_collect *c, struct rec_drain *d, struct rec_col
 		pthread_join(c->th, NULL);
 		c->started = false;
 	}
-	err = rec_collect__deliver(c, d);
+	err = rec_collect__deliver(c, push, release, ctx);
 	if (c->cur) {
-		/* Its release mark (if any) waits for finish(): only the events go in. */
+		/* Its release mark (if any) waits for the level's finish: only the records go in. */
 		for (uint32_t i = 0; i < c->cur->n; i++)
-			rec_drain__push(d, &c->cur->ev[i]);
+			push(ctx, c->cur->rec + (size_t)i * c->esize);
 		c->cur->n = 0;
 	}
 	st->stale = rec_collect__stale(c);

@@ -70,6 +70,9 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 	case REC_O_JSON:
 		o->json = true;
 		return 1;
+	case REC_O_KEEP_PRIO:
+		o->keep_priority = true;
+		return 1;
 	default:
 		return 0;
 	}

@@ -21,6 +21,7 @@ struct rec_common {
 	uint64_t ring_size; /* bytes per CPU */
 	bool ring_size_given;
 	uint32_t ring_shift; /* log2 of the records per ring: rec_size_rings() */
+	bool keep_priority; /* leave the drain thread's scheduling as inherited */
 	bool quiet, json;
 };
 
@@ -34,6 +35,7 @@ enum {
 	REC_O_INFLIGHT,
 	REC_O_RING,
 	REC_O_JSON,
+	REC_O_KEEP_PRIO,
 	REC_O__NEXT
 };
 
@@ -49,6 +51,7 @@ enum {
 	{ "ring-size", required_argument, 0, REC_O_RING },                                  \
 	{ "quiet", no_argument, 0, 'q' },                                                   \
 	{ "json", no_argument, 0, REC_O_JSON },                                             \
+	{ "keep-priority", no_argument, 0, REC_O_KEEP_PRIO },                               \
 	{ "help", no_argument, 0, 'h' }
 #define REC_SHORT_OPTIONS "o:qh"
 

@@ -155,8 +155,9 @@ static int write_one(struct rec_drain *d, const struct rec_event *e)
 	return 0;
 }
 
-int rec_drain__push(void *ctx, const struct rec_event *e)
+int rec_drain__push(void *ctx, const void *ev)
 {
+	const struct rec_event *e = ev;
 	struct rec_drain *d = ctx;
 
 	if (d->n == d->cap) {

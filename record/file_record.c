@@ -75,8 +75,12 @@ static void usage(FILE *f)
 		"                       (tracepoint), the raw sys_enter/sys_exit ones (raw,\n"
 		"                       dearer), or auto (default: tracepoint, else raw)\n"
 		"      --inflight N     libaio/io_uring requests tracked in flight (65536)\n"
-		"      --ring-size SIZE ring of calls per CPU, a power of two (default 4m;\n"
-		"                       136 B a call)\n"
+		"      --ring-size SIZE ring of calls per CPU, a power of two (default 8m,\n"
+		"                       256m shared past 32 CPUs; 136 B a call, drained every\n"
+		"                       1-20 ms)\n"
+		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
+		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
+		"                       refused, as the block level's)\n"
 		"  -q, --quiet          no status line\n"
 		"      --json           print final statistics as JSON on stdout\n"
 		"\n"
@@ -105,7 +109,10 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 	int c, r;
 
 	o->c.inflight = 65536;
-	o->c.ring_size = 4 << 20;
+	/* 32,768 calls a CPU, as many records as the block level's 4 MiB: one CPU doing nothing but
+	 * system calls on tmpfs makes ~400k calls/s, which filled half of a 4 MiB ring between
+	 * two 20 ms passes, and all of it once on a loaded host (record/FILE.md) */
+	o->c.ring_size = 8 << 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, REC_SHORT_OPTIONS, lo, NULL)) != -1) {
 		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
@@ -193,6 +200,8 @@ struct fl_result {
 	struct fl_drain_stats ds;
 	struct fl_files_stats fs;
 	uint64_t k[FL_STAT__COUNT], nested, holes;
+	struct rec_collect_stats cs;
+	enum rec_prio prio; /* what the drain thread ran at */
 	uint64_t trace_bytes, elapsed_ns;
 	int werr;
 	bool max_size, pid_exited;
@@ -217,6 +226,7 @@ struct fl_loop {
 	struct fl_bpf *b;
 	struct rec_rings *rg;
 	struct fl_drain *d;
+	struct rec_collect *c; /* the drain thread (collect.c, as the block level's) */
 	struct trace_writer *w;
 	struct fl_files *files;
 	const struct fl_opts *o;
@@ -228,7 +238,7 @@ static void refresh(struct fl_loop *l, struct fl_result *r)
 	fl_drain__stats(l->d, &r->ds);
 	fl_files__stats(l->files, &r->fs);
 	fl_bpf_stats(l->b, l->ncpu, r->k, &r->nested);
-	r->holes = l->rg->holes;
+	r->holes = __atomic_load_n(&l->rg->holes, __ATOMIC_RELAXED); /* the drain thread's */
 }
 
 static void status_line(const struct fl_result *r, uint64_t elapsed, double rate, double mbps)
@@ -243,30 +253,38 @@ static void status_line(const struct fl_result *r, uint64_t elapsed, double rate
 		fmt_bytes(r->trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
 }
 
-/* Drains, releases in start order, flushes once a second, until a signal or a limit. */
+/* The drain thread's view of the calls in progress (rec_collect_src.oldest): a call that runs
+ * longer than FL_HOLD_NS holds the others back no longer (it is written out of order). */
+static uint64_t pending_oldest(void *b, uint64_t now, uint64_t *stale)
+{
+	uint64_t oldest = fl_bpf_pending(b, NULL, NULL, NULL);
+
+	(void)stale;
+	return oldest < now - FL_HOLD_NS ? now - FL_HOLD_NS : oldest;
+}
+
+static int drain_release(void *d, uint64_t before)
+{
+	return fl_drain__release(d, before);
+}
+
+/* Takes what the drain thread collected, releases it in start order, flushes once a second,
+ * until a signal or a limit. The drain thread does not wait for this one. */
 static void run_loop(struct fl_loop *l, struct fl_result *r)
 {
 	uint64_t start = now_mono_ns(), tick = start + 1000000000ULL, last_t = start;
 	uint64_t last_events = 0, last_bytes = 0;
-	double fullest = 0;
 
 	while (!stop_signal) {
 		struct timespec poll_ts = {0, POLL_MS * 1000000L};
-		uint64_t now, before;
+		uint64_t now;
 		int err;
 
-		if (fullest < 0.25)
-			nanosleep(&poll_ts, NULL);
+		nanosleep(&poll_ts, NULL); /* a signal cuts it short */
 		now = now_mono_ns();
-		/* the oldest call in progress, read before the rings: see file_drain.c */
-		before = fl_bpf_pending(l->b, NULL, NULL, NULL);
+		/* paths before the calls that need them (file_drain.c asks again if one is late) */
 		fl_bpf_names_poll(l->b);
-		rec_rings_drain_raw(l->rg, fl_drain__push, l->d, &fullest);
-		if (before > now - RELEASE_MARGIN_NS)
-			before = now - RELEASE_MARGIN_NS;
-		if (before < now - FL_HOLD_NS)
-			before = now - FL_HOLD_NS;
-		err = fl_drain__release(l->d, before);
+		err = rec_collect__deliver(l->c, fl_drain__push, drain_release, l->d);
 		if (err) {
 			r->werr = err;
 			break;
@@ -311,23 +329,30 @@ static void write_unfinished(void *d, const struct fl_event *e)
 	fl_drain__unfinished(d, e);
 }
 
-/* Stops tracking new calls, lets the ones in progress return for a moment, detaches, drains
- * everything, and writes what is still in progress without its return. */
+/* Stops the drain thread and takes what it held, stops tracking new calls, lets the ones in
+ * progress return for a moment, detaches, drains everything on this thread, and writes what
+ * is still in progress without its return. */
 static void finish(struct fl_loop *l, struct fl_result *r)
 {
-	uint64_t until = now_mono_ns() + STOP_WAIT_NS, left = 0;
+	uint64_t until, left = 0;
 	struct timespec wait = {0, 5 * 1000000L};
+	int err;
 
+	fl_bpf_names_poll(l->b);
+	err = rec_collect__stop(l->c, fl_drain__push, drain_release, l->d, &r->cs);
+	if (err && !r->werr)
+		r->werr = err;
 	fl_bpf_stopping(l->b);
+	until = now_mono_ns() + STOP_WAIT_NS;
 	do {
 		nanosleep(&wait, NULL);
 		fl_bpf_names_poll(l->b);
-		rec_rings_drain_raw(l->rg, fl_drain__push, l->d, NULL);
+		rec_rings_drain(l->rg, fl_drain__push, l->d, NULL);
 		fl_bpf_pending(l->b, &left, NULL, NULL);
 	} while (left && now_mono_ns() < until);
 	fl_bpf_detach(l->b);
 	fl_bpf_names_poll(l->b);
-	rec_rings_drain_raw(l->rg, fl_drain__push, l->d, NULL);
+	rec_rings_drain(l->rg, fl_drain__push, l->d, NULL);
 	fl_bpf_pending(l->b, NULL, write_unfinished, l->d);
 	if (!r->werr)
 		r->werr = fl_drain__release(l->d, UINT64_MAX);
@@ -384,13 +409,16 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	printf(",\"ok\":%s,\"level\":\"file\",\"syscalls\":\"%s\","
 	       "\"io_uring\":%s,\"start_files\":\"%s\",\"duration_s\":%.3f,\"events\":%llu,"
 	       "\"io_bytes\":%llu,\"trace_bytes\":%llu,\"bytes_per_event\":%.2f,"
-	       "\"pid_exited\":%s,\"uncovered\":%llu",
+	       "\"pid_exited\":%s,\"uncovered\":%llu,\"drain_priority\":\"%s\","
+	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu",
 	       ok ? "true" : "false", b->raw ? "raw" : "tracepoint",
 	       b->uring ? "true" : "false", b->iter ? "iter" : "proc", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)r->ds.bytes_io,
 	       (unsigned long long)r->trace_bytes,
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
-	       r->pid_exited ? "true" : "false", (unsigned long long)uncovered(r));
+	       r->pid_exited ? "true" : "false", (unsigned long long)uncovered(r),
+	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
+	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak);
 	for (size_t i = 0; i < n; i++)
 		printf(",\"%s\":%llu", c[i].name, (unsigned long long)c[i].value);
 	printf("}\n");
@@ -512,8 +540,18 @@ int cmd_record_file(int argc, char **argv)
 	 * file opened in between is seen both ways (file_drain.c keeps it once). */
 	fl_bpf_start(&b);
 	fl_bpf_names_poll(&b);
-	rec_rings_drain_raw(&rg, fl_drain__push, l.d, NULL);
+	rec_rings_drain(&rg, fl_drain__push, l.d, NULL);
 	fl_bpf_snapshot(&b, &o, l.d, tgids, ntgids);
+	err = rec_collect__start(&l.c,
+				 &(struct rec_collect_src){ .rg = &rg, .oldest = pending_oldest,
+							    .ctx = &b },
+				 o.c.keep_priority);
+	if (err) {
+		cli_error("starting the drain thread: %s", strerror(-err));
+		goto out;
+	}
+	r.prio = rec_collect__priority(l.c, NULL);
+	rec_collect__warn(l.c);
 	if (!o.c.quiet) {
 		who(&o, ntgids, whom, sizeof(whom));
 		fprintf(stderr, "ioreel record: %s (%s) at file level\n", whom, tiers);
@@ -568,6 +606,7 @@ int cmd_record_file(int argc, char **argv)
 out:
 	if (l.w)
 		trace_writer__abort(l.w);
+	rec_collect__free(l.c); /* before the rings and the maps it reads */
 	rec_rings_close(&rg);
 	fl_drain__free(l.d);
 	fl_files__free(files);

@@ -43,7 +43,6 @@ struct rec_opts {
 	int ndevs;
 	enum rec_level_req level;
 	enum rec_attach attach;
-	bool keep_priority; /* leave the drain thread's scheduling as inherited */
 };
 
 struct rec_totals {
@@ -121,13 +120,12 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct rec_opts *o)
 {
-	enum { O_LEVEL = REC_O__NEXT, O_ATTACH, O_KEEP_PRIO };
+	enum { O_LEVEL = REC_O__NEXT, O_ATTACH };
 	static const struct option lo[] = {
 		REC_COMMON_OPTIONS,
 		{ "device", required_argument, 0, 'd' },
 		{ "level", required_argument, 0, O_LEVEL },
 		{ "attach", required_argument, 0, O_ATTACH },
-		{ "keep-priority", no_argument, 0, O_KEEP_PRIO },
 		{ 0 }
 	};
 	int c, r;
@@ -168,9 +166,6 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				o->attach = REC_ATTACH_RAW_TP;
 			else
 				return rec_opt_bad(lo, c, optarg, HELP);
-			break;
-		case O_KEEP_PRIO:
-			o->keep_priority = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -452,6 +447,17 @@ struct rec_result {
 	bool max_size; /* stopped at --max-size */
 };
 
+/* The drain thread's view of the in-flight table (rec_collect_src.oldest). */
+static uint64_t table_oldest(void *tab, uint64_t now, uint64_t *stale)
+{
+	return rec_table_oldest(tab, now, stale, NULL);
+}
+
+static int drain_release(void *d, uint64_t before)
+{
+	return rec_drain__release(d, before);
+}
+
 /* Takes what the drain thread collected, releases it in queue-time order, flushes once a
  * second, until a signal or a limit. The drain thread does not wait for this one. */
 static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_drain *d,
@@ -468,7 +474,9 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 
 		nanosleep(&poll, NULL); /* a signal cuts it short */
 		now = ktime_now();
-		err = rec_collect__deliver(c, d);
+		err = rec_collect__deliver(c, rec_drain__push, drain_release, d);
+		if (!err)
+			err = rec_drain__error(d);
 		if (err) {
 			r->werr = err;
 			break;
@@ -519,7 +527,7 @@ static void finish(struct record_bpf *skel, struct rec_collect *c, struct rec_ta
 {
 	uint64_t until, left = 0;
 	struct timespec wait = { 0, 5 * 1000000L };
-	int err = rec_collect__stop(c, d, &r->cs);
+	int err = rec_collect__stop(c, rec_drain__push, drain_release, d, &r->cs);
 
 	if (err && !r->werr)
 		r->werr = err;
@@ -764,21 +772,16 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	err = rec_collect__start(&c, &rg, &tab, o.keep_priority);
+	err = rec_collect__start(&c,
+				 &(struct rec_collect_src){ .rg = &rg, .oldest = table_oldest,
+							    .ctx = &tab },
+				 o.c.keep_priority);
 	if (err) {
 		cli_error("starting the drain thread: %s", strerror(-err));
 		goto out;
 	}
-	r.prio = rec_collect__priority(c, &err);
-	if (!o.keep_priority && r.prio == REC_PRIO_NICE)
-		cli_warn("the drain thread runs at nice -20: real-time priority was refused (%s)",
-			 strerror(err));
-	else if (!o.keep_priority && r.prio != REC_PRIO_FIFO)
-		cli_warn("the drain thread runs at normal priority: neither real-time nor "
-			 "nice -20 was allowed (%s), so busy CPUs may overflow the rings (drops "
-			 "are counted); give ioreel CAP_SYS_NICE, or --keep-priority to say this "
-			 "is meant",
-			 strerror(err));
+	r.prio = rec_collect__priority(c, NULL);
+	rec_collect__warn(c);
 	if (!o.c.quiet)
 		for (int i = 0; i < nt; i++)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,

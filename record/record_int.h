@@ -50,12 +50,13 @@ struct rec_drain_stats {
 
 struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target *t, int nt,
 				 uint64_t genesis_ktime);
-/* Where the rings hand each record: 0, or -errno to stop (the record stays in its ring). */
-typedef int (*rec_sink_fn)(void *ctx, const struct rec_event *e);
+/* Where the rings hand each record's payload (after its seq): 0, or -errno to stop (the record
+ * stays in its ring). */
+typedef int (*rec_sink_fn)(void *ctx, const void *payload);
 
-/* A rec_sink_fn (ctx: the rec_drain): queues one rec_event (copied) for release in queue-time
- * order; 0. */
-int rec_drain__push(void *ctx, const struct rec_event *e);
+/* A rec_sink_fn (ctx: the rec_drain): queues one struct rec_event (copied) for release in
+ * queue-time order; 0. */
+int rec_drain__push(void *ctx, const void *e);
 /* Writes every queued event whose queue time is before ktime `before` (UINT64_MAX: all).
  * Returns 0 or the writer's -errno. */
 int rec_drain__release(struct rec_drain *d, uint64_t before);
@@ -87,13 +88,10 @@ int rec_rings_open(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, struct rec_
 int rec_rings_open_sized(int ctl_fd, int buf_fd, int ncpu, uint32_t shift, size_t rec_size,
 			 struct rec_rings *r);
 void rec_rings_close(struct rec_rings *r);
-/* Hands every published record to sink, CPU by CPU; 0, or the sink's -errno when it refused one
- * (the rest wait for the next call). *fullest (if not NULL) gets the largest share of a ring
- * that was waiting, 0..1. */
+/* Hands every published record's payload to sink, CPU by CPU; 0, or the sink's -errno when it
+ * refused one (the rest wait for the next call). *fullest (if not NULL) gets the largest share
+ * of a ring that was waiting, 0..1. */
 int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest);
-/* The same for any record size: sink gets each record's payload (after its seq). */
-typedef int (*rec_raw_sink_fn)(void *ctx, const void *payload);
-int rec_rings_drain_raw(struct rec_rings *r, rec_raw_sink_fn sink, void *ctx, double *fullest);
 
 /* ---- inflight.c: the in-flight table (mmap()ed BPF slots + overflow hash map) ---- */
 struct rec_table {
@@ -111,32 +109,49 @@ void rec_table_close(struct rec_table *t);
  */
 uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, uint64_t *count);
 
-/* ---- collect.c: the drain thread (rings -> batches), at a raised priority ---- */
+/* ---- collect.c: the drain thread (rings -> batches), at a raised priority; both levels ---- */
 struct rec_collect;
 
 /* What the drain thread runs at (--json "drain_priority"). */
 enum rec_prio { REC_PRIO_KEPT, REC_PRIO_FIFO, REC_PRIO_NICE };
 
 struct rec_collect_stats {
-	uint64_t stale;	      /* in-flight entries removed as stale (rec_table_oldest) */
+	uint64_t stale;	      /* in-flight entries removed as stale (rec_collect_src.oldest) */
 	double ring_peak;     /* fullest ring seen by a pass, 0..1 */
 	uint64_t buffer_peak; /* bytes of batches it allocated (at most BUFFER_MAX) */
 };
 
-/* Starts the thread, which owns rg and tab until rec_collect__stop(); keep_priority: leave its
- * scheduling as inherited. 0 or -errno. */
-int rec_collect__start(struct rec_collect **c, struct rec_rings *rg, struct rec_table *tab,
+/* What a level's drain thread empties, and where the oldest record not yet in a ring began. */
+struct rec_collect_src {
+	struct rec_rings *rg;
+	/* On the drain thread, before each pass: the start (ktime) of the oldest I/O or call still
+	 * in flight (UINT64_MAX: none), which the records after the pass are released up to
+	 * (less RELEASE_MARGIN_NS); *stale (0 on entry) gets entries it gave up on. */
+	uint64_t (*oldest)(void *ctx, uint64_t now, uint64_t *stale);
+	void *ctx;
+};
+
+/* The level's reorder stage: writes what began before ktime `before`; 0 or -errno. */
+typedef int (*rec_release_fn)(void *ctx, uint64_t before);
+
+/* Starts the thread, which owns src's rings (and what oldest reads) until rec_collect__stop();
+ * keep_priority: leave its scheduling as inherited. 0 or -errno. */
+int rec_collect__start(struct rec_collect **c, const struct rec_collect_src *src,
 		       bool keep_priority);
 /* What the thread runs at; *err (if not NULL) gets the errno that refused a raise. */
 enum rec_prio rec_collect__priority(const struct rec_collect *c, int *err);
 uint64_t rec_collect__stale(const struct rec_collect *c);
-/* On the writer's thread: pushes what the thread collected into d and releases as far as it
- * may. 0 or the writer's -errno. */
-int rec_collect__deliver(struct rec_collect *c, struct rec_drain *d);
-/* Stops and joins the thread, then hands everything it held to d (nothing released beyond
- * what deliver did). 0 or the writer's -errno. */
-int rec_collect__stop(struct rec_collect *c, struct rec_drain *d, struct rec_collect_stats *st);
+/* On the writer's thread: pushes what the thread collected and releases as far as it may.
+ * 0 or release's -errno. */
+int rec_collect__deliver(struct rec_collect *c, rec_sink_fn push, rec_release_fn release,
+			 void *ctx);
+/* Stops and joins the thread, then pushes everything it held (nothing released beyond what
+ * deliver did). 0 or release's -errno. */
+int rec_collect__stop(struct rec_collect *c, rec_sink_fn push, rec_release_fn release,
+		      void *ctx, struct rec_collect_stats *st);
 void rec_collect__free(struct rec_collect *c);
+/* Why the drain thread runs at the priority it got, said when it is not the one asked for. */
+void rec_collect__warn(const struct rec_collect *c);
 
 /* blk_status_t -> -errno, as blk_status_to_errno() does. */
 int rec_status_errno(uint32_t status);

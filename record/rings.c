@@ -75,7 +75,7 @@ void rec_rings_close(struct rec_rings *r)
 /* Hands one CPU's published records (their payload, after seq) to sink, oldest first.
  * Returns 0, or the sink's -errno (the record it refused stays in the ring for the next pass);
  * *fill gets what was waiting. */
-static int drain_cpu(struct rec_rings *r, int cpu, rec_raw_sink_fn sink, void *ctx,
+static int drain_cpu(struct rec_rings *r, int cpu, rec_sink_fn sink, void *ctx,
 		     uint64_t *fill)
 {
 	struct rec_ring_ctl *c = &r->ctl[cpu];
@@ -112,25 +112,7 @@ static int drain_cpu(struct rec_rings *r, int cpu, rec_raw_sink_fn sink, void *c
 	return err;
 }
 
-/* The block level's sink behind the payload-typed one. */
-struct block_sink {
-	rec_sink_fn sink;
-	void *ctx;
-};
-
-static int to_block_sink(void *b, const void *payload)
-{
-	return ((struct block_sink *)b)->sink(((struct block_sink *)b)->ctx, payload);
-}
-
 int rec_rings_drain(struct rec_rings *r, rec_sink_fn sink, void *ctx, double *fullest)
-{
-	struct block_sink b = { sink, ctx };
-
-	return rec_rings_drain_raw(r, to_block_sink, &b, fullest);
-}
-
-int rec_rings_drain_raw(struct rec_rings *r, rec_raw_sink_fn sink, void *ctx, double *fullest)
 {
 	uint64_t most = 0;
 	int err = 0;
