@@ -574,9 +574,17 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	base.engine = engine;
-	for (int t = 0; t < ntargets; t++)
+	for (int t = 0; t < ntargets; t++) {
 		if (check_target(targets[t]))
 			goto out;
+		/* a replay onto the trace it reads would write over it (issue 21 D3) */
+		for (int k = 0; k < ntraces; k++)
+			if (outfile_same_file(targets[t], traces[k])) {
+				cli_error("--target %s is the --trace %s itself: give another target",
+					  targets[t], traces[k]);
+				goto out;
+			}
+	}
 	/* every trace vetted before anything runs: a refusal costs nothing */
 	nrows_max = (size_t)npresets * 4;
 	for (int t = 0; t < ntraces; t++) {

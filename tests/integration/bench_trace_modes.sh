@@ -93,6 +93,11 @@ if [ -w /dev/full ]; then
 	grep -q "cannot write the output (standard output)" err || fail "stdout: $(cat err)"
 fi
 
+# a target that is the trace itself
+assert_status 2 "$IOREEL" bench --trace S.ioreel --target ./L.ioreel --allow-writes >/dev/null 2>err
+grep -q -- "--target ./L.ioreel is the --trace S.ioreel itself" err || fail "target = trace: $(cat err)"
+cmp -s S.ioreel S2.ioreel || fail "the trace changed"
+
 # repeats
 assert_status 2 "$IOREEL" bench --trace S.ioreel --target t.img --runtime 1 --runtime 2 2>err
 grep -q -- "--runtime given twice (1 and 2)" err || fail "--runtime twice: $(cat err)"
