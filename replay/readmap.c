@@ -87,6 +87,23 @@ static int make_room(struct granmap *m)
 	return 0;
 }
 
+/* [from, to) lies inside one run of the merged part: nothing to add (hot blocks read again,
+ * and most reads once the runs are coarse). Binary search, so the prescan stays cheap. */
+static bool covered(const struct granmap *m, uint64_t from, uint64_t to)
+{
+	uint64_t lo = 0, hi = m->nsorted;
+
+	while (lo < hi) { /* the first run starting after from */
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->runs[mid].from <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && m->runs[lo - 1].to >= to;
+}
+
 void granmap_set(struct granmap *m, uint64_t from, uint64_t to)
 {
 	struct granmap_run *last = m->nruns ? &m->runs[m->nruns - 1] : NULL;
@@ -107,6 +124,8 @@ void granmap_set(struct granmap *m, uint64_t from, uint64_t to)
 			last->to = to;
 		return;
 	}
+	if (covered(m, from, to))
+		return;
 	if ((m->err = make_room(m)))
 		return;
 	m->runs[m->nruns].from = from;

@@ -60,6 +60,13 @@ static void test_exact(void)
 	      (unsigned long long)total(&m));
 	granmap_free(&m);
 
+	/* hot blocks read again and again add nothing once merged */
+	for (uint64_t i = 0; i < 100000; i++)
+		granmap_set(&m, (i % 100) * MiB, (i % 100) * MiB + 4096);
+	CHECK(total(&m) == 100 * 4096 && m.nruns == 100, "hot blocks: %llu runs",
+	      (unsigned long long)m.nruns);
+	granmap_free(&m);
+
 	/* a sequential stream stays one run */
 	for (uint64_t i = 0; i < 100000; i++)
 		granmap_set(&m, i * 4096, (i + 1) * 4096);
