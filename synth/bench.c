@@ -165,7 +165,9 @@ static void print_rows(const struct bench_row *rows, size_t n, bool json)
 		for (size_t i = 0; i < n; i++) {
 			const struct bench_row *r = &rows[i];
 
-			printf("%s{\"pattern\": \"%s\", \"target\": ", i ? ", " : "", r->pattern);
+			printf("%s{\"pattern\": ", i ? ", " : "");
+			json_str(stdout, r->pattern); /* a --trace's file name is in it */
+			printf(", \"target\": ");
 			json_str(stdout, r->target);
 			printf(", \"ios\": %llu, "
 			       "\"errors\": %llu, \"iops\": %.1f, \"bw_bytes\": %.0f, "

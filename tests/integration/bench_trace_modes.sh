@@ -41,6 +41,12 @@ assert [x["pattern"] for x in r] == [sys.argv[2] + ".ioreel timed"], r
 assert r[0]["ios"] > 0 and 0 <= r[0]["cpu_pct"] <= 100 * int(sys.argv[3]) + 10, r
 PY
 done
+cp S.ioreel 'q"&.ioreel'
+"$IOREEL" bench --trace 'q"&.ioreel' --target t.img --no-prefill --json >q.json 2>err ||
+	fail "a trace named with a quote: $(cat err)"
+python3 -c 'import json, sys; r = json.load(open("q.json"))["results"]
+assert r[0]["pattern"] == "q"&.ioreel timed", r' || fail "JSON: $(cat q.json)"
+rm 'q"&.ioreel'
 output_has "S.ioreel timed" "$IOREEL" bench --trace S.ioreel --target t.img --no-prefill ||
 	fail "no table"
 
