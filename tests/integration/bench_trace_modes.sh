@@ -44,8 +44,11 @@ done
 cp S.ioreel 'q"&.ioreel'
 "$IOREEL" bench --trace 'q"&.ioreel' --target t.img --no-prefill --json >q.json 2>err ||
 	fail "a trace named with a quote: $(cat err)"
-python3 -c 'import json, sys; r = json.load(open("q.json"))["results"]
-assert r[0]["pattern"] == "q"&.ioreel timed", r' || fail "JSON: $(cat q.json)"
+python3 - <<'PY' || fail "JSON: $(cat q.json)"
+import json
+r = json.load(open("q.json"))["results"]
+assert r[0]["pattern"] == 'q"&.ioreel timed', r
+PY
 rm 'q"&.ioreel'
 output_has "S.ioreel timed" "$IOREEL" bench --trace S.ioreel --target t.img --no-prefill ||
 	fail "no table"
