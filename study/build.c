@@ -68,7 +68,7 @@ static void argv_free(struct argv_buf *a)
 /* Runs a built command line; its text goes to the candidate's record of what was run. */
 static int run_argv(struct build *b, struct argv_buf *a, bool quiet_out)
 {
-	struct step s = { .argv = a->v, .quiet_out = quiet_out };
+	struct step s = {.argv = a->v, .quiet_out = quiet_out};
 	int ret;
 
 	if (a->overflow) {
@@ -101,8 +101,7 @@ static void env_set(const struct build *b)
 	setenv("IOREEL_STUDY_RESULTS", b->results, 1);
 }
 
-void build_init(struct build *b, const struct candidate *c, struct exec_ctx *x,
-		const char *results)
+void build_init(struct build *b, const struct candidate *c, struct exec_ctx *x, const char *results)
 {
 	memset(b, 0, sizeof(*b));
 	b->c = c;
@@ -135,7 +134,7 @@ static bool is_mounted(const char *mnt)
 int build_up(struct build *b)
 {
 	const struct candidate *c = b->c;
-	struct argv_buf a = { 0 };
+	struct argv_buf a = {0};
 	const char *dev = c->ndev ? c->devices[0] : "", *ext4_lazy = NULL;
 	int ret;
 
@@ -146,8 +145,9 @@ int build_up(struct build *b)
 				fprintf(b->record, "%s\n", c->setup[i]);
 			ret = exec_sh(b->x, c->setup[i], true);
 			if (ret) {
-				cli_error("candidate [%s]: setup command failed (exit status %d): %s",
-					  c->name, ret, c->setup[i]);
+				cli_error(
+				    "candidate [%s]: setup command failed (exit status %d): %s",
+				    c->name, ret, c->setup[i]);
 				return ret;
 			}
 		}
@@ -279,7 +279,7 @@ int build_up(struct build *b)
 int build_down(struct build *b)
 {
 	const struct candidate *c = b->c;
-	struct argv_buf a = { 0 };
+	struct argv_buf a = {0};
 	int bad = 0;
 	struct stat st;
 
@@ -297,8 +297,9 @@ int build_down(struct build *b)
 				ret = exec_sh(b->x, c->teardown[i], false);
 			}
 			if (ret) {
-				cli_error("candidate [%s]: teardown command failed (exit status %d): %s",
-					  c->name, ret, c->teardown[i]);
+				cli_error(
+				    "candidate [%s]: teardown command failed (exit status %d): %s",
+				    c->name, ret, c->teardown[i]);
 				bad = -EIO;
 			}
 		}
@@ -308,8 +309,9 @@ int build_down(struct build *b)
 		/* the kernel lets go of a just-ended replay's files (io_uring) a moment after
 		 * it exits: the first tries may find the mount busy; then, lazily */
 		for (int t = 0; t < 10; t++) {
-			struct step s = { .argv = (char *[]){ "umount", b->mnt, NULL },
-					  .quiet_out = true, .no_stderr = t < 9 };
+			struct step s = {.argv = (char *[]){"umount", b->mnt, NULL},
+					 .quiet_out = true,
+					 .no_stderr = t < 9};
 
 			if (!exec_run(b->x, &s, NULL) || b->x->dry_run || !is_mounted(b->mnt))
 				break;

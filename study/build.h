@@ -11,11 +11,11 @@ struct build {
 	const struct candidate *c;
 	struct exec_ctx *x;
 	const char *results;
-	FILE *record;	     /* the commands as run (shown in the report), or NULL */
-	char mnt[4200];	     /* results/mnt/NAME */
-	char md[128];	     /* /dev/md/ioreel-NAME */
-	char target[4300];   /* what the workloads run on */
-	bool target_is_dir;  /* a file in a filesystem: replay makes it with --size */
+	FILE *record;	    /* the commands as run (shown in the report), or NULL */
+	char mnt[4200];	    /* results/mnt/NAME */
+	char md[128];	    /* /dev/md/ioreel-NAME */
+	char target[4300];  /* what the workloads run on */
+	bool target_is_dir; /* a file in a filesystem: replay makes it with --size */
 	bool target_is_blk;
 };
 

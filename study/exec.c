@@ -34,7 +34,7 @@ static void on_alarm(int sig)
 
 void exec_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -117,7 +117,7 @@ static void announce(struct exec_ctx *x, const struct step *s)
 
 void exec_note(struct exec_ctx *x, const char *what)
 {
-	struct step s = { .argv = (char *[]){ "/bin/sh", "-c", (char *)what, NULL }, .shell = true };
+	struct step s = {.argv = (char *[]){"/bin/sh", "-c", (char *)what, NULL}, .shell = true};
 
 	announce(x, &s);
 }
@@ -153,7 +153,7 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 	}
 	if (!pid) {
 		int null = open("/dev/null", O_RDONLY);
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
 
 		setpgid(0, 0);
 		sigaction(SIGINT, &dfl, NULL);
@@ -222,8 +222,9 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 
 int exec_sh(struct exec_ctx *x, const char *cmd, bool interruptible)
 {
-	struct step s = { .argv = (char *[]){ "/bin/sh", "-c", (char *)cmd, NULL },
-			  .shell = true, .interruptible = interruptible };
+	struct step s = {.argv = (char *[]){"/bin/sh", "-c", (char *)cmd, NULL},
+			 .shell = true,
+			 .interruptible = interruptible};
 
 	return exec_run(x, &s, NULL);
 }

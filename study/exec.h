@@ -22,7 +22,7 @@ struct step {
 	const char *out;    /* stdout to this file */
 	bool shell;	    /* argv is sh -c CMD: print CMD alone */
 	bool interruptible; /* a Ctrl-C is passed on to it */
-	bool quiet_out;	    /* its stdout goes to stderr (keeps the study's stdout a report) */
+	bool quiet_out;	    /* its stdout to stderr (the study's stdout is its report) */
 	bool no_stderr;	    /* a try that may fail and is retried: its stderr is dropped */
 };
 

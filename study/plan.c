@@ -17,13 +17,17 @@
 
 #define PLAN_MAX_BYTES (1 << 20)
 
-static const char *const study_keys[] = { "repeats", "runtime", "size", "region", "results",
-					  NULL };
-static const char *const cand_keys[] = { "devices", "fs", "raid", "metadata", "mkfs_opts",
-					 "mount_opts", "raid_opts", "setup", "teardown",
-					 "target", NULL };
-static const char *const work_keys[] = { "preset", "fio", "section", "trace", "mode",
-					 "options", "replay_opts", "size", "runtime", NULL };
+static const char *const study_keys[] = {"repeats", "runtime", "size", "region", "results", NULL};
+/* clang-format off */
+static const char *const cand_keys[] = {
+	"devices", "fs", "raid", "metadata", "mkfs_opts", "mount_opts", "raid_opts", "setup",
+	"teardown", "target", NULL
+};
+static const char *const work_keys[] = {
+	"preset", "fio", "section", "trace", "mode", "options", "replay_opts", "size", "runtime",
+	NULL
+};
+/* clang-format on */
 
 static bool in_list(const char *const *l, const char *k)
 {
@@ -111,12 +115,12 @@ static char *plan_rel(const struct plan *p, const char *v)
 	return out;
 }
 
-#define PERR(line, ...)                                                                       \
-	do {                                                                                  \
-		int _o = snprintf(err, errlen, "%s:%d: ", p->path, line);                      \
-		if (_o > 0 && (size_t)_o < errlen)                                            \
-			snprintf(err + _o, errlen - _o, __VA_ARGS__);                         \
-		return -EINVAL;                                                               \
+#define PERR(line, ...)                                                                            \
+	do {                                                                                       \
+		int _o = snprintf(err, errlen, "%s:%d: ", p->path, line);                          \
+		if (_o > 0 && (size_t)_o < errlen)                                                 \
+			snprintf(err + _o, errlen - _o, __VA_ARGS__);                              \
+		return -EINVAL;                                                                    \
 	} while (0)
 
 static bool good_name(const char *s)
@@ -137,8 +141,10 @@ static int study_section(struct plan *p, const struct section *s, char *err, siz
 		uint64_t v;
 
 		if (!in_list(study_keys, kv->key))
-			PERR(kv->line, "unknown key '%s' in [study] (it takes: repeats, runtime, "
-				       "size, results)", kv->key);
+			PERR(kv->line,
+			     "unknown key '%s' in [study] (it takes: repeats, runtime, "
+			     "size, results)",
+			     kv->key);
 		if (!strcmp(kv->key, "repeats")) {
 			if (parse_u64(kv->val, &v) || !v || v > STUDY_MAX_REPEATS)
 				PERR(kv->line, "repeats=%s: give a number from 1 to %d", kv->val,
@@ -146,7 +152,8 @@ static int study_section(struct plan *p, const struct section *s, char *err, siz
 			p->repeats = (int)v;
 		} else if (!strcmp(kv->key, "runtime")) {
 			if (parse_duration_ns(kv->val, &p->runtime_ns) || !p->runtime_ns)
-				PERR(kv->line, "runtime=%s: give a duration (30, 500ms, 2m)", kv->val);
+				PERR(kv->line, "runtime=%s: give a duration (30, 500ms, 2m)",
+				     kv->val);
 		} else if (!strcmp(kv->key, "size") || !strcmp(kv->key, "region")) {
 			if (parse_size(kv->val, &p->size) || p->size < (1 << 20))
 				PERR(kv->line, "%s=%s: give a size of at least 1M (256M, 4G)",
@@ -165,8 +172,7 @@ static int study_section(struct plan *p, const struct section *s, char *err, siz
 	return 0;
 }
 
-static int set_str(char **dst, const struct kv *kv, const struct plan *p, char *err,
-		   size_t errlen)
+static int set_str(char **dst, const struct kv *kv, const struct plan *p, char *err, size_t errlen)
 {
 	if (*dst)
 		PERR(kv->line, "'%s' given twice", kv->key);
@@ -185,14 +191,16 @@ static int set_word(char *dst, size_t len, const struct kv *kv, const struct pla
 	return 0;
 }
 
-static const char *const btrfs_profiles[] = { "single", "dup", "raid0", "raid1", "raid1c3",
-					      "raid1c4", "raid10", "raid5", "raid6", NULL };
-static const char *const md_levels[] = { "0", "1", "5", "6", "10", NULL };
+/* clang-format off */
+static const char *const btrfs_profiles[] = {
+	"single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6", NULL
+};
+/* clang-format on */
+static const char *const md_levels[] = {"0", "1", "5", "6", "10", NULL};
 
 /* raid= for a candidate: md0..md10 (or raidN with ext4, xfs, raw) is md; btrfs takes its own
  * profiles. */
-static int cand_raid(struct candidate *c, const struct plan *p, int line, char *err,
-		     size_t errlen)
+static int cand_raid(struct candidate *c, const struct plan *p, int line, char *err, size_t errlen)
 {
 	const char *v = c->level;
 	int min = 2;
@@ -209,8 +217,9 @@ static int cand_raid(struct candidate *c, const struct plan *p, int line, char *
 		min = !strcmp(lvl, "5") ? 3 : !strcmp(lvl, "6") ? 4 : 2;
 	} else if (!strcmp(c->fs, "btrfs")) {
 		if (!in_list(btrfs_profiles, v))
-			PERR(line, "raid=%s: btrfs profiles are raid0, raid1, raid1c3, raid1c4, "
-				   "raid10, raid5, raid6, single, dup (md0 ... md10 for btrfs on md)",
+			PERR(line,
+			     "raid=%s: btrfs profiles are raid0, raid1, raid1c3, raid1c4, "
+			     "raid10, raid5, raid6, single, dup (md0 ... md10 for btrfs on md)",
 			     v);
 		c->raid = RAID_BTRFS;
 		min = !strcmp(v, "raid6") ? 3 : strcmp(v, "single") && strcmp(v, "dup") ? 2 : 1;
@@ -239,12 +248,16 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 		const char *k = kv->key;
 
 		if (in_list(work_keys, k) && !in_list(cand_keys, k))
-			PERR(kv->line, "'%s' is a workload key, and [%s] is a candidate (it has "
-				       "devices=, fs= or setup=)", k, s->name);
+			PERR(kv->line,
+			     "'%s' is a workload key, and [%s] is a candidate (it has "
+			     "devices=, fs= or setup=)",
+			     k, s->name);
 		if (!in_list(cand_keys, k))
-			PERR(kv->line, "unknown key '%s' in candidate [%s] (candidates take: "
-				       "devices, fs, raid, metadata, mkfs_opts, mount_opts, "
-				       "raid_opts, setup, teardown, target)", k, s->name);
+			PERR(kv->line,
+			     "unknown key '%s' in candidate [%s] (candidates take: "
+			     "devices, fs, raid, metadata, mkfs_opts, mount_opts, "
+			     "raid_opts, setup, teardown, target)",
+			     k, s->name);
 		if (!strcmp(k, "devices"))
 			ret = set_str(&devs, kv, p, err, errlen);
 		else if (!strcmp(k, "fs"))
@@ -294,33 +307,44 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 	if (c->nsetup || c->nteardown || c->target) {
 		c->kind = CAND_CMDS;
 		if (!c->nsetup || !c->nteardown || !c->target)
-			PERR(s->line, "candidate [%s] built by commands needs setup=, teardown= and "
-				      "target= (the path to test)", s->name);
+			PERR(s->line,
+			     "candidate [%s] built by commands needs setup=, teardown= and "
+			     "target= (the path to test)",
+			     s->name);
 		if (*c->fs || *c->level || c->mkfs_opts || c->mount_opts || c->raid_opts)
-			PERR(s->line, "candidate [%s]: setup= commands build it, so fs=, raid=, "
-				      "mkfs_opts=, mount_opts= and raid_opts= do not apply", s->name);
+			PERR(s->line,
+			     "candidate [%s]: setup= commands build it, so fs=, raid=, "
+			     "mkfs_opts=, mount_opts= and raid_opts= do not apply",
+			     s->name);
 		return 0;
 	}
 	if (!*c->fs)
-		PERR(s->line, "candidate [%s] has no fs= (ext4, xfs, btrfs, or raw for the device "
-			      "itself) and no setup= commands", s->name);
+		PERR(s->line,
+		     "candidate [%s] has no fs= (ext4, xfs, btrfs, or raw for the device "
+		     "itself) and no setup= commands",
+		     s->name);
 	if (!c->ndev)
 		PERR(s->line, "candidate [%s] lists no devices=", s->name);
 	if (!strcmp(c->fs, "raw")) {
 		c->kind = CAND_RAW;
 		if (c->mkfs_opts || c->mount_opts)
-			PERR(s->line, "candidate [%s] is raw: mkfs_opts= and mount_opts= do not apply",
+			PERR(s->line,
+			     "candidate [%s] is raw: mkfs_opts= and mount_opts= do not apply",
 			     s->name);
 	} else if (strcmp(c->fs, "ext4") && strcmp(c->fs, "xfs") && strcmp(c->fs, "btrfs")) {
-		PERR(s->line, "candidate [%s]: fs=%s: give ext4, xfs, btrfs or raw (others through "
-			      "setup=/teardown= commands)", s->name, c->fs);
+		PERR(s->line,
+		     "candidate [%s]: fs=%s: give ext4, xfs, btrfs or raw (others through "
+		     "setup=/teardown= commands)",
+		     s->name, c->fs);
 	}
 	ret = cand_raid(c, p, raid_line, err, errlen);
 	if (ret)
 		return ret;
 	if (c->ndev > 1 && c->raid == RAID_NONE && strcmp(c->fs, "btrfs"))
-		PERR(s->line, "candidate [%s] lists %d devices: say how to join them with raid= "
-			      "(md0, md1, md5, md6, md10)", s->name, c->ndev);
+		PERR(s->line,
+		     "candidate [%s] lists %d devices: say how to join them with raid= "
+		     "(md0, md1, md5, md6, md10)",
+		     s->name, c->ndev);
 	if (*c->metadata && c->raid != RAID_BTRFS)
 		PERR(s->line, "candidate [%s]: metadata= is for btrfs profiles", s->name);
 	if (*c->metadata && !in_list(btrfs_profiles, c->metadata))
@@ -344,12 +368,16 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 		const char *k = kv->key;
 
 		if (in_list(cand_keys, k))
-			PERR(kv->line, "'%s' is a candidate key, and [%s] is a workload (it has "
-				       "preset=, fio= or trace=)", k, s->name);
+			PERR(kv->line,
+			     "'%s' is a candidate key, and [%s] is a workload (it has "
+			     "preset=, fio= or trace=)",
+			     k, s->name);
 		if (!in_list(work_keys, k))
-			PERR(kv->line, "unknown key '%s' in workload [%s] (workloads take: preset, "
-				       "fio, section, trace, mode, options, replay_opts, size, "
-				       "runtime)", k, s->name);
+			PERR(kv->line,
+			     "unknown key '%s' in workload [%s] (workloads take: preset, "
+			     "fio, section, trace, mode, options, replay_opts, size, "
+			     "runtime)",
+			     k, s->name);
 		if (!strcmp(k, "preset"))
 			ret = set_str(&w->preset, kv, p, err, errlen);
 		else if (!strcmp(k, "fio") || !strcmp(k, "trace")) {
@@ -371,7 +399,8 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 				PERR(kv->line, "size=%s: give a size (256M, 4G)", kv->val);
 		} else if (!strcmp(k, "runtime")) {
 			if (parse_duration_ns(kv->val, &w->runtime_ns) || !w->runtime_ns)
-				PERR(kv->line, "runtime=%s: give a duration (30, 500ms, 2m)", kv->val);
+				PERR(kv->line, "runtime=%s: give a duration (30, 500ms, 2m)",
+				     kv->val);
 		}
 	}
 	if (ret)
@@ -379,32 +408,38 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 	p->nwork++;
 	kinds = !!w->preset + !!w->fio + !!w->trace;
 	if (kinds != 1)
-		PERR(s->line, "workload [%s]: give one of preset=, fio= (with section=) or trace= "
-			      "(with mode=)", s->name);
+		PERR(s->line,
+		     "workload [%s]: give one of preset=, fio= (with section=) or trace= "
+		     "(with mode=)",
+		     s->name);
 	w->kind = w->preset ? WORK_PRESET : w->fio ? WORK_FIO : WORK_TRACE;
 	if (w->section && w->kind != WORK_FIO)
-		PERR(s->line, "workload [%s]: section= names a section of a fio= job file", s->name);
+		PERR(s->line, "workload [%s]: section= names a section of a fio= job file",
+		     s->name);
 	if (w->kind == WORK_TRACE) {
 		/* no mode: replay's default (dep for a recording, timed for an imported trace,
 		 * closed for a synthesized job) */
 		if (*w->mode && strcmp(w->mode, "dep") && strcmp(w->mode, "timed") &&
 		    strcmp(w->mode, "afap"))
-			PERR(s->line, "workload [%s]: mode=%s: a trace replays in dep (how would "
-				      "it run there?), timed (can it absorb the load?) or afap",
+			PERR(s->line,
+			     "workload [%s]: mode=%s: a trace replays in dep (how would "
+			     "it run there?), timed (can it absorb the load?) or afap",
 			     s->name, w->mode);
 		if (w->options || w->size || w->runtime_ns)
-			PERR(s->line, "workload [%s]: a trace keeps its own I/O: options=, size= "
-				      "and runtime= are for preset= and fio= (replay_opts= applies)",
+			PERR(s->line,
+			     "workload [%s]: a trace keeps its own I/O: options=, size= "
+			     "and runtime= are for preset= and fio= (replay_opts= applies)",
 			     s->name);
 	} else if (*w->mode) {
-		PERR(s->line, "workload [%s]: mode= is for trace= workloads (a preset or fio job "
-			      "replays as fio runs it)", s->name);
+		PERR(s->line,
+		     "workload [%s]: mode= is for trace= workloads (a preset or fio job "
+		     "replays as fio runs it)",
+		     s->name);
 	}
 	return 0;
 }
 
-static int plan_sections(struct plan *p, struct section *secs, int nsec, char *err,
-			 size_t errlen)
+static int plan_sections(struct plan *p, struct section *secs, int nsec, char *err, size_t errlen)
 {
 	for (int i = 0; i < nsec; i++) {
 		const struct section *s = &secs[i];
@@ -413,8 +448,8 @@ static int plan_sections(struct plan *p, struct section *secs, int nsec, char *e
 
 		for (int j = 0; j < i; j++)
 			if (!strcmp(secs[j].name, s->name))
-				PERR(s->line, "section [%s] given twice (first at line %d)", s->name,
-				     secs[j].line);
+				PERR(s->line, "section [%s] given twice (first at line %d)",
+				     s->name, secs[j].line);
 		if (!strcmp(s->name, "study")) {
 			ret = study_section(p, s, err, errlen);
 			if (ret)
@@ -422,8 +457,10 @@ static int plan_sections(struct plan *p, struct section *secs, int nsec, char *e
 			continue;
 		}
 		if (!good_name(s->name))
-			PERR(s->line, "section name [%s]: use letters, digits, '.', '-', '_' (it "
-				      "names result files)", s->name);
+			PERR(s->line,
+			     "section name [%s]: use letters, digits, '.', '-', '_' (it "
+			     "names result files)",
+			     s->name);
 		/* the first key that tells decides: a key of the other kind is then refused */
 		for (int j = 0; j < s->n && !work && !cand; j++) {
 			const char *k = s->kv[j].key;
@@ -440,8 +477,10 @@ static int plan_sections(struct plan *p, struct section *secs, int nsec, char *e
 			 !in_list(work_keys, s->kv[0].key))
 			PERR(s->kv[0].line, "unknown key '%s' in [%s]", s->kv[0].key, s->name);
 		else
-			PERR(s->line, "section [%s] is neither a candidate (devices= with fs=, or "
-				      "setup=) nor a workload (preset=, fio= or trace=)", s->name);
+			PERR(s->line,
+			     "section [%s] is neither a candidate (devices= with fs=, or "
+			     "setup=) nor a workload (preset=, fio= or trace=)",
+			     s->name);
 		if (ret)
 			return ret;
 	}
@@ -475,8 +514,8 @@ static int plan_parse(struct plan *p, char *err, size_t errlen)
 			struct section *ns;
 
 			if (!e || e[1] || e == l + 1 || (size_t)(e - l - 1) >= sizeof(secs->name)) {
-				snprintf(err, errlen, "%s:%d: bad section header '%s'", p->path, lineno,
-					 l);
+				snprintf(err, errlen, "%s:%d: bad section header '%s'", p->path,
+					 lineno, l);
 				ret = -EINVAL;
 				goto out;
 			}
@@ -487,7 +526,8 @@ static int plan_parse(struct plan *p, char *err, size_t errlen)
 			}
 			secs = ns;
 			memset(&secs[nsec], 0, sizeof(*secs));
-			snprintf(secs[nsec].name, sizeof(secs->name), "%.*s", (int)(e - l - 1), l + 1);
+			snprintf(secs[nsec].name, sizeof(secs->name), "%.*s", (int)(e - l - 1),
+				 l + 1);
 			secs[nsec++].line = lineno;
 			continue;
 		}

@@ -23,7 +23,7 @@
 #include "util/outfile.h"
 
 enum { OP_R, OP_W, OP_F, NOPS };
-static const char *const op_names[NOPS] = { "read", "write", "flush" };
+static const char *const op_names[NOPS] = {"read", "write", "flush"};
 
 /* What one cell measured, per op, from its result trace. */
 struct cell_fig {
@@ -47,7 +47,7 @@ static int cmp_d(const void *a, const void *b)
 
 static struct range range_of(double *v, int n)
 {
-	struct range r = { 0 };
+	struct range r = {0};
 
 	if (!n)
 		return r;
@@ -59,8 +59,7 @@ static struct range range_of(double *v, int n)
 	return r;
 }
 
-void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char *buf,
-	       size_t len)
+void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/cells/%s/%s/r%d.%s", p->results, p->cand[c].name, p->work[w].name,
 		 r + 1, ext);
@@ -70,12 +69,23 @@ void html_esc(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
 		}
 	}
 }
@@ -94,7 +104,8 @@ static int measure(const char *path, struct cell_fig *fg)
 		if (r)
 			trace_reader__close(r);
 		else
-			cli_warn("cannot read the cell result %s: %s", path, *why ? why : strerror(errno));
+			cli_warn("cannot read the cell result %s: %s", path,
+				 *why ? why : strerror(errno));
 		free(buf);
 		free(h);
 		return -EIO;
@@ -104,8 +115,10 @@ static int measure(const char *path, struct cell_fig *fg)
 	while ((n = trace_reader__next(r, buf, 4096)) > 0) {
 		for (long i = 0; i < n; i++) {
 			const struct io_event *e = &buf[i];
-			int o = e->op == IO_OP_READ ? OP_R : e->op == IO_OP_WRITE ? OP_W :
-				e->op == IO_OP_FLUSH ? OP_F : -1;
+			int o = e->op == IO_OP_READ    ? OP_R
+				: e->op == IO_OP_WRITE ? OP_W
+				: e->op == IO_OP_FLUSH ? OP_F
+						       : -1;
 
 			if (e->queue_ns == IO_TS_NONE || e->complete_ns == IO_TS_NONE ||
 			    e->complete_ns < e->queue_ns)
@@ -203,8 +216,8 @@ static void aggregate(const struct plan *p, const struct cell_result *cells, int
  */
 static char *fmt_range(const struct range *r, int unit, char *buf, size_t len)
 {
-	static const char *const bw_units[] = { "B/s", "KiB/s", "MiB/s", "GiB/s" };
-	static const char *const ns_units[] = { "ns", "us", "ms", "s" };
+	static const char *const bw_units[] = {"B/s", "KiB/s", "MiB/s", "GiB/s"};
+	static const char *const ns_units[] = {"ns", "us", "ms", "s"};
 	const char *u = "";
 	double div = 1;
 	int dec = 0;
@@ -241,8 +254,8 @@ static char *fmt_range(const struct range *r, int unit, char *buf, size_t len)
 		dec = 1;
 	}
 	if (r->n > 1)
-		snprintf(buf, len, "%.*f [%.*f-%.*f]%s%s", dec, r->med / div, dec, r->min / div, dec,
-			 r->max / div, *u && unit ? " " : "", u);
+		snprintf(buf, len, "%.*f [%.*f-%.*f]%s%s", dec, r->med / div, dec, r->min / div,
+			 dec, r->max / div, *u && unit ? " " : "", u);
 	else
 		snprintf(buf, len, "%.*f%s%s", dec, r->med / div, *u && unit ? " " : "", u);
 	return buf;
@@ -266,7 +279,8 @@ static void work_desc(const struct workload *w, char *buf, size_t len)
 		snprintf(buf, len, "fio job %s%s%s", w->fio, w->section ? ", section " : "",
 			 w->section ? w->section : "");
 	else
-		snprintf(buf, len, "trace %s, mode %s", w->trace, *w->mode ? w->mode : "replay's default");
+		snprintf(buf, len, "trace %s, mode %s", w->trace,
+			 *w->mode ? w->mode : "replay's default");
 }
 
 static void print_table(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_WORK], int w)
@@ -449,12 +463,15 @@ static void write_html(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_
 	      "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
 	      "text-align:right}th{background:#eee}td:first-child{text-align:left}"
 	      "pre{background:#f6f6f6;padding:.5em}iframe{width:100%;height:900px;"
-	      "border:1px solid #ccc}.best{font-weight:bold}</style></head><body>\n", f);
+	      "border:1px solid #ccc}.best{font-weight:bold}</style></head><body>\n",
+	      f);
 	fputs("<h1>ioreel study: ", f);
 	html_esc(f, p->path);
-	fprintf(f, "</h1>\n<p>%d repeats per cell; each figure is the median [min-max] over the "
-		   "repeats; <b>bold</b>: the fastest candidate (IOPS). Latency: from an I/O's "
-		   "start to its completion (fio's lat).</p>\n", p->repeats);
+	fprintf(f,
+		"</h1>\n<p>%d repeats per cell; each figure is the median [min-max] over the "
+		"repeats; <b>bold</b>: the fastest candidate (IOPS). Latency: from an I/O's "
+		"start to its completion (fio's lat).</p>\n",
+		p->repeats);
 	for (int w = 0; w < p->nwork; w++) {
 		struct agg col[STUDY_MAX_CAND];
 		char d[4400], s[128];
@@ -469,7 +486,8 @@ static void write_html(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_
 		fputs(": ", f);
 		html_esc(f, d);
 		fputs("</h2>\n<table><tr><th>candidate</th><th>op</th><th>IOPS</th><th>BW</th>"
-		      "<th>mean lat</th><th>p99 lat</th><th>CPU%</th></tr>\n", f);
+		      "<th>mean lat</th><th>p99 lat</th><th>CPU%</th></tr>\n",
+		      f);
 		for (int c = 0; c < p->ncand; c++) {
 			const struct agg *a = &ag[c][w];
 
@@ -480,18 +498,21 @@ static void write_html(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_
 				html_esc(f, p->cand[c].name);
 				fprintf(f, "</td><td>%s</td>", op_names[o]);
 				fprintf(f, "<td>%s</td>", fmt_range(&a->iops[o], 0, s, sizeof(s)));
-				fprintf(f, "<td>%s</td>", o == OP_F ? "-" : fmt_range(&a->bw[o], 1, s,
-											    sizeof(s)));
+				fprintf(f, "<td>%s</td>",
+					o == OP_F ? "-" : fmt_range(&a->bw[o], 1, s, sizeof(s)));
 				fprintf(f, "<td>%s</td>", fmt_range(&a->mean[o], 2, s, sizeof(s)));
 				fprintf(f, "<td>%s</td>", fmt_range(&a->p99[o], 2, s, sizeof(s)));
-				fprintf(f, "<td>%s</td></tr>\n", fmt_range(&a->cpu, 3, s, sizeof(s)));
+				fprintf(f, "<td>%s</td></tr>\n",
+					fmt_range(&a->cpu, 3, s, sizeof(s)));
 			}
 		}
 		fputs("</table>\n", f);
 		if (*html_paths[w]) {
 			/* analyze's own page, whole, inside this one: srcdoc keeps it one file */
-			fputs("<p>Each candidate's median repeat, as <code>ioreel analyze --compare "
-			      "--html</code> shows it:</p>\n<iframe srcdoc=\"", f);
+			fputs(
+			    "<p>Each candidate's median repeat, as <code>ioreel analyze --compare "
+			    "--html</code> shows it:</p>\n<iframe srcdoc=\"",
+			    f);
 			esc_file(f, html_paths[w]);
 			fputs("\"></iframe>\n", f);
 		}
@@ -572,8 +593,9 @@ static void html_fn(FILE *f, void *arg)
 
 /* ioreel analyze --compare --html over each candidate's median repeat of workload w. */
 static int analyze_html(const struct plan *p, struct agg ag[][STUDY_MAX_WORK], int w,
-			const struct report_opts *o, int (*run_cmd)(char *const argv[], const char *out, void *),
-			void *arg, char *out, size_t outlen)
+			const struct report_opts *o,
+			int (*run_cmd)(char *const argv[], const char *out, void *), void *arg,
+			char *out, size_t outlen)
 {
 	char *v[STUDY_MAX_CAND + 8], dir[2300], txt[2400], links[STUDY_MAX_CAND][PATH_MAX];
 	int n = 0, ret;
@@ -617,7 +639,8 @@ static int analyze_html(const struct plan *p, struct agg ag[][STUDY_MAX_WORK], i
 	ret = run_cmd(v, txt, arg);
 	if (ret) {
 		cli_warn("ioreel analyze --html for [%s] failed (exit status %d): the page has no "
-			 "charts for it", p->work[w].name, ret);
+			 "charts for it",
+			 p->work[w].name, ret);
 		*out = '\0';
 	}
 	return 0;
@@ -628,9 +651,9 @@ int report_write(const struct plan *p, const struct cell_result *cells, int ncel
 		 int (*run_cmd)(char *const argv[], const char *out, void *arg), void *arg)
 {
 	struct cell_fig *figs = calloc(ncells + 1, sizeof(*figs));
-	struct agg (*ag)[STUDY_MAX_WORK] = calloc(STUDY_MAX_CAND, sizeof(*ag));
-	char (*html)[PATH_MAX] = calloc(STUDY_MAX_WORK, PATH_MAX);
-	struct out_args oa = { p, NULL, NULL };
+	struct agg(*ag)[STUDY_MAX_WORK] = calloc(STUDY_MAX_CAND, sizeof(*ag));
+	char(*html)[PATH_MAX] = calloc(STUDY_MAX_WORK, PATH_MAX);
+	struct out_args oa = {p, NULL, NULL};
 	char path[PATH_MAX];
 	int ret = 0;
 
@@ -644,7 +667,8 @@ int report_write(const struct plan *p, const struct cell_result *cells, int ncel
 	oa.ag = ag;
 	oa.html = html;
 	for (int i = 0; i < ncells; i++) {
-		cell_path(p, cells[i].cand, cells[i].work, cells[i].rep, "ioreel", path, sizeof(path));
+		cell_path(p, cells[i].cand, cells[i].work, cells[i].rep, "ioreel", path,
+			  sizeof(path));
 		measure(path, &figs[i]);
 	}
 	for (int c = 0; c < p->ncand; c++)

@@ -41,67 +41,68 @@ struct study {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ioreel study PLAN [--allow-writes] [--force] [--dry-run] [--resume]\n"
-		"                         [--results DIR] [--json] [-q]\n"
-		"\n"
-		"Runs a comparison plan: for each candidate (a filesystem on a device or on an md\n"
-		"or btrfs array, a raw device, or your own setup=/teardown= commands) it builds it,\n"
-		"checks its devices as replay does (not mounted or held; signatures refused without\n"
-		"--force), drops caches, runs every workload (a preset, a fio job section, a\n"
-		"recorded trace in dep or timed mode) the plan's number of times, interleaved\n"
-		"across repeats, and tears it down. Then per workload a table of candidates: IOPS,\n"
-		"bandwidth, mean and p99 latency per op, CPU, median [min-max] over the repeats,\n"
-		"the fastest marked *; DIR/report.json and DIR/report.html (charts per workload,\n"
-		"the plan, the environment and the commands as run).\n"
-		"\n"
-		"  --allow-writes   needed to run: a study destroys what is on its devices\n"
-		"  --force          build even on devices carrying a signature (never on mounted)\n"
-		"  -n, --dry-run    print every command in order, run none\n"
-		"  --resume         continue an interrupted study: finished cells are kept\n"
-		"  --results DIR    where results go (default: the plan's results=, else\n"
-		"                   PLAN without its suffix + .results)\n"
-		"  --json           the report as JSON on stdout\n"
-		"  -q, --quiet      no progress and no command echo (the log has them)\n"
-		"\n"
-		"The plan (an INI file; paths in it are relative to it; comments are whole lines\n"
-		"starting with # or ;):\n"
-		"  [study]\n"
-		"  repeats=3\n"
-		"  # per preset and fio cell; the region the workloads use (a file's size)\n"
-		"  runtime=60s\n"
-		"  size=16G\n"
-		"  [xfs-raid6]\n"
-		"  devices=/dev/sdb /dev/sdc /dev/sdd /dev/sde\n"
-		"  # md0 md1 md5 md6 md10; btrfs: raid0 raid1 raid10 raid5 raid6 (and metadata=)\n"
-		"  raid=md6\n"
-		"  # ext4, xfs, btrfs, or raw (the device or array itself)\n"
-		"  fs=xfs\n"
-		"  mkfs_opts=-d su=64k,sw=2\n"
-		"  mount_opts=noatime\n"
-		"  [zfs-raidz2]\n"
-		"  devices=/dev/sdb /dev/sdc /dev/sdd /dev/sde\n"
-		"  setup=zpool create -f -m /study study raidz2 $IOREEL_STUDY_DEVICES\n"
-		"  teardown=zpool destroy study\n"
-		"  # a directory (a file is made in it) or a device\n"
-		"  target=/study\n"
-		"  [4k-randread]\n"
-		"  # ioreel synth --list-presets; options= adds synth's fio options\n"
-		"  preset=4k-randread\n"
-		"  [oltp]\n"
-		"  fio=oltp.fio\n"
-		"  section=data\n"
-		"  [prod-db]\n"
-		"  trace=prod.ioreel\n"
-		"  # dep or timed (default: replay's, dep for a recording)\n"
-		"  mode=dep\n"
-		"  # any workload: options for ioreel replay\n"
-		"  replay_opts=--engine libaio\n"
-		"\n"
-		"examples:\n"
-		"  ioreel study raid6.plan --dry-run\n"
-		"  ioreel study raid6.plan --allow-writes\n"
-		"  ioreel study raid6.plan --allow-writes --resume     # after a Ctrl-C\n");
+	fprintf(
+	    f,
+	    "usage: ioreel study PLAN [--allow-writes] [--force] [--dry-run] [--resume]\n"
+	    "                         [--results DIR] [--json] [-q]\n"
+	    "\n"
+	    "Runs a comparison plan: for each candidate (a filesystem on a device or on an md\n"
+	    "or btrfs array, a raw device, or your own setup=/teardown= commands) it builds it,\n"
+	    "checks its devices as replay does (not mounted or held; signatures refused without\n"
+	    "--force), drops caches, runs every workload (a preset, a fio job section, a\n"
+	    "recorded trace in dep or timed mode) the plan's number of times, interleaved\n"
+	    "across repeats, and tears it down. Then per workload a table of candidates: IOPS,\n"
+	    "bandwidth, mean and p99 latency per op, CPU, median [min-max] over the repeats,\n"
+	    "the fastest marked *; DIR/report.json and DIR/report.html (charts per workload,\n"
+	    "the plan, the environment and the commands as run).\n"
+	    "\n"
+	    "  --allow-writes   needed to run: a study destroys what is on its devices\n"
+	    "  --force          build even on devices carrying a signature (never on mounted)\n"
+	    "  -n, --dry-run    print every command in order, run none\n"
+	    "  --resume         continue an interrupted study: finished cells are kept\n"
+	    "  --results DIR    where results go (default: the plan's results=, else\n"
+	    "                   PLAN without its suffix + .results)\n"
+	    "  --json           the report as JSON on stdout\n"
+	    "  -q, --quiet      no progress and no command echo (the log has them)\n"
+	    "\n"
+	    "The plan (an INI file; paths in it are relative to it; comments are whole lines\n"
+	    "starting with # or ;):\n"
+	    "  [study]\n"
+	    "  repeats=3\n"
+	    "  # per preset and fio cell; the region the workloads use (a file's size)\n"
+	    "  runtime=60s\n"
+	    "  size=16G\n"
+	    "  [xfs-raid6]\n"
+	    "  devices=/dev/sdb /dev/sdc /dev/sdd /dev/sde\n"
+	    "  # md0 md1 md5 md6 md10; btrfs: raid0 raid1 raid10 raid5 raid6 (and metadata=)\n"
+	    "  raid=md6\n"
+	    "  # ext4, xfs, btrfs, or raw (the device or array itself)\n"
+	    "  fs=xfs\n"
+	    "  mkfs_opts=-d su=64k,sw=2\n"
+	    "  mount_opts=noatime\n"
+	    "  [zfs-raidz2]\n"
+	    "  devices=/dev/sdb /dev/sdc /dev/sdd /dev/sde\n"
+	    "  setup=zpool create -f -m /study study raidz2 $IOREEL_STUDY_DEVICES\n"
+	    "  teardown=zpool destroy study\n"
+	    "  # a directory (a file is made in it) or a device\n"
+	    "  target=/study\n"
+	    "  [4k-randread]\n"
+	    "  # ioreel synth --list-presets; options= adds synth's fio options\n"
+	    "  preset=4k-randread\n"
+	    "  [oltp]\n"
+	    "  fio=oltp.fio\n"
+	    "  section=data\n"
+	    "  [prod-db]\n"
+	    "  trace=prod.ioreel\n"
+	    "  # dep or timed (default: replay's, dep for a recording)\n"
+	    "  mode=dep\n"
+	    "  # any workload: options for ioreel replay\n"
+	    "  replay_opts=--engine libaio\n"
+	    "\n"
+	    "examples:\n"
+	    "  ioreel study raid6.plan --dry-run\n"
+	    "  ioreel study raid6.plan --allow-writes\n"
+	    "  ioreel study raid6.plan --allow-writes --resume     # after a Ctrl-C\n");
 }
 
 static const char *cand_name(const struct study *s, int c)
@@ -125,8 +126,7 @@ static int find_work(const struct study *s, const char *n)
 	return -1;
 }
 
-static void state_line(struct study *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void state_line(struct study *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void state_line(struct study *s, const char *fmt, ...)
 {
 	char buf[512];
@@ -153,7 +153,7 @@ static int add_cell(struct study *s, int c, int w, int r, double cpu, uint64_t w
 	if (!n)
 		return -ENOMEM;
 	s->cells = n;
-	n[s->ncells++] = (struct cell_result){ c, w, r, cpu, wall };
+	n[s->ncells++] = (struct cell_result){c, w, r, cpu, wall};
 	s->done[c][w][r] = true;
 	s->est_ns[w] += wall;
 	s->est_n[w]++;
@@ -255,7 +255,7 @@ static int synth_workloads(struct study *s)
 		char *v[128], out[PATH_MAX], size[32], rt[32];
 		int n = 0, ret, k;
 		struct stat st;
-		struct step st_ = { .argv = v, .quiet_out = true };
+		struct step st_ = {.argv = v, .quiet_out = true};
 
 		if (wl->kind == WORK_TRACE)
 			continue;
@@ -299,7 +299,8 @@ static int synth_workloads(struct study *s)
 		for (int i = n - 2 - k; i < n - 2; i++)
 			free(v[i]);
 		if (ret) {
-			cli_error("workload [%s]: ioreel synth failed (exit status %d)", wl->name, ret);
+			cli_error("workload [%s]: ioreel synth failed (exit status %d)", wl->name,
+				  ret);
 			return EXIT_RUNTIME;
 		}
 	}
@@ -353,7 +354,7 @@ static int run_cell(struct study *s, const struct build *b, int c, int w, int r,
 	char size[32], *v[128];
 	struct exec_res res;
 	int n = 0, k, ret;
-	struct step st = { .argv = v, .interruptible = true };
+	struct step st = {.argv = v, .interruptible = true};
 
 	work_trace(s, w, trace, sizeof(trace));
 	cell_path(&s->p, c, w, r, "part.ioreel", part, sizeof(part));
@@ -414,8 +415,8 @@ static int run_cell(struct study *s, const struct build *b, int c, int w, int r,
 		return -1;
 	}
 	if (ret) {
-		cli_error("[%s] %s repeat %d: ioreel replay failed (exit status %d)", cand_name(s, c),
-			  wl->name, r + 1, ret);
+		cli_error("[%s] %s repeat %d: ioreel replay failed (exit status %d)",
+			  cand_name(s, c), wl->name, r + 1, ret);
 		return 1;
 	}
 	if (rename(part, fin) || rename(json, finj)) {
@@ -488,11 +489,15 @@ static int run_candidate(struct study *s, int c, int *idx, int total)
 		}
 	if (!s->x.quiet || s->x.dry_run)
 		fprintf(s->x.dry_run ? stdout : stderr, "# candidate [%s]: tear down%s\n",
-			cand_name(s, c), ret < 0 ? " (interrupted)" : ret ? " (a step failed)" : "");
+			cand_name(s, c),
+			ret < 0 ? " (interrupted)"
+			: ret	? " (a step failed)"
+				: "");
 	down = build_down(&b);
 	if (down) {
 		cli_error("candidate [%s] could not be torn down whole: see above; fix it by hand "
-			  "before the next run (--resume tries again)", cand_name(s, c));
+			  "before the next run (--resume tries again)",
+			  cand_name(s, c));
 		return 2;
 	}
 	state_line(s, "torn %s", cand_name(s, c));
@@ -503,7 +508,7 @@ static int run_candidate(struct study *s, int c, int *idx, int total)
 static int report_cmd(char *const argv[], const char *out, void *arg)
 {
 	struct study *s = arg;
-	struct step st = { .argv = (char **)argv, .out = out };
+	struct step st = {.argv = (char **)argv, .out = out};
 
 	return exec_run(&s->x, &st, NULL);
 }
@@ -519,7 +524,8 @@ static int open_results(struct study *s)
 	exists = !stat(path, &st);
 	if (exists && !s->resume) {
 		cli_error("%s holds a study already: --resume to continue it, or give another "
-			  "--results DIR (nothing was written)", s->p.results);
+			  "--results DIR (nothing was written)",
+			  s->p.results);
 		return EXIT_USAGE;
 	}
 	ret = state_read(s, path);
@@ -572,8 +578,8 @@ static int study_main(struct study *s)
 		const char *f = wl->kind == WORK_TRACE ? wl->trace : wl->fio;
 
 		if (f && access(f, R_OK)) {
-			cli_error("workload [%s]: cannot read %s: %s; nothing was written", wl->name,
-				  f, strerror(errno));
+			cli_error("workload [%s]: cannot read %s: %s; nothing was written",
+				  wl->name, f, strerror(errno));
 			ret = EXIT_USAGE;
 		}
 	}
@@ -624,20 +630,21 @@ static int study_main(struct study *s)
 	}
 	if (study_stop && !s->x.dry_run) {
 		cli_error("interrupted: %d of %d cells done, the candidate torn down; continue "
-			  "with: ioreel study %s --allow-writes --resume%s", s->ncells,
-			  s->p.ncand * s->p.nwork * s->p.repeats, s->p.path,
+			  "with: ioreel study %s --allow-writes --resume%s",
+			  s->ncells, s->p.ncand * s->p.nwork * s->p.repeats, s->p.path,
 			  s->vo.force ? " --force" : "");
 		return EXIT_RUNTIME;
 	}
 	{
-		struct report_opts ro = { .json = s->json, .quiet = s->x.quiet, .self = s->self,
-					  .dry_run = s->x.dry_run };
+		struct report_opts ro = {
+		    .json = s->json, .quiet = s->x.quiet, .self = s->self, .dry_run = s->x.dry_run};
 
 		ret = report_write(&s->p, s->cells, s->ncells, &ro, report_cmd, s);
 	}
 	if (failed) {
 		cli_error("%d candidate(s) failed (see above and %s/log); --resume runs their "
-			  "missing cells again", failed, s->p.results);
+			  "missing cells again",
+			  failed, s->p.results);
 		return EXIT_RUNTIME;
 	}
 	return ret;
@@ -645,13 +652,15 @@ static int study_main(struct study *s)
 
 int cmd_study(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "allow-writes", no_argument, NULL, 'w' }, { "force", no_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },	    { "resume", no_argument, NULL, 'r' },
-		{ "results", required_argument, NULL, 'o' }, { "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },	    { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	static const struct option opts[] = {{"allow-writes", no_argument, NULL, 'w'},
+					     {"force", no_argument, NULL, 'f'},
+					     {"dry-run", no_argument, NULL, 'n'},
+					     {"resume", no_argument, NULL, 'r'},
+					     {"results", required_argument, NULL, 'o'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	struct study *s = calloc(1, sizeof(*s));
 	const char *results = NULL;
 	char err[1024];
@@ -666,15 +675,35 @@ int cmd_study(int argc, char **argv)
 	s->built = -1;
 	while ((opt = getopt_long(argc, argv, "nqo:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'w': s->vo.allow_writes = true; break;
-		case 'f': s->vo.force = true; break;
-		case 'n': s->vo.dry_run = s->x.dry_run = true; break;
-		case 'r': s->resume = true; break;
-		case 'o': results = optarg; break;
-		case 'j': s->json = true; break;
-		case 'q': s->x.quiet = true; break;
-		case 'h': usage(stdout); free(s); return EXIT_OK;
-		default: usage(stderr); free(s); return EXIT_USAGE;
+		case 'w':
+			s->vo.allow_writes = true;
+			break;
+		case 'f':
+			s->vo.force = true;
+			break;
+		case 'n':
+			s->vo.dry_run = s->x.dry_run = true;
+			break;
+		case 'r':
+			s->resume = true;
+			break;
+		case 'o':
+			results = optarg;
+			break;
+		case 'j':
+			s->json = true;
+			break;
+		case 'q':
+			s->x.quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			free(s);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			free(s);
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {

@@ -30,7 +30,7 @@ struct candidate {
 	enum cand_kind kind;
 	char fs[16]; /* ext4, xfs, btrfs; "raw" */
 	enum raid_kind raid;
-	char level[16];	  /* btrfs profile (raid0 ... raid6) or md level (0, 1, 5, 6, 10) */
+	char level[16];	   /* btrfs profile (raid0 ... raid6) or md level (0, 1, 5, 6, 10) */
 	char metadata[16]; /* btrfs metadata profile (default: the data profile) */
 	char *devices[STUDY_MAX_DEVS];
 	int ndev;
@@ -45,8 +45,8 @@ struct workload {
 	int line;
 	enum work_kind kind;
 	char *preset, *fio, *section, *trace;
-	char mode[16];	/* replay mode: dep or timed for traces; the synth default otherwise */
-	char *options;	/* extra synth options (presets, fio jobs) */
+	char mode[16]; /* replay mode: dep or timed for traces; the synth default otherwise */
+	char *options; /* extra synth options (presets, fio jobs) */
 	char *replay_opts;
 	uint64_t size, runtime_ns; /* 0: the study's */
 };
@@ -102,8 +102,7 @@ int report_write(const struct plan *p, const struct cell_result *cells, int ncel
 		 const struct report_opts *o,
 		 int (*run_cmd)(char *const argv[], const char *out, void *arg), void *arg);
 /* results/cells/CAND/WORK/rN.ioreel */
-void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char *buf,
-	       size_t len);
+void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char *buf, size_t len);
 /* HTML-escapes s into f. */
 void html_esc(FILE *f, const char *s);
 

@@ -25,8 +25,9 @@ bool md_available(char *why, size_t len)
 	bool mdadm = false;
 
 	if (access("/proc/mdstat", R_OK)) {
-		snprintf(why, len, "this kernel has no md (no /proc/mdstat: modprobe md_mod, or "
-				   "build the array by setup=/teardown= commands)");
+		snprintf(why, len,
+			 "this kernel has no md (no /proc/mdstat: modprobe md_mod, or "
+			 "build the array by setup=/teardown= commands)");
 		return false;
 	}
 	for (const char *s = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *s;) {
@@ -48,15 +49,17 @@ bool md_available(char *why, size_t len)
 /* Mounted, held or swap: -EBUSY with the reason; a signature: -EEXIST; else 0. */
 static int dev_check(const char *path, struct stat *st, char *err, size_t errlen)
 {
-	struct target t = { .fd = -1, .is_blk = true };
+	struct target t = {.fd = -1, .is_blk = true};
 
 	if (stat(path, st)) {
 		snprintf(err, errlen, "device %s: %s", path, strerror(errno));
 		return -ENOENT;
 	}
 	if (!S_ISBLK(st->st_mode)) {
-		snprintf(err, errlen, "%s is not a block device (devices= lists the disks a "
-				      "candidate is built on)", path);
+		snprintf(err, errlen,
+			 "%s is not a block device (devices= lists the disks a "
+			 "candidate is built on)",
+			 path);
 		return -EINVAL;
 	}
 	snprintf(t.path, sizeof(t.path), "%s", path);
@@ -77,7 +80,8 @@ static const char *in_use(char *err, size_t errlen, int ret)
 	if (!f)
 		f = strstr(err, "; --force");
 	if (f)
-		snprintf(f, errlen - (size_t)(f - err), "; a study never builds on a device in use, --force or not");
+		snprintf(f, errlen - (size_t)(f - err),
+			 "; a study never builds on a device in use, --force or not");
 	return err;
 }
 
@@ -105,8 +109,8 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
 		dev_t seen[STUDY_MAX_DEVS];
 
 		if (cand_uses_md(c) && !o->dry_run && !md_available(why, sizeof(why))) {
-			cli_error("candidate [%s] asks for md raid%s: %s; nothing was written", c->name,
-				  c->level, why);
+			cli_error("candidate [%s] asks for md raid%s: %s; nothing was written",
+				  c->name, c->level, why);
 			bad = EXIT_USAGE;
 		}
 		for (int j = 0; j < c->ndev; j++) {
@@ -115,9 +119,10 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
 
 			for (int k = 0; k < j && (ret == 0 || ret == -EEXIST || ret == -EBUSY); k++)
 				if (seen[k] == st.st_rdev) {
-					cli_error("candidate [%s] lists %s twice (as %s and %s): a "
-						  "device can be in one place of a candidate at once",
-						  c->name, c->devices[j], c->devices[k], c->devices[j]);
+					cli_error(
+					    "candidate [%s] lists %s twice (as %s and %s): a "
+					    "device can be in one place of a candidate at once",
+					    c->name, c->devices[j], c->devices[k], c->devices[j]);
 					bad = EXIT_USAGE;
 				}
 			seen[j] = st.st_rdev;
@@ -126,14 +131,17 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
 			if (ret == -EEXIST && o->force)
 				continue;
 			if (ret) {
-				cli_error("candidate [%s]: %s", c->name, in_use(err, sizeof(err), ret));
+				cli_error("candidate [%s]: %s", c->name,
+					  in_use(err, sizeof(err), ret));
 				bad = bad ? bad : EXIT_RUNTIME;
 			}
 		}
 	}
 	if (!o->dry_run && !o->allow_writes) {
-		cli_error("a study destroys what is on its devices (mkfs, arrays, replayed writes): "
-			  "add --allow-writes to run %s; nothing was written", p->path);
+		cli_error(
+		    "a study destroys what is on its devices (mkfs, arrays, replayed writes): "
+		    "add --allow-writes to run %s; nothing was written",
+		    p->path);
 		bad = EXIT_USAGE;
 	}
 	if (bad && !o->dry_run)
@@ -202,11 +210,14 @@ int vet_lock_devices(const struct plan *p)
 				holder[n > 0 ? n : 0] = '\0';
 				holder[strcspn(holder, "\n")] = '\0';
 				if (!holder_is_study(holder))
-					holder[0] = '\0'; /* left by an earlier study: not the holder */
-				cli_error("candidate [%s]: %s is in another study running now (%s%s, lock "
-					  "%s): one device, one study at a time; nothing was written",
-					  c->name, c->devices[j], *holder ? "pid " : "an unknown process",
-					  holder, path);
+					holder[0] =
+					    '\0'; /* left by an earlier study: not the holder */
+				cli_error(
+				    "candidate [%s]: %s is in another study running now (%s%s, "
+				    "lock "
+				    "%s): one device, one study at a time; nothing was written",
+				    c->name, c->devices[j], *holder ? "pid " : "an unknown process",
+				    holder, path);
 				close(fd);
 				return EXIT_RUNTIME;
 			}
