@@ -276,6 +276,39 @@ int build_up(struct build *b)
 	return 0;
 }
 
+/*
+ * A teardown step, tried up to 10 times 0.5 s apart: the kernel lets go of a just-ended
+ * replay's files (io_uring) and of an unmounted filesystem's device a moment later, so an
+ * umount, a wipefs or an mdadm --stop may find them busy at first. Only the last try's
+ * complaint is shown; the log has every try.
+ */
+static int retry(struct build *b, char **argv, bool shell)
+{
+	int ret = 0;
+
+	for (int t = 0; t < 10; t++) {
+		struct step s = {.argv = argv, .shell = shell, .quiet_out = true, .no_stderr = t < 9};
+
+		ret = exec_run(b->x, &s, NULL);
+		if (!ret || b->x->dry_run || study_stop > 3)
+			break;
+		usleep(500000);
+	}
+	if (ret && !shell)
+		cli_error("candidate [%s]: %s failed (exit status %d)", b->c->name, argv[0], ret);
+	return ret;
+}
+
+static int wipe(struct build *b)
+{
+	char *v[STUDY_MAX_DEVS + 4] = {"wipefs", "-a", "-q"};
+
+	for (int i = 0; i < b->c->ndev; i++)
+		v[3 + i] = b->c->devices[i];
+	v[3 + b->c->ndev] = NULL;
+	return retry(b, v, false);
+}
+
 int build_down(struct build *b)
 {
 	const struct candidate *c = b->c;
@@ -288,14 +321,9 @@ int build_down(struct build *b)
 		if (b->target_is_dir && !b->x->dry_run)
 			unlink(b->target); /* ours: the file the replays made */
 		for (int i = 0; i < c->nteardown; i++) {
-			int ret = exec_sh(b->x, c->teardown[i], false);
+			char *v[] = {"/bin/sh", "-c", c->teardown[i], NULL};
+			int ret = retry(b, v, true);
 
-			/* the kernel lets go of a just-ended replay's files (io_uring) a moment
-			 * after it exits: an umount in there may find them busy once or twice */
-			for (int t = 0; ret && t < 4 && !b->x->dry_run; t++) {
-				sleep(1);
-				ret = exec_sh(b->x, c->teardown[i], false);
-			}
 			if (ret) {
 				cli_error(
 				    "candidate [%s]: teardown command failed (exit status %d): %s",
@@ -303,21 +331,15 @@ int build_down(struct build *b)
 				bad = -EIO;
 			}
 		}
+		/* as for a built candidate: the next one (and the next study) finds the disks
+		 * blank, as the vetting wants them */
+		if (!bad && c->ndev && wipe(b))
+			bad = -EIO;
 		return bad;
 	}
 	if (c->kind == CAND_FS && (b->x->dry_run || is_mounted(b->mnt))) {
-		/* the kernel lets go of a just-ended replay's files (io_uring) a moment after
-		 * it exits: the first tries may find the mount busy; then, lazily */
-		for (int t = 0; t < 10; t++) {
-			struct step s = {.argv = (char *[]){"umount", b->mnt, NULL},
-					 .quiet_out = true,
-					 .no_stderr = t < 9};
-
-			if (!exec_run(b->x, &s, NULL) || b->x->dry_run || !is_mounted(b->mnt))
-				break;
-			usleep(500000);
-		}
-		if (!b->x->dry_run && is_mounted(b->mnt)) {
+		if (retry(b, (char *[]){"umount", b->mnt, NULL}, false) && !b->x->dry_run &&
+		    is_mounted(b->mnt)) {
 			add(&a, "umount");
 			add(&a, "-l");
 			add(&a, b->mnt);
@@ -333,23 +355,12 @@ int build_down(struct build *b)
 			add(&a, c->devices[i]);
 		run_argv(b, &a, true); /* older btrfs-progs lack it: not a failure */
 	}
-	if (c->raid == RAID_MD && (b->x->dry_run || !stat(b->md, &st))) {
-		add(&a, "mdadm");
-		add(&a, "--stop");
-		add(&a, b->md);
-		if (run_argv(b, &a, true))
-			bad = -EBUSY;
-	}
-	if (!bad) {
-		/* leave the disks as blank as the vetting wanted them, for the next candidate */
-		add(&a, "wipefs");
-		add(&a, "-a");
-		add(&a, "-q");
-		for (int i = 0; i < c->ndev; i++)
-			add(&a, c->devices[i]);
-		if (run_argv(b, &a, true))
-			bad = -EIO;
-	}
+	if (c->raid == RAID_MD && (b->x->dry_run || !stat(b->md, &st)) &&
+	    retry(b, (char *[]){"mdadm", "--stop", b->md, NULL}, false))
+		bad = -EBUSY;
+	/* leave the disks as blank as the vetting wanted them, for the next candidate */
+	if (!bad && wipe(b))
+		bad = -EIO;
 	if (c->kind == CAND_FS && !b->x->dry_run)
 		rmdir(b->mnt);
 	return bad;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include "study/exec.h"
@@ -126,7 +127,7 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 {
 	struct rusage ru;
 	uint64_t t0;
-	pid_t pid;
+	pid_t pid, parent;
 	int st = 0, fd = -1, seen = study_stop;
 	bool passed = false;
 	uint64_t kill_at = 0;
@@ -144,6 +145,7 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 		}
 	}
 	t0 = now_mono_ns();
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		cli_error("cannot start %s: %s", s->argv[0], strerror(errno));
@@ -156,6 +158,13 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 		struct sigaction dfl = {.sa_handler = SIG_DFL};
 
 		setpgid(0, 0);
+		/* a study killed outright (kill -9, a crash) must not leave a replay writing to a
+		 * candidate that --resume is about to tear down: it stops with its study */
+		if (s->interruptible) {
+			prctl(PR_SET_PDEATHSIG, SIGINT);
+			if (getppid() != parent)
+				_exit(130);
+		}
 		sigaction(SIGINT, &dfl, NULL);
 		sigaction(SIGTERM, &dfl, NULL);
 		sigaction(SIGHUP, &dfl, NULL);

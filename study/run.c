@@ -568,10 +568,43 @@ static int open_results(struct study *s)
 	return 0;
 }
 
+/* A crash left candidate s->built up (mounted, an array running): take it down first. */
+static int teardown_leftover(struct study *s)
+{
+	struct build b;
+
+	if (s->built < 0)
+		return 0;
+	cli_warn("candidate [%s] was left built by an earlier run: tearing it down",
+		 cand_name(s, s->built));
+	build_init(&b, &s->p.cand[s->built], &s->x, s->p.results);
+	if (build_down(&b))
+		return EXIT_RUNTIME;
+	state_line(s, "torn %s", cand_name(s, s->built));
+	s->built = -1;
+	return 0;
+}
+
 static int study_main(struct study *s)
 {
 	int ret, total = 0, idx = 0, failed = 0;
+	bool opened = false;
+	char state[PATH_MAX];
+	struct stat st;
 
+	/* resuming after a crash: our own candidate may still hold the devices, and the vetting
+	 * would refuse them as in use; it comes down first (its devices locked meanwhile) */
+	snprintf(state, sizeof(state), "%s/state", s->p.results);
+	if (!s->x.dry_run && s->resume && s->vo.allow_writes && !stat(state, &st)) {
+		ret = vet_lock_devices(&s->p);
+		if (!ret)
+			ret = open_results(s);
+		if (!ret)
+			ret = teardown_leftover(s);
+		if (ret)
+			return ret;
+		opened = true;
+	}
 	ret = vet_plan(&s->p, &s->vo);
 	for (int w = 0; w < s->p.nwork && !ret && !s->x.dry_run; w++) {
 		const struct workload *wl = &s->p.work[w];
@@ -586,23 +619,14 @@ static int study_main(struct study *s)
 	if (ret)
 		return ret;
 	if (!s->x.dry_run) {
-		ret = vet_lock_devices(&s->p);
-		if (!ret)
-			ret = open_results(s);
-		if (ret)
-			return ret;
-		exec_log(&s->x, "study %s%s", s->p.path, s->resume ? " --resume" : "");
-		if (s->built >= 0) {
-			struct build b;
-
-			/* a crash left this candidate up: take it down before anything else */
-			cli_warn("candidate [%s] was left built by an earlier run: tearing it down",
-				 cand_name(s, s->built));
-			build_init(&b, &s->p.cand[s->built], &s->x, s->p.results);
-			if (build_down(&b))
-				return EXIT_RUNTIME;
-			state_line(s, "torn %s", cand_name(s, s->built));
+		if (!opened) {
+			ret = vet_lock_devices(&s->p);
+			if (!ret)
+				ret = open_results(s);
+			if (ret)
+				return ret;
 		}
+		exec_log(&s->x, "study %s%s", s->p.path, s->resume ? " --resume" : "");
 		if (s->ncells)
 			fprintf(stderr, "study: %d of %d cells already done in %s: skipping them\n",
 				s->ncells, s->p.ncand * s->p.nwork * s->p.repeats, s->p.results);

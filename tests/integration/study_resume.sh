@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # ioreel study interrupted (issue 25): SIGINT in the middle of a cell (a replay running, some
 # cells finished) ends the study with the candidate torn down (nothing mounted, the devices
-# free, no partial cell kept); --resume then finishes with the same 18 cells, none run twice:
-# every cell is started to completion exactly once across both runs, the interrupted one
-# excepted, which is run again from its start.
+# free, no partial cell kept). A --resume killed outright (kill -9) in a later cell leaves its
+# candidate up; the next --resume tears it down first and finishes with the same 18 cells,
+# none run twice: every finished cell was started once, the two interrupted ones excepted,
+# which are run again from their start.
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/study_common.inc"
@@ -43,19 +44,40 @@ done1=$(grep -c '^done ' "$res/state")
 assert_status 2 "$IOREEL" study "$d/plan.ini" --allow-writes -q >/dev/null 2>"$d/err2"
 grep -q 'holds a study already: --resume' "$d/err2" || fail "no refusal to overwrite: $(cat "$d/err2")"
 
-"$IOREEL" study "$d/plan.ini" --allow-writes --resume >"$d/out3" 2>"$d/err3" ||
-	{ tail -n 30 "$d/err3"; fail "ioreel study --resume exited $?"; }
+# a resume killed outright (kill -9) in the middle of a cell of the third candidate: its
+# replay stops with it, and the next resume takes the candidate down before anything else
+"$IOREEL" study "$d/plan.ini" --allow-writes --resume -q >/dev/null 2>"$d/err3" &
+pid=$!
+cleanup_push "kill -9 $pid"
+for ((i = 0; i < 1200; i++)); do
+	n=$(grep -c '^done ' "$res/state" 2>/dev/null)
+	[ "${n:-0}" -ge 13 ] && tail -n 1 "$res/log" | grep -q ' replay .*cells/ext4-cmds/' && break
+	kill -0 $pid 2>/dev/null || { cat "$d/err3"; fail "the resume ended before it was killed"; }
+	sleep 0.05
+done
+[ "$i" -lt 1200 ] || fail "the resume did not reach its 14th cell in 60 s"
+sleep 0.3
+kill -9 $pid
+wait $pid 2>/dev/null
 grep -q "$done1 of 18 cells already done" "$d/err3" || fail "the resume did not say what it skipped"
+done2=$(grep -c '^done ' "$res/state")
+awk -v d="$d/ext4mnt" '$2 == d' /proc/mounts | grep -q . || fail "the killed study's candidate is not mounted any more: the test cannot tell a teardown"
+
+"$IOREEL" study "$d/plan.ini" --allow-writes --resume >"$d/out4" 2>"$d/err4" ||
+	{ tail -n 30 "$d/err4"; fail "ioreel study --resume after kill -9 exited $?"; }
+grep -q "candidate \[ext4-cmds\] was left built by an earlier run: tearing it down" "$d/err4" ||
+	fail "the resume did not tear down what the killed run left"
+grep -q "$done2 of 18 cells already done" "$d/err4" || fail "the resume did not say what it skipped"
 study_assert_clean "$res"
 study_assert_clean "$d"
 assert_eq "$(grep -c '^done ' "$res/state")" 18 "finished cells after the resume"
 assert_eq "$(grep '^done ' "$res/state" | awk '{ print $2, $3, $4 }' | sort -u | wc -l)" 18 "distinct cells"
 # no finished cell was started again: each cell's replay command appears once in the log,
-# except the one interrupted (twice: interrupted, then run)
+# except the two interrupted (SIGINT, kill -9), run again from their start
 dup=$(grep -o ' replay .* -o [^ ]*/cells/[^ ]*\.part\.ioreel' "$res/log" |
 	sed 's/.* -o //' | sort | uniq -d)
-[ "$(printf '%s\n' "$dup" | grep -c .)" -le 1 ] || fail "cells run twice: $dup"
-assert_eq "$(grep -c 'replay .*cells/' "$d/err3")" $((18 - done1)) "replays run by the resume"
-for w in rand fiojob db; do grep -q "^\[$w\] " "$d/out3" || fail "no table for [$w] after the resume"; done
+[ "$(printf '%s\n' "$dup" | grep -c .)" -le 2 ] || fail "cells run twice: $dup"
+assert_eq "$(grep -c 'replay .*cells/' "$d/err4")" $((18 - done2)) "replays run by the last resume"
+for w in rand fiojob db; do grep -q "^\[$w\] " "$d/out4" || fail "no table for [$w] after the resume"; done
 [ -s "$res/report.html" ] && [ -s "$res/report.json" ] || fail "no report after the resume"
 echo "ok"
