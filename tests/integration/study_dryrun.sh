@@ -86,7 +86,7 @@ PY
 	echo 'zpool create -f -O atime=off -m /mnt/study-zfs study raidz2 $IOREEL_STUDY_DEVICES'
 	cells zfs-raidz2
 	echo "zpool destroy study"
-	echo 'wipefs -a $IOREEL_STUDY_DEVICES'
+	echo "wipefs -a -q DISKS"
 	for w in 4k-randread 4k-randwrite 4m-seqread 4m-seqwrite database; do
 		echo "ioreel analyze R/html/$w/ext4-raid6.ioreel R/html/$w/xfs-raid6.ioreel R/html/$w/btrfs-raid6.ioreel R/html/$w/zfs-raidz2.ioreel --compare --html X >R/html/$w/analyze.txt"
 	done
