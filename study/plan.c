@@ -202,8 +202,10 @@ static const char *const md_levels[] = {"0", "1", "5", "6", "10", NULL};
  * profiles. */
 static int cand_raid(struct candidate *c, const struct plan *p, int line, char *err, size_t errlen)
 {
-	const char *v = c->level;
+	char v[sizeof(c->level)];
 	int min = 2;
+
+	strcpy(v, c->level); /* as written, for the messages */
 
 	if (!*v)
 		return 0;
