@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "ioreel.h"
+#include "formats/trace.h"
 #include "study/build.h"
 #include "study/exec.h"
 #include "study/study.h"
@@ -37,6 +38,7 @@ struct study {
 	int built; /* a candidate built and not torn down, per the state file; -1 none */
 	uint64_t est_ns[STUDY_MAX_WORK]; /* measured time of a cell of each workload */
 	int est_n[STUDY_MAX_WORK];
+	uint64_t span_ns[STUDY_MAX_WORK]; /* a recording's span, before a cell measured it */
 };
 
 static void usage(FILE *f)
@@ -241,6 +243,24 @@ static void work_trace(const struct study *s, int w, char *buf, size_t len)
 		snprintf(buf, len, "%s/workloads/%s.ioreel", s->p.results, wl->name);
 }
 
+/* A recording's span from its chunk index: the first guess at how long its cells take. */
+static uint64_t trace_span_ns(const char *path)
+{
+	struct trace_reader *r = trace_reader__open(path, 0, NULL, 0);
+	uint64_t first = UINT64_MAX, last = 0;
+
+	if (!r)
+		return 0;
+	for (size_t i = 0; i < trace_reader__chunk_count(r); i++) {
+		const struct trace_chunk_info *ci = trace_reader__chunk(r, i);
+
+		first = ci->first_ns < first ? ci->first_ns : first;
+		last = ci->last_ns > last ? ci->last_ns : last;
+	}
+	trace_reader__close(r);
+	return last > first ? last - first : 0;
+}
+
 static int synth_workloads(struct study *s)
 {
 	char dir[PATH_MAX];
@@ -257,8 +277,11 @@ static int synth_workloads(struct study *s)
 		struct stat st;
 		struct step st_ = {.argv = v, .quiet_out = true};
 
-		if (wl->kind == WORK_TRACE)
+		if (wl->kind == WORK_TRACE) {
+			if (!s->x.dry_run)
+				s->span_ns[w] = trace_span_ns(wl->trace);
 			continue;
+		}
 		work_trace(s, w, out, sizeof(out));
 		if (s->resume && !stat(out, &st))
 			continue; /* the finished cells ran this one: keep it */
@@ -320,7 +343,8 @@ static void progress(const struct study *s, int c, int w, int r, int idx, int to
 			for (int rr = 0; rr < s->p.repeats; rr++)
 				if (!s->done[cc][ww][rr])
 					left += s->est_n[ww] ? s->est_ns[ww] / s->est_n[ww]
-							     : s->p.runtime_ns;
+					       : s->span_ns[ww] ? s->span_ns[ww]
+								: s->p.runtime_ns;
 	left /= 1000000000;
 	if (left >= 3600)
 		snprintf(t, sizeof(t), "%lluh%02llum", left / 3600, left / 60 % 60);
