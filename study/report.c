@@ -471,8 +471,8 @@ static void write_html(FILE *f, const struct plan *p, struct agg ag[][STUDY_MAX_
 		"</h1>\n<p>%d repeats per cell; each figure is the median [min-max] over the "
 		"repeats; <b>bold</b>: the fastest candidate (IOPS). Latency: from an I/O's "
 		"start to its completion (fio's lat). CPU%%: the replayer's, over its run (the first "
-		   "run of a workload on a candidate includes writing once what it reads, which "
-		   "is not timed).</p>\n",
+		"run of a workload on a candidate includes writing once what it reads, which "
+		"is not timed).</p>\n",
 		p->repeats);
 	for (int w = 0; w < p->nwork; w++) {
 		struct agg col[STUDY_MAX_CAND];

@@ -616,6 +616,9 @@ static int study_main(struct study *s)
 	char state[PATH_MAX];
 	struct stat st;
 
+	/* from here on a Ctrl-C is counted, never fatal: every teardown must run whole */
+	if (!s->x.dry_run)
+		exec_signals();
 	/* resuming after a crash: our own candidate may still hold the devices, and the vetting
 	 * would refuse them as in use; it comes down first (its devices locked meanwhile) */
 	snprintf(state, sizeof(state), "%s/state", s->p.results);
@@ -660,7 +663,6 @@ static int study_main(struct study *s)
 		printf("# (the study itself also drops caches and writes results to %s)\n\n",
 		       s->p.results);
 	}
-	exec_signals();
 	ret = synth_workloads(s);
 	if (ret)
 		return ret;
