@@ -20,7 +20,7 @@ msg = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 # Every capability folder contributes its .c files; ioreel.c is only the dispatcher.
-LIB_SRCS  := $(wildcard formats/*.c record/*.c replay/*.c analyze/*.c synth/*.c study/*.c util/*.c)
+LIB_SRCS  := $(wildcard formats/*.c record/*.c replay/*.c replay/*/*.c analyze/*.c synth/*.c study/*.c util/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/fleet.h"
-#include "replay/sched.h"
+#include "replay/core/sched.h"
 #include "util/cli.h"
 
 #define TAG_PING 11

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "formats/event.h"
-#include "replay/replay_int.h"
+#include "replay/core/run.h"
 #include "util/cli.h"
 #include "util/json.h"
 

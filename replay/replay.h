@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include "analyze/hist.h"
 #include "formats/file.h"
-#include "replay/dep.h"
+#include "replay/dep/dep.h"
 
 enum replay_mode {
 	REPLAY_MODE_AUTO = -1, /* timed for recorded traces, closed for synthesized ones */

@@ -21,10 +21,10 @@
 #include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "formats/trace.h"
-#include "replay/engine.h"
-#include "replay/replay_int.h"
-#include "replay/sched.h"
-#include "replay/target.h"
+#include "replay/engine/engine.h"
+#include "replay/core/run.h"
+#include "replay/core/sched.h"
+#include "replay/block/target.h"
 #include "util/cli.h"
 
 volatile sig_atomic_t replay_stop;

@@ -17,8 +17,8 @@
 #include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "formats/trace.h"
-#include "replay/prefill.h"
-#include "replay/replay_int.h"
+#include "replay/block/prefill.h"
+#include "replay/core/run.h"
 #include "util/cli.h"
 
 const char *replay_mode_name(int mode)

@@ -15,7 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "replay/target.h"
+#include "replay/block/target.h"
 #include "study/study.h"
 #include "util/cli.h"
 

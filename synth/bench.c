@@ -14,7 +14,7 @@
 #include "ioreel.h"
 #include "analyze/analyze.h"
 #include "analyze/hist.h"
-#include "replay/dep.h"
+#include "replay/dep/dep.h"
 #include "replay/replay.h"
 #include "synth/synth.h"
 #include "util/cli.h"

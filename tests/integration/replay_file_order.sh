@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 240
-# dep mode keeps the order of calls on a name across threads (replay/file_decode.c): a thread
+# dep mode keeps the order of calls on a name across threads (replay/file/file_decode.c): a thread
 # opening a file another created waits for the create, and a thread unlinking it waits for the
 # other's plain open too, even though plain opens of one name by two threads are not ordered.
 # Three threads of one process, recorded at file level: A creates x.dat and writes it, B opens

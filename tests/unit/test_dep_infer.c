@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "replay/dep.h"
+#include "replay/dep/dep.h"
 
 #include "tests/unit/check.h"
 

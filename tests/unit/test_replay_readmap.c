@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "replay/prefill.h"
+#include "replay/block/prefill.h"
 
 #include "tests/unit/check.h"
 

@@ -2,7 +2,7 @@
 /* Scheduler arithmetic of replay: deadlines, alignment, offset mapping, the SPSC ring. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "replay/sched.h"
+#include "replay/core/sched.h"
 
 #include "tests/unit/check.h"
 

@@ -10,7 +10,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include "formats/event.h"
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 
 static const struct engine_ops *const engines[] = {
 	&engine_uring_ops,

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
-#include "replay/target.h"
+#include "replay/block/target.h"
 #include "util/cli.h"
 
 void pattern_fill(void *buf, uint64_t offset, uint32_t len, uint64_t magic)

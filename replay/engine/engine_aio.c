@@ -17,7 +17,7 @@
 #define io_event ioreel_io_event
 #include "formats/event.h"
 #undef io_event
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 
 struct engine {
 	io_context_t ctx;

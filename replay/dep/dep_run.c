@@ -19,7 +19,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "replay/replay_int.h"
+#include "replay/core/run.h"
 #include "util/cli.h"
 
 #define NONE UINT32_MAX

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "formats/trace.h"
-#include "replay/replay_int.h"
+#include "replay/core/run.h"
 
 #define FSLOT_NONE UINT32_MAX
 #define FMARKER ".ioreel-replay" /* in a root a replay prepared: it may replace files there */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "analyze/analyze.h"
-#include "replay/file_int.h"
+#include "replay/file/file_int.h"
 #include "util/cli.h"
 
 /* x86-64 open flag values (as recorded) that differ elsewhere (arm64); the others agree. */

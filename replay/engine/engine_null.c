@@ -5,7 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 
 struct engine {
 	struct replay_io **ring; /* queued, then "completed" by the next reap */

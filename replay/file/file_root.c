@@ -23,7 +23,7 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include "replay/file_int.h"
+#include "replay/file/file_int.h"
 #include "util/cli.h"
 #include "util/num.h"
 

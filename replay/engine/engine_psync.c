@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 
 #define PSYNC_MAX_THREADS 64
 #define PSYNC_STACK (256u << 10)

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "formats/event.h"
-#include "replay/target.h"
+#include "replay/block/target.h"
 
 struct run;
 

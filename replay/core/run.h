@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "formats/trace.h"
-#include "replay/dep.h"
-#include "replay/engine.h"
+#include "replay/dep/dep.h"
+#include "replay/engine/engine.h"
 #include "replay/replay.h"
-#include "replay/sched.h"
-#include "replay/target.h"
+#include "replay/core/sched.h"
+#include "replay/block/target.h"
 
 /* A scheduled I/O, already mapped onto its target by the decoder. */
 /* A completed I/O on its way to the helper thread: the result event, and when its submit call

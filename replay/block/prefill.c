@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "replay/prefill.h"
-#include "replay/replay_int.h"
+#include "replay/block/prefill.h"
+#include "replay/core/run.h"
 #include "util/cli.h"
 
 _Static_assert(REPLAY_MAX_TARGETS == TRACE_MAX_DEVICES, "one replay_unwritten per trace device");

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#include "replay/sched.h"
+#include "replay/core/sched.h"
 
 uint64_t sched_deadline(uint64_t t_ns, uint64_t genesis_ns, double speed)
 {

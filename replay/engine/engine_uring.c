@@ -15,7 +15,7 @@
 #include <linux/fs.h>
 #include <liburing.h>
 #include "formats/event.h"
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 
 /* Linux 6.12, include/uapi/linux/fs.h: async discard as an io_uring command on a block device */
 #ifndef BLOCK_URING_CMD_DISCARD

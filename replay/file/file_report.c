@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "replay/replay_int.h"
+#include "replay/core/run.h"
 #include "util/cli.h"
 
 static const char *const fskip_names[FSKIP__COUNT] = {

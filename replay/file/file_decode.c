@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include "replay/file_int.h"
+#include "replay/file/file_int.h"
 
 #define X86_O_CREAT 0100
 #define X86_O_TRUNC 01000

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "replay/prefill.h"
+#include "replay/block/prefill.h"
 
 /* The first line of a sysfs file, without its newline; 0 or -errno. */
 static int sysfs_read(const char *path, char *buf, size_t len)

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analyze/analyze.h"
-#include "replay/file_int.h"
+#include "replay/file/file_int.h"
 #include "util/cli.h"
 
 /* Flags F_SETFL can change (fs/fcntl.c SETFL_MASK), x86-64 values. */

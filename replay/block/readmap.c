@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "replay/prefill.h"
+#include "replay/block/prefill.h"
 
 static int run_cmp(const void *a, const void *b)
 {

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "replay/dep.h"
+#include "replay/dep/dep.h"
 
 #define TID_EMPTY UINT32_MAX
 #define GRANULE_SHIFT 16 /* overlap buckets: 64 KiB */
