@@ -116,11 +116,6 @@ static void unwritten_print(const struct replay_result *r, FILE *out)
 	}
 }
 
-void replay_json_str(char *out, size_t len, const char *s)
-{
-	json_str_buf(out, len, s);
-}
-
 /* ", \"targets\": [...]": what each target read that was never written, and the prefill. */
 static size_t unwritten_json(const struct replay_result *r, char *buf, size_t len)
 {
@@ -138,7 +133,7 @@ static size_t unwritten_json(const struct replay_result *r, char *buf, size_t le
 			snprintf(now, sizeof(now), "%.6f", share(u->start_bytes, u->region_bytes));
 			snprintf(found, sizeof(found), "%.6f", share(u->found_bytes, u->region_bytes));
 		}
-		replay_json_str(path, sizeof(path), u->path);
+		json_str_buf(path, sizeof(path), u->path);
 		k = snprintf(one, sizeof(one),
 			     "%s{\"path\": %s, \"read_region_bytes\": %llu, \"unwritten_method\": "
 			     "\"%s\", \"unwritten_lower_bound\": %s, \"unwritten_share\": %s, "

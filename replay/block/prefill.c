@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "replay/block/block.h"
 #include "replay/block/prefill.h"
 #include "replay/core/run.h"
 #include "util/cli.h"
@@ -172,7 +173,7 @@ static int open_for_prefill(struct run *r, const struct target *t, struct target
 static int prefill_one(struct run *r, unsigned int i, struct granmap *m, char *err,
 		       size_t errlen)
 {
-	const struct target *t = &r->tg[i];
+	const struct target *t = &brun_of(r)->tg[i];
 	struct replay_unwritten *u = &r->res->unwritten[i];
 	bool forced = r->o->prefill == REPLAY_PREFILL_ON;
 	struct filler f = { .r = r, .path = u->path, .seed = now_mono_ns() * 0x9E3779B97F4A7C15ULL };
@@ -227,7 +228,7 @@ static int one_target(struct run *r, unsigned int i, struct granmap *m, char *er
 		      size_t errlen)
 {
 	const struct replay_opts *o = r->o;
-	const struct target *t = &r->tg[i];
+	const struct target *t = &brun_of(r)->tg[i];
 	struct replay_unwritten *u = &r->res->unwritten[i];
 	uint64_t pos = 0, a, b;
 	int ret;
@@ -255,6 +256,7 @@ static int one_target(struct run *r, unsigned int i, struct granmap *m, char *er
 
 int prefill_targets(struct run *r, char *err, size_t errlen)
 {
+	struct brun *b = brun_of(r);
 	struct granmap *maps;
 	int ret = 0;
 
@@ -263,24 +265,24 @@ int prefill_targets(struct run *r, char *err, size_t errlen)
 				      "--allow-writes too (it destroys the data there)");
 		return -EINVAL;
 	}
-	if (r->eng == &engine_null_ops)
+	if (r->eng->moves_no_data)
 		return 0; /* no I/O reaches the target: what it holds does not matter */
-	maps = calloc(r->ndev, sizeof(*maps));
+	maps = calloc(b->ndev, sizeof(*maps));
 	if (!maps)
 		return -ENOMEM;
-	for (unsigned int i = 0; !ret && i < r->ndev; i++) {
-		struct granmap *in = readmap_dev(r->rmap, i);
+	for (unsigned int i = 0; !ret && i < b->ndev; i++) {
+		struct granmap *in = readmap_dev(b->rmap, i);
 		unsigned int j = 0;
 
 		if (!in)
 			continue;
 		/* two trace devices on one target: one map, one prefill */
-		while (j < i && (!maps[j].used || strcmp(r->tg[j].path, r->tg[i].path)))
+		while (j < i && (!maps[j].used || strcmp(b->tg[j].path, b->tg[i].path)))
 			j++;
 		if (j == i)
-			ret = granmap_init_fixed(&maps[i], r->tg[i].size);
+			ret = granmap_init_fixed(&maps[i], b->tg[i].size);
 		if (!ret) {
-			readmap_project(in, r->tg[i].size, r->src_size[i],
+			readmap_project(in, b->tg[i].size, b->src_size[i],
 					r->o->offsets == REPLAY_OFFSETS_SCALE, &maps[j]);
 			ret = in->err ? in->err : maps[j].err;
 		}
@@ -288,10 +290,10 @@ int prefill_targets(struct run *r, char *err, size_t errlen)
 	if (ret)
 		snprintf(err, errlen, "out of memory for the map of the regions %s reads",
 			 r->o->trace);
-	for (unsigned int i = 0; !ret && i < r->ndev; i++)
+	for (unsigned int i = 0; !ret && i < b->ndev; i++)
 		if (maps[i].used)
 			ret = one_target(r, i, &maps[i], err, errlen);
-	for (unsigned int i = 0; i < r->ndev; i++)
+	for (unsigned int i = 0; i < b->ndev; i++)
 		granmap_free(&maps[i]);
 	free(maps);
 	return ret;

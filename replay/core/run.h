@@ -1,33 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Inside replay: the state shared by setup (setup.c) and the scheduling loops (run.c). */
-#ifndef IOREEL_REPLAY_INT_H
-#define IOREEL_REPLAY_INT_H
+/*
+ * Replay's core: the state of one replay (struct run), the two tables its variants fill and
+ * the primitives they call. A replay is this core plus one variant on each of three axes:
+ *
+ *   source  where the I/O comes from and goes to: a block trace onto devices or files
+ *           (replay/block/), a file-level trace onto files under --root (replay/file/)
+ *   mode    when each I/O is issued: timed, afap, closed (replay/core/loops.c), dep
+ *           (replay/dep/)
+ *   engine  how it is issued: io_uring, libaio, psync, null (replay/engine/)
+ *
+ * Each axis is a table declared here (the engine's in engine/engine.h); a variant fills one
+ * and calls only down into the core; the core names no variant. The conductor, replay_run()
+ * in replay/run.c, picks the three and runs the stages:
+ *
+ *   src->scan      one pass over the trace (struct prescan), before anything is opened
+ *   mode->setup    what the mode needs from the scan (dep: inference, or a fallback mode)
+ *   src->prepare   targets opened and vetted;  then the engine is picked (src->engine_hint)
+ *   src->ready     what needs the engine and the targets (block: never-written check, prefill)
+ *   mode->prepare  what the mode loads before the clock (closed: its streams, src->each)
+ *   run_setup_slots, src->open_output, the helper thread, run_schedule (mode->loop)
+ *
+ * Two threads: the scheduling thread runs the mode's loop and the engine (issue, submit,
+ * reap); the helper thread decodes ahead of it (src->feed into the input ring) and writes and
+ * analyses behind it (src->out from the output ring), so neither delays a deadline.
+ */
+#ifndef IOREEL_REPLAY_CORE_RUN_H
+#define IOREEL_REPLAY_CORE_RUN_H
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "formats/trace.h"
-#include "replay/dep/dep.h"
 #include "replay/engine/engine.h"
 #include "replay/replay.h"
+#include "replay/core/pattern.h"
 #include "replay/core/sched.h"
-#include "replay/block/target.h"
+#include "util/spsc.h"
 
-/* A scheduled I/O, already mapped onto its target by the decoder. */
-/* A completed I/O on its way to the helper thread: the result event, and when its submit call
- * began (the event's issue time is when the call returned; lateness is counted from the start). */
-struct done_ev {
-	struct io_event ev;
-	uint64_t submit_ns;
-};
-
+/* A scheduled I/O, already mapped onto its target by the source. The input ring's items begin
+ * with one; a mode may want more per item (mode->in_item). */
 struct sev {
-	uint64_t t;	 /* timed: deadline in ns since the replay's start */
+	uint64_t t;	 /* clocked modes: deadline in ns since the replay's start */
 	uint64_t offset; /* on the target */
-	uint64_t arg;	 /* file level: op-specific (replay/file_int.h, "calls") */
+	uint64_t arg;	 /* file level: op-specific (replay/file/file_int.h, "calls") */
 	uint32_t len;
-	uint32_t stream; /* closed: index into run.cs; dep: how it was released (enum dep_kind) */
+	uint32_t stream; /* the recorded stream; the mode may use it for its own (dep: how it
+			  * was released) */
 	uint32_t tid;	 /* the recorded thread's, kept in the result trace */
 	uint32_t dev;	 /* target index (= trace device index); file level: the open file */
 	uint32_t aux;	 /* file level: op-specific */
@@ -35,50 +54,38 @@ struct sev {
 	uint8_t flags;
 };
 
-/* A file-level replay's completed call: the result event's file-level half too. */
-struct done_fev {
-	struct done_ev d;
-	struct io_fext x;
-};
-
-/* Dep mode's items in the input ring: the I/O and what inference says it waited for. */
-struct dsev {
-	struct sev s;
-	struct dep_info dep;
-};
-
-/* A closed-loop stream: its events in order, how many are in flight, and what the trace says
- * it runs (its group, start delay, runtime or I/O count: formats/FORMAT.md, "Streams"). */
-struct cstream {
-	struct sev *ev;
-	uint64_t n, cap, pos, issued;
-	uint32_t depth, inflight;
-	struct trace_stream rec;
+/* A completed I/O on its way to the helper thread: the result event, and when its submit call
+ * began (the event's issue time is when the call returned; lateness is counted from the start).
+ * The output ring's items begin with one; a source may want more per item (src->out_item). */
+struct done_ev {
+	struct io_event ev;
+	uint64_t submit_ns;
 };
 
 #define RUN_DECODE 4096	     /* events decoded per trace_reader__next */
+#define RUN_RING (1u << 16)  /* decoded I/Os kept ahead of the scheduler */
 /* Linux's MAX_RW_COUNT (include/linux/fs.h: INT_MAX & PAGE_MASK): the most one read or write
  * moves; io->res (an int) holds it too. */
 #define REPLAY_MAX_IO_BYTES 0x7ffff000u
 
-/* What one pass over the trace before any I/O found (setup.c, file_setup.c). */
+/* What one pass over the trace before any I/O found (src->scan). */
 struct prescan {
 	uint64_t count[IO_OP__COUNT];
 	uint64_t bad_op, events;
+	uint64_t no_completion, no_tid; /* events without a completion time, a thread id */
 	uint64_t first, last;
 	uint32_t max_len;
 	uint64_t max_end[TRACE_MAX_DEVICES];
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;
 	bool sorted;
-	struct dep_fitness fit; /* what dependency inference would lack */
 };
 
 /*
- * A bounded set of I/O buffers of one size (setup.c, setup_slots). Each I/O in flight takes
- * its own while one is free. When none is: with `wait`, the I/O waits for one to come back
- * (counted in buffer_waits); without, it shares one, round robin (harmless where nothing reads
- * the buffer and nothing checks it while the I/O is in flight).
+ * A bounded set of I/O buffers of one size (core/slots.c, run_setup_slots). Each I/O in flight
+ * takes its own while one is free. When none is: with `wait`, the I/O waits for one to come
+ * back (counted in buffer_waits); without, it shares one, round robin (harmless where nothing
+ * reads the buffer and nothing checks it while the I/O is in flight).
  */
 enum run_pool_kind { RUN_POOL_READ, RUN_POOL_PATTERN, RUN_POOL__COUNT };
 struct run_pool {
@@ -89,38 +96,86 @@ struct run_pool {
 	bool wait;
 };
 
-struct frun; /* a file-level replay's own state (replay/file_int.h) */
-#define RUN_RING (1u << 16)  /* decoded I/Os kept ahead of the scheduler */
+struct run;
+
+/* The source axis: a block trace (replay/block/), a file-level trace (replay/file/). */
+struct replay_source_ops {
+	const char *name;
+	size_t out_item; /* bytes of an output ring item, a struct done_ev first */
+	/* before the clock (conductor) */
+	int (*scan)(struct run *r, struct prescan *p, char *err, size_t errlen);
+	int (*prepare)(struct run *r, const struct prescan *p, char *err, size_t errlen);
+	const char *(*engine_hint)(struct run *r); /* an engine for these targets, or NULL */
+	int (*ready)(struct run *r, const struct prescan *p, char *err, size_t errlen);
+	/* the largest alignment the targets want; whether a read needs a buffer of its own while
+	 * in flight (a filesystem that verifies checksums in it) */
+	void (*buffers)(struct run *r, uint32_t *align, bool *own_reads);
+	void (*engine_targets)(struct run *r, struct engine_params *ep);
+	int (*open_output)(struct run *r);
+	/* every I/O of the trace, mapped, in file order (for modes that load them all: closed);
+	 * NULL when the source cannot (its calls depend on each other) */
+	int (*each)(struct run *r, int (*fn)(struct run *r, const struct sev *s, void *arg),
+		    void *arg, char *err, size_t errlen);
+	/* helper thread: decoded I/Os into the input ring (run_feed_item), results out */
+	long (*feed)(struct run *r);
+	void (*out)(struct run *r, const struct done_ev *d);
+	/* scheduling thread */
+	void (*warm_up)(struct run *r);
+	/* calls the source makes itself, on this thread (file level: opens, renames...):
+	 * issue > 0 when it made the call, 0 to hand io to the engine; reap hands back the
+	 * calls it made; complete fills the rest of its output item. Any may be NULL. */
+	int (*issue)(struct run *r, struct replay_io *io);
+	int (*reap)(struct run *r, struct replay_io **done, unsigned int max);
+	void (*complete)(struct run *r, struct replay_io *io, struct done_ev *d);
+	void (*free)(struct run *r);
+};
+
+/* The mode axis: timed, afap, closed (core/loops.c), dep (replay/dep/). */
+struct replay_mode_ops {
+	const char *name;
+	int id;	       /* enum replay_mode */
+	bool clocked;  /* each I/O has a deadline from the trace's time (lateness is measured) */
+	bool fed;      /* the helper decodes the trace into the input ring as the run goes */
+	bool loads_all; /* it loads every I/O before the clock instead (src->each) */
+	size_t in_item; /* bytes of an input ring item, a struct sev first */
+	unsigned int (*depth)(struct run *r); /* the in-flight cap */
+	/* from the scan: may set r->mode to another mode's id to hand over (dep's fallback) */
+	int (*setup)(struct run *r, const struct prescan *p, char *err, size_t errlen);
+	int (*prepare)(struct run *r, const struct prescan *p, char *err, size_t errlen);
+	/* helper thread: item (a struct sev first) was just decoded from ev; after_back lists
+	 * how many calls back lie others it must follow, as the source knows (file level: an
+	 * open, a name's last change). Returns how many of those became edges. */
+	unsigned int (*annotate)(struct run *r, const struct io_event *ev, void *item,
+				 const uint32_t *after_back, unsigned int nafter);
+	int (*loop)(struct run *r);
+	void (*done)(struct run *r, struct replay_io *io, uint64_t complete_ns);
+	void (*finish)(struct run *r);
+	void (*free)(struct run *r);
+};
+
+extern const struct replay_mode_ops replay_mode_timed, replay_mode_afap, replay_mode_closed;
 
 struct run {
 	const struct replay_opts *o;
 	struct replay_result *res;
-	int mode;
+	int mode; /* enum replay_mode: mops->id */
+	const struct replay_mode_ops *mops;
+	const struct replay_source_ops *src;
+	void *src_state;  /* the source's own (struct brun, struct frun) */
+	void *mode_state; /* the mode's own */
 	struct trace_reader *rd;
 	const struct trace_meta *meta;
-	unsigned int ndev; /* trace devices (at least 1) */
-	struct target tg[TRACE_MAX_DEVICES];
-	struct engine_target etg[TRACE_MAX_DEVICES];
-	uint64_t src_size[TRACE_MAX_DEVICES]; /* recorded size, or the highest offset reached */
-	uint64_t genesis;		      /* time of the first event */
-	struct readmap *rmap;		      /* the regions the trace reads (prefill.h) */
-
-	/* decoder state (helper thread) */
-	struct io_event buf[RUN_DECODE];
-	size_t nbuf, pos;
-	bool reader_eof;
-	bool input_done;
-	int rerr;
+	uint64_t genesis; /* trace time of the replay's start */
 
 	/* slots (scheduling thread) */
 	unsigned int depth;
 	size_t slot_bytes;
 	void *arena;
 	size_t arena_len;
-	/* the arena (setup.c, setup_slots): the read buffers, then the write data. Random write
-	 * data (default): a region every write points into, at a rotating offset, so writes cost
-	 * no per-I/O fill and do not compress or dedup. --write-data pattern: a pool of buffers,
-	 * one per write in flight. */
+	/* the arena: the read buffers, then the write data. Random write data (default): a
+	 * region every write points into, at a rotating offset, so writes cost no per-I/O fill
+	 * and do not compress or dedup. --write-data pattern: a pool of buffers, one per write
+	 * in flight. */
 	struct run_pool pool[RUN_POOL__COUNT];
 	char *wdata;
 	size_t wdata_span; /* offsets used: [0, wdata_span), multiples of 4096 */
@@ -134,18 +189,9 @@ struct run {
 	const struct engine_ops *eng;
 	struct engine *e;
 
-	/* closed mode */
-	struct cstream *cs;
-	uint32_t ncs;
-
-	/* dep mode: inference (helper thread) and the dependency scheduler (scheduling thread) */
-	struct dep_infer *infer;
-	struct dep_sched *dep;
-
-	/* file level (--root): the files, descriptors and calls; NULL for block replays */
-	struct frun *fr;
-
+	/* the rings between the threads, and the helper */
 	struct spsc in, out;
+	bool input_done;
 	uint64_t out_full;
 	pthread_t helper;
 	bool helper_started;
@@ -159,21 +205,34 @@ struct run {
 	/* output (helper thread) */
 	struct trace_writer *w;
 	struct analysis *an;
-	int werr;
+	int rerr, werr;
 	char herr[512];
 	uint64_t prog_ios, prog_at;
 };
 
 extern volatile sig_atomic_t replay_stop;
 
-/* Maps one trace event (op rules, device, offset) into s; false when it is not replayed. */
-bool run_map_event(struct run *r, const struct io_event *ev, struct sev *s);
 void run_warn(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int run_schedule(struct run *r);
-/* The scheduling thread's primitives, shared by the loops in run.c and dep_run.c. */
+
+/* core/slots.c: buffers and slots, and the scheduling thread's primitives */
+int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen);
+void run_free_slots(struct run *r);
 int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag);
 int run_submit(struct run *r);
 int run_reap(struct run *r, uint64_t timeout_ns);
+
+/* core/schedule.c: the clock, the loops' frame, the helper thread */
+int run_schedule(struct run *r);
+int run_start_helper(struct run *r);
+void run_stop_helper(struct run *r);
+/* A source's feed: the next input ring item to fill, or NULL when the ring is full; then
+ * run_feed_push() with the event it came from (the mode annotates it). */
+void *run_feed_slot(struct run *r);
+unsigned int run_feed_push(struct run *r, const struct io_event *ev, const uint32_t *after_back,
+			   unsigned int nafter);
+/* The deadline of an I/O at trace time t, in the mode's clock (0 for unclocked modes). */
+uint64_t run_deadline(const struct run *r, uint64_t t);
+
 /*
  * In the spin window, the scheduling thread yields the CPU until this close to the deadline:
  * the kernel threads serving the target (loop workers, io-wq, kworkers) then run on this core
@@ -185,28 +244,5 @@ int run_reap(struct run *r, uint64_t timeout_ns);
 /* The longest the scheduling thread waits in one go: Ctrl-C is looked at between waits. */
 #define RUN_WAIT_MAX_NS 100000000ULL
 #define SPIN_DEFAULT_NS 200000
-
-/* s as a JSON string into out (len >= 16), escaped; a path too long to fit is cut short. */
-void replay_json_str(char *out, size_t len, const char *s);
-
-/* file_*.c: a file-level trace replayed under --root (replay/file_int.h) */
-int file_replay_setup(struct run *r, struct prescan *p, char *err, size_t errlen);
-int file_replay_prepare(struct run *r, char *err, size_t errlen);
-void file_replay_free(struct run *r);
-long file_feed(struct run *r);
-int file_issue(struct run *r, struct replay_io *io);
-int file_reap(struct run *r, struct replay_io **done, unsigned int max);
-void file_complete(struct run *r, struct replay_io *io, struct done_fev *d);
-void file_out(struct run *r, const struct done_fev *d);
-int file_open_output(struct run *r);
-void file_engine_targets(struct run *r, struct engine_params *ep);
-
-/* dep_run.c */
-int dep_sched_new(struct run *r, const struct dep_opts *o);
-void dep_sched_free(struct run *r);
-int dep_sched_loop(struct run *r);
-void dep_sched_done(struct run *r, struct replay_io *io, uint64_t complete_ns);
-int run_start_helper(struct run *r);
-void run_stop_helper(struct run *r);
 
 #endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Scheduling arithmetic (pure, unit-tested in tests/unit/test_replay_sched.c) and the
- * single-producer single-consumer ring that carries decoded I/Os to the scheduling thread and
- * finished ones away from it, so that decoding and writing never delay a deadline.
+ * Scheduling arithmetic (pure, unit-tested in tests/unit/test_replay_sched.c): the clock of
+ * every clocked mode. The rings between replay's threads are util/spsc.h.
  */
 #ifndef IOREEL_REPLAY_SCHED_H
 #define IOREEL_REPLAY_SCHED_H
@@ -32,25 +31,5 @@ uint64_t sched_map_offset(uint64_t off, uint32_t len, uint64_t size, uint64_t sr
 
 /* Sleeps (TIMER_ABSTIME) until spin_ns before abs_ns, then spins to abs_ns. */
 void sched_wait_until(uint64_t abs_ns, uint64_t spin_ns);
-
-/* ---- SPSC ring of fixed-size items; capacity a power of two ---- */
-struct spsc {
-	char *items;
-	size_t esize;
-	uint64_t mask;
-	/* each index on its own cache line: producer and consumer run on different cores */
-	_Alignas(64) uint64_t head; /* consumer */
-	_Alignas(64) uint64_t tail; /* producer */
-};
-
-int spsc_init(struct spsc *q, size_t esize, uint64_t cap);
-void spsc_free(struct spsc *q);
-/* Producer: a slot to fill, or NULL when full; then spsc_push() publishes it. */
-void *spsc_slot(struct spsc *q);
-void spsc_push(struct spsc *q);
-/* Consumer: the oldest item, or NULL when empty; then spsc_pop() releases it. */
-void *spsc_peek(struct spsc *q);
-void spsc_pop(struct spsc *q);
-uint64_t spsc_count(struct spsc *q);
 
 #endif

@@ -20,9 +20,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include "replay/core/run.h"
+#include "replay/dep/dep.h"
 #include "util/cli.h"
 
 #define NONE UINT32_MAX
+
+/* Dep mode's items in the input ring: the I/O and what inference says it waited for. */
+struct dsev {
+	struct sev s;
+	struct dep_info dep;
+};
+
+struct dep_sched;
+
+/* The mode's state (struct run's mode_state): inference on the helper thread, the
+ * dependency scheduler on the scheduling thread. */
+struct dep_mode {
+	struct dep_infer *infer;
+	struct dep_sched *sched;
+};
+
+static inline struct dep_sched *sched_of(const struct run *r)
+{
+	return ((struct dep_mode *)r->mode_state)->sched;
+}
 
 enum dslot_state { DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_DONE };
 
@@ -75,14 +96,14 @@ static inline uint32_t wslot(uint64_t seq)
 	return (uint32_t)(seq & (DEP_WINDOW - 1));
 }
 
-int dep_sched_new(struct run *r, const struct dep_opts *o)
+static int dep_sched_new(struct run *r, const struct dep_opts *o)
 {
 	struct dep_sched *d = calloc(1, sizeof(*d));
 	uint32_t npool = DEP_MAX_PARENTS * DEP_WINDOW;
 
 	if (!d)
 		return -ENOMEM;
-	r->dep = d;
+	((struct dep_mode *)r->mode_state)->sched = d;
 	d->slot = calloc(DEP_WINDOW, sizeof(*d->slot));
 	d->pool = malloc(npool * sizeof(*d->pool));
 	d->heap = malloc(DEP_WINDOW * sizeof(*d->heap));
@@ -100,10 +121,8 @@ int dep_sched_new(struct run *r, const struct dep_opts *o)
 	return 0;
 }
 
-void dep_sched_free(struct run *r)
+static void dep_sched_free(struct dep_sched *d)
 {
-	struct dep_sched *d = r->dep;
-
 	if (!d)
 		return;
 	free(d->slot);
@@ -111,7 +130,6 @@ void dep_sched_free(struct run *r)
 	free(d->heap);
 	free(d->st);
 	free(d);
-	r->dep = NULL;
 }
 
 /* ---- the ready heap ---- */
@@ -241,7 +259,7 @@ static int grow_streams(struct dep_sched *d, uint32_t stream)
 /* Takes one I/O from the input ring into the window. 0, or -errno. */
 static int admit(struct run *r, const struct dsev *in)
 {
-	struct dep_sched *d = r->dep;
+	struct dep_sched *d = sched_of(r);
 	uint64_t seq = d->next_seq++;
 	uint32_t w = wslot(seq);
 	struct dslot *s = &d->slot[w];
@@ -295,7 +313,7 @@ static int admit(struct run *r, const struct dsev *in)
 /* Reads what the helper decoded while the window has room. */
 static int admit_ready(struct run *r)
 {
-	struct dep_sched *d = r->dep;
+	struct dep_sched *d = sched_of(r);
 	const struct dsev *in;
 	int n = 0;
 
@@ -339,9 +357,9 @@ static void park(struct dep_sched *d, uint32_t w)
 }
 
 /* Called by run.c's complete() for each I/O reaped. */
-void dep_sched_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
+static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 {
-	struct dep_sched *d = r->dep;
+	struct dep_sched *d = sched_of(r);
 	struct dslot *s = &d->slot[io->tag];
 	struct dstream *st = &d->st[s->stream];
 
@@ -372,7 +390,7 @@ void dep_sched_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 /* Issues every ready I/O due by now; false when the in-flight cap stopped it. */
 static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned int *nissued)
 {
-	struct dep_sched *d = r->dep;
+	struct dep_sched *d = sched_of(r);
 
 	while (d->nheap) {
 		uint32_t w = d->heap[0];
@@ -431,9 +449,9 @@ static void wait_completion(struct run *r, uint64_t poll, uint64_t sleep)
 		run_reap(r, sleep);
 }
 
-int dep_sched_loop(struct run *r)
+static int dep_loop(struct run *r)
 {
-	struct dep_sched *d = r->dep;
+	struct dep_sched *d = sched_of(r);
 	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : SPIN_DEFAULT_NS;
 	uint32_t *issued = malloc(r->depth * sizeof(*issued));
 	bool starved = false;
@@ -507,3 +525,143 @@ int dep_sched_loop(struct run *r)
 	free(issued);
 	return ret;
 }
+
+/*
+ * Dep mode needs completion times and thread ids. A trace without them is refused with what
+ * it lacks, or replayed in the mode the user chose for that case (--dep-fallback), never
+ * silently in another mode.
+ */
+static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	struct dep_fitness fit = { p->events, p->no_completion, p->no_tid };
+	struct dep_mode *m;
+	char why[512];
+	struct dep_opts o;
+
+	if (!dep_fitness_ok(&fit, why, sizeof(why))) {
+		if (r->o->mode == REPLAY_MODE_AUTO) { /* dep was the default, not asked for */
+			run_warn(r, "dep mode (the default for recordings): %s; replaying in "
+				    "timed mode", why);
+			r->mode = REPLAY_TIMED;
+			return 0;
+		}
+		if (!r->o->dep_fallback_set) {
+			snprintf(err, errlen,
+				 "%s cannot be replayed in dep mode: %s. Replay it with --mode "
+				 "timed or afap, or give --dep-fallback timed|afap to do that "
+				 "whenever dep mode cannot be used",
+				 r->o->trace, why);
+			return -EINVAL;
+		}
+		run_warn(r, "dep mode: %s; replaying in %s mode (--dep-fallback)", why,
+			 replay_mode_name(r->o->dep_fallback));
+		r->mode = r->o->dep_fallback;
+		return 0;
+	}
+	if (r->o->dep_set)
+		o = r->o->dep;
+	else
+		dep_opts_default(&o);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->mode_state = m;
+	m->infer = dep_infer__new(&o);
+	if (!m->infer || dep_sched_new(r, &o)) {
+		snprintf(err, errlen, "out of memory for dep mode's window of %u I/Os", DEP_WINDOW);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The calls a source says an I/O must follow (file level: an open, a name's last change,
+ * after_back calls back) become completion edges; returns how many. */
+static unsigned int add_after(struct dep_info *di, const uint32_t *after_back, unsigned int n)
+{
+	unsigned int added = 0;
+
+	for (unsigned int k = 0; k < n; k++) {
+		uint64_t back = after_back[k];
+		struct dep_edge e = { .gap_ns = 0, .back = (uint32_t)back, .kind = DEP_SYNC };
+		int slot = -1;
+
+		if (!back || back > DEP_MAX_BACK)
+			continue; /* further back than the window: done before this is read */
+		for (uint8_t i = 0; i < di->npar && slot < 0; i++)
+			if (di->par[i].back == back)
+				slot = DEP_MAX_PARENTS; /* already a parent */
+		/* no room: a name's or descriptor's order matters more than an overlap or a
+		 * barrier edge, which only shape timing */
+		for (int kind = DEP_OVERLAP; slot < 0 && di->npar == DEP_MAX_PARENTS;
+		     kind = kind == DEP_OVERLAP ? DEP_BARRIER : -1) {
+			for (uint8_t i = 0; i < di->npar && slot < 0; i++)
+				if (di->par[i].kind == kind)
+					slot = i;
+			if (kind < 0)
+				break;
+		}
+		if (slot == DEP_MAX_PARENTS)
+			continue;
+		if (slot < 0) {
+			if (di->npar == DEP_MAX_PARENTS)
+				continue;
+			slot = di->npar++;
+		}
+		di->par[slot] = e;
+		added++;
+	}
+	return added;
+}
+
+
+/* helper thread: what inference says the I/O just decoded waited for */
+static unsigned int dep_annotate(struct run *r, const struct io_event *ev, void *item,
+				 const uint32_t *after_back, unsigned int nafter)
+{
+	struct dep_mode *m = r->mode_state;
+	struct dep_info *di = &((struct dsev *)item)->dep;
+
+	dep_infer__next(m->infer, ev, di);
+	return nafter ? add_after(di, after_back, nafter) : 0;
+}
+
+/* a safety valve: the threads' own recorded depths hold dep mode back first */
+static unsigned int dep_depth(struct run *r)
+{
+	return r->o->max_inflight ? r->o->max_inflight : 1024;
+}
+
+static void dep_finish(struct run *r)
+{
+	struct dep_mode *m = r->mode_state;
+
+	if (m && m->infer)
+		r->res->dep = *dep_infer__stats(m->infer);
+}
+
+static void dep_free(struct run *r)
+{
+	struct dep_mode *m = r->mode_state;
+
+	if (!m)
+		return;
+	dep_infer__free(m->infer);
+	dep_sched_free(m->sched);
+	free(m);
+	r->mode_state = NULL;
+}
+
+const struct replay_mode_ops replay_mode_dep = {
+	.name = "dep",
+	.id = REPLAY_DEP,
+	.clocked = true,
+	.fed = true,
+	.in_item = sizeof(struct dsev),
+	.depth = dep_depth,
+	.setup = dep_setup,
+	.annotate = dep_annotate,
+	.loop = dep_loop,
+	.done = dep_done,
+	.finish = dep_finish,
+	.free = dep_free,
+};

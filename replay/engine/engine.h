@@ -84,6 +84,8 @@ struct engine_ops {
 	/* The I/O runs synchronously on the engine's own threads (psync): clat covers the whole
 	 * call, as fio times its sync engines, so the issue time is when the submit began. */
 	bool sync_io;
+	/* Nothing reaches a target (null): what a target holds does not matter to it. */
+	bool moves_no_data;
 	/* NULL + errno; *why gets a reason worth printing when the kernel lacks something. */
 	struct engine *(*init)(const struct engine_params *p, char *why, size_t why_len);
 	/* Prepares one I/O for the next submit (psync: hands it to a worker). 0 or -errno. */

@@ -71,6 +71,7 @@ static void null_exit(struct engine *e)
 
 const struct engine_ops engine_null_ops = {
 	.name = "null",
+	.moves_no_data = true,
 	.init = null_init,
 	.queue = null_queue,
 	.submit = null_submit,

@@ -32,6 +32,13 @@
 #include "replay/core/run.h"
 
 #define FSLOT_NONE UINT32_MAX
+
+/* A file-level replay's completed call: the result event's file-level half too (the output
+ * ring's item, replay_source_file.out_item). */
+struct done_fev {
+	struct done_ev d;
+	struct io_fext x;
+};
 #define FMARKER ".ioreel-replay" /* in a root a replay prepared: it may replace files there */
 
 /* A path under the root. Several file-table entries may share one (a file made again). */
@@ -168,6 +175,19 @@ int fdec_init(struct fdec *d, struct frun *f, bool first_pass);
 void fdec_free(struct fdec *d);
 /* The calls one recorded event becomes, appended to f->pend; 0 or -ENOMEM. */
 int fdec_event(struct fdec *d, const struct io_event *ev, const struct io_fext *x);
+
+static inline struct frun *frun_of(const struct run *r)
+{
+	return r->src_state;
+}
+
+extern const struct replay_source_ops replay_source_file;
+
+/* file_run.c: the calls the scheduling thread makes itself, and the results (the table's) */
+int file_issue(struct run *r, struct replay_io *io);
+int file_reap(struct run *r, struct replay_io **done, unsigned int max);
+void file_complete(struct run *r, struct replay_io *io, struct done_ev *d);
+void file_out(struct run *r, const struct done_ev *d);
 
 /* file_setup.c: open flags, x86-64 values (as recorded) to this machine's; and those a
  * recorded open is replayed with (--buffered drops O_DIRECT) */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "replay/core/run.h"
 #include "util/cli.h"
+#include "util/json.h"
 
 static const char *const fskip_names[FSKIP__COUNT] = {
     [FSKIP_FAILED] = "failed_in_recording",
@@ -153,8 +154,8 @@ int replay_file_json(const struct replay_result *r, char *buf, size_t len)
 	*buf = '\0';
 	if (!f)
 		return 0;
-	replay_json_str(root, sizeof(root), f->root);
-	replay_json_str(strip, sizeof(strip), f->strip);
+	json_str_buf(root, sizeof(root), f->root);
+	json_str_buf(strip, sizeof(strip), f->strip);
 	put(buf, len, &n,
 	    ", \"file\": {\"root\": %s, \"strip\": %s, \"recreated\": {\"files\": %llu, "
 	    "\"sparse\": %llu, \"empty_names\": %llu, \"dense_guess\": %llu, \"conflicts\": %llu, "

@@ -53,7 +53,7 @@ static const struct fname *name_of(const struct frun *f, uint64_t n)
 
 static int do_open(struct run *r, struct replay_io *io)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	int fl = file_open_flags(r, io->aux), fd;
 
 	fd = froot_open_name(f, (uint32_t)io->arg, fl, io->len & 07777);
@@ -109,7 +109,7 @@ static int do_by_name(struct frun *f, const struct replay_io *io)
 /* The call io stands for, made now on the scheduling thread: its result or -errno. */
 static int make_call(struct run *r, struct replay_io *io)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	int fd = io->dev != FSLOT_NONE ? f->tg[io->dev].fd : -1, nfd;
 
 	if (io->dev == FSLOT_NONE)
@@ -150,7 +150,7 @@ static int make_call(struct run *r, struct replay_io *io)
 
 int file_issue(struct run *r, struct replay_io *io)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	uint64_t t0;
 
 	io->flags = 0;
@@ -197,7 +197,7 @@ int file_issue(struct run *r, struct replay_io *io)
 
 int file_reap(struct run *r, struct replay_io **done, unsigned int max)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	unsigned int n = f->ndone < max ? f->ndone : max;
 
 	if (!n)
@@ -209,9 +209,10 @@ int file_reap(struct run *r, struct replay_io **done, unsigned int max)
 }
 
 /* On the scheduling thread, for each completed call: the result event's file-level half. */
-void file_complete(struct run *r, struct replay_io *io, struct done_fev *d)
+void file_complete(struct run *r, struct replay_io *io, struct done_ev *dv)
 {
-	struct frun *f = r->fr;
+	struct done_fev *d = (struct done_fev *)dv;
+	struct frun *f = frun_of(r);
 	struct io_event *ev = &d->d.ev;
 	struct io_fext *x = &d->x;
 	bool by_name = io->dev == FSLOT_NONE;
@@ -238,9 +239,10 @@ void file_complete(struct run *r, struct replay_io *io, struct done_fev *d)
 }
 
 /* On the helper thread: the result trace, the analysis, the figures per call. */
-void file_out(struct run *r, const struct done_fev *d)
+void file_out(struct run *r, const struct done_ev *dv)
 {
-	struct replay_file_result *res = r->fr->res;
+	const struct done_fev *d = (const struct done_fev *)dv;
+	struct replay_file_result *res = frun_of(r)->res;
 	const struct io_event *ev = &d->d.ev;
 	struct io_event b;
 

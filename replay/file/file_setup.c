@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <sys/resource.h>
 #include "analyze/analyze.h"
 #include "replay/file/file_int.h"
@@ -67,16 +69,11 @@ static int check_opts(const struct run *r, char *err, size_t errlen)
 				      "the trace names there)", o->root);
 		return -EPERM;
 	}
-	if (r->mode == REPLAY_CLOSED) {
-		snprintf(err, errlen, "closed mode replays synthesized jobs: give --mode dep, timed "
-				      "or afap for a file-level trace");
-		return -EINVAL;
-	}
 	r->res->usage_error = false;
 	return 0;
 }
 
-/* One call of the prescan, as setup.c's prescan counts a block I/O. */
+/* One call of the prescan, as the block source's prescan counts a block I/O. */
 static void prescan_call(struct prescan *p, const struct fcall *c)
 {
 	uint64_t t = c->s.t;
@@ -86,16 +83,19 @@ static void prescan_call(struct prescan *p, const struct fcall *c)
 	p->first = t < p->first ? t : p->first;
 	p->last = t > p->last ? t : p->last;
 	p->events++;
-	p->fit.events++;
-	p->fit.no_completion += c->iev.complete_ns == IO_TS_NONE;
-	p->fit.no_tid += !c->s.tid;
+	p->no_completion += c->iev.complete_ns == IO_TS_NONE;
+	p->no_tid += !c->s.tid;
+	if (c->s.op == IO_FOP_READ)
+		p->count[IO_OP_READ]++;
+	else if (c->s.op == IO_FOP_WRITE)
+		p->count[IO_OP_WRITE]++;
 	if ((c->s.op == IO_FOP_READ || c->s.op == IO_FOP_WRITE) && c->s.len > p->max_len)
 		p->max_len = c->s.len;
 }
 
 static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	long n = 0;
 	int ret;
 
@@ -162,14 +162,15 @@ static void take_counters(struct frun *f)
 	}
 }
 
-int file_replay_setup(struct run *r, struct prescan *p, char *err, size_t errlen)
+static int scan(struct run *r, struct prescan *p, char *err, size_t errlen)
 {
 	struct frun *f;
 	int ret = check_opts(r, err, errlen);
 
 	if (ret)
 		return ret;
-	f = r->fr = calloc(1, sizeof(*f));
+	f = calloc(1, sizeof(*f));
+	r->src_state = f;
 	if (!f || !(r->res->file = calloc(1, sizeof(*r->res->file))))
 		return -ENOMEM;
 	f->res = r->res->file;
@@ -217,7 +218,7 @@ int file_open_flags(const struct run *r, uint32_t x86)
 /* The descriptors open before the clock: open at start, or used before their open was seen. */
 static int open_at_setup(struct run *r, char *err, size_t errlen)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	struct rlimit rl;
 
 	/* every descriptor the recorded processes held at once is one of ours */
@@ -248,9 +249,10 @@ static int open_at_setup(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-int file_replay_prepare(struct run *r, char *err, size_t errlen)
+static int prepare(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
-	struct frun *f = r->fr;
+	(void)p;
+	struct frun *f = frun_of(r);
 	int ret = froot_prepare(f, err, errlen);
 
 	if (!ret)
@@ -267,64 +269,29 @@ int file_replay_prepare(struct run *r, char *err, size_t errlen)
 	return ret;
 }
 
-/* dep mode: the calls of other threads a call must follow become completion edges. */
-static void add_after(struct frun *f, const struct fcall *c, struct dep_info *di)
+static long feed(struct run *r)
 {
-	for (uint8_t k = 0; k < c->nafter; k++) {
-		uint64_t back = c->seq - c->after[k];
-		struct dep_edge e = { .gap_ns = 0, .back = (uint32_t)back, .kind = DEP_SYNC };
-		int slot = -1;
-
-		if (!back || back > DEP_MAX_BACK)
-			continue; /* further back than the window: done before this is read */
-		for (uint8_t i = 0; i < di->npar && slot < 0; i++)
-			if (di->par[i].back == back)
-				slot = DEP_MAX_PARENTS; /* already a parent */
-		/* no room: a name's or descriptor's order matters more than an overlap or a
-		 * barrier edge, which only shape timing */
-		for (int kind = DEP_OVERLAP; slot < 0 && di->npar == DEP_MAX_PARENTS;
-		     kind = kind == DEP_OVERLAP ? DEP_BARRIER : -1) {
-			for (uint8_t i = 0; i < di->npar && slot < 0; i++)
-				if (di->par[i].kind == kind)
-					slot = i;
-			if (kind < 0)
-				break;
-		}
-		if (slot == DEP_MAX_PARENTS)
-			continue;
-		if (slot < 0) {
-			if (di->npar == DEP_MAX_PARENTS)
-				continue;
-			slot = di->npar++;
-		}
-		di->par[slot] = e;
-		f->res->res_edges++;
-	}
-}
-
-long file_feed(struct run *r)
-{
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	long moved = 0;
 
 	for (;;) {
 		while (f->pend_pos < f->npend) {
 			const struct fcall *c = &f->pend[f->pend_pos];
-			struct sev *s = spsc_slot(&r->in);
+			struct sev *s = run_feed_slot(r);
+			uint32_t back[4];
 
 			if (!s)
 				return moved;
 			*s = c->s;
-			s->t = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP
-				       ? sched_deadline(c->s.t, r->genesis, r->o->speed)
-				       : 0;
-			if (r->infer) {
-				struct dep_info *di = &((struct dsev *)s)->dep;
+			s->t = run_deadline(r, c->s.t);
+			/* the calls of other threads it must follow, for a mode that orders by
+			 * dependencies (dep): how many calls back each lies */
+			for (uint8_t k = 0; k < c->nafter; k++) {
+				uint64_t d = c->seq - c->after[k];
 
-				dep_infer__next(r->infer, &c->iev, di);
-				add_after(f, c, di);
+				back[k] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 			}
-			spsc_push(&r->in);
+			f->res->res_edges += run_feed_push(r, &c->iev, back, c->nafter);
 			f->pend_pos++;
 			moved++;
 		}
@@ -362,17 +329,17 @@ long file_feed(struct run *r)
 }
 
 /* The engine's targets are the slots: one per descriptor, opened and closed as the run goes. */
-void file_engine_targets(struct run *r, struct engine_params *ep)
+static void engine_targets(struct run *r, struct engine_params *ep)
 {
-	ep->targets = r->fr->tg;
-	ep->ntargets = r->fr->nslots;
+	ep->targets = frun_of(r)->tg;
+	ep->ntargets = frun_of(r)->nslots;
 	ep->fds_change = true;
 }
 
 /* The result trace: the same file table (paths under the root), the calls as they ran. */
-int file_open_output(struct run *r)
+static int open_output(struct run *r)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 	struct trace_meta *m = calloc(1, sizeof(*m));
 	struct trace_device dv = { .logical_block_size = 512, .physical_block_size = 512 };
 	char path[TRACE_FILE_PATH_MAX + 1];
@@ -384,7 +351,7 @@ int file_open_output(struct run *r)
 		return -ENOMEM;
 	}
 	trace_meta_init(m, "replay");
-	snprintf(m->source, sizeof(m->source), "replay:%s", replay_mode_name(r->mode));
+	snprintf(m->source, sizeof(m->source), "replay:%s", r->mops->name);
 	snprintf(m->options, sizeof(m->options), "%s", r->o->command_line ? r->o->command_line : "");
 	m->level = TRACE_LEVEL_FILE;
 	if (r->o->output) {
@@ -409,9 +376,9 @@ int file_open_output(struct run *r)
 	return ret;
 }
 
-void file_replay_free(struct run *r)
+static void file_free(struct run *r)
 {
-	struct frun *f = r->fr;
+	struct frun *f = frun_of(r);
 
 	if (!f)
 		return;
@@ -429,5 +396,34 @@ void file_replay_free(struct run *r)
 	free(f->pend);
 	free(f->done);
 	free(f);
-	r->fr = NULL;
+	r->src_state = NULL;
 }
+
+/*
+ * A read's buffer must be its own while in flight on btrfs and ZFS, which verify a direct
+ * read's checksum in it (the block source says why); the files' alignment is the engine's.
+ */
+static void buffers(struct run *r, uint32_t *align, bool *own_reads)
+{
+	struct statfs sf;
+
+	(void)align;
+	*own_reads = !statfs(r->o->root, &sf) && (sf.f_type == BTRFS_SUPER_MAGIC ||
+						  (unsigned long)sf.f_type == 0x2fc12fc1UL);
+}
+
+const struct replay_source_ops replay_source_file = {
+	.name = "file-level",
+	.out_item = sizeof(struct done_fev),
+	.scan = scan,
+	.prepare = prepare,
+	.buffers = buffers,
+	.engine_targets = engine_targets,
+	.open_output = open_output,
+	.feed = feed,
+	.out = file_out,
+	.issue = file_issue,
+	.reap = file_reap,
+	.complete = file_complete,
+	.free = file_free,
+};

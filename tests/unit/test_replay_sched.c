@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "replay/core/sched.h"
+#include "util/spsc.h"
 
 #include "tests/unit/check.h"
 
