@@ -4,7 +4,8 @@
 # setup=/teardown= commands; a preset, a fio job section and a recorded trace in dep mode; 2
 # repeats. The table has every cell, report.json has every candidate of every workload with 2
 # repeats done, report.html has every workload's charts and the plan escaped, and afterwards
-# nothing the study mounted or held is left. Function, not timing.
+# nothing the study mounted or held is left; a --resume of the finished study runs nothing
+# and prints the report as JSON. Function, not timing.
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/study_common.inc"
@@ -68,4 +69,12 @@ grep -q "$(uname -r)" "$h" || fail "the HTML does not show the kernel"
 # the commands are logged
 grep -q "+ mkfs.btrfs -f -q -d raid1 -m raid1 $D_B1 $D_B2" "$res/log" || fail "mkfs.btrfs not logged"
 grep -q "+ umount $d/ext4mnt" "$res/log" || fail "the teardown command is not logged"
+# a --resume of a finished study runs nothing and gives the report again, here as JSON
+lines=$(wc -l <"$res/log")
+"$IOREEL" study "$d/plan.ini" --allow-writes --resume --json >"$d/json" 2>"$d/err2" ||
+	fail "--resume of a finished study exited $?: $(cat "$d/err2")"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert len(r["workloads"]) == 3' \
+	"$d/json" || fail "--json did not print the report: $(head -c 300 "$d/json")"
+tail -n +"$((lines + 1))" "$res/log" | grep -E ' (replay|mkfs|mount) ' && fail "a finished study ran something again"
+study_assert_clean "$res"
 echo "ok"
