@@ -7,7 +7,7 @@
  *           (replay/block/), a file-level trace onto files under --root (replay/file/)
  *   mode    when each I/O is issued: timed, afap, closed (replay/core/loops.c), dep
  *           (replay/dep/)
- *   engine  how it is issued: io_uring, libaio, psync, null (replay/engine/)
+ *   engine  how it is issued (replay/engine/, its table in engines.c)
  *
  * Each axis is a table declared here (the engine's in engine/engine.h); a variant fills one
  * and calls only down into the core; the core names no variant. The conductor, replay_run()
@@ -43,7 +43,7 @@
 struct sev {
 	uint64_t t;	 /* clocked modes: deadline in ns since the replay's start */
 	uint64_t offset; /* on the target */
-	uint64_t arg;	 /* file level: op-specific (replay/file/file_int.h, "calls") */
+	uint64_t arg;	 /* a source's own, op-specific (the file source's calls) */
 	uint32_t len;
 	uint32_t stream; /* the recorded stream; the mode may use it for its own (dep: how it
 			  * was released) */
@@ -161,7 +161,7 @@ struct run {
 	int mode; /* enum replay_mode: mops->id */
 	const struct replay_mode_ops *mops;
 	const struct replay_source_ops *src;
-	void *src_state;  /* the source's own (struct brun, struct frun) */
+	void *src_state;  /* the source's own */
 	void *mode_state; /* the mode's own */
 	struct trace_reader *rd;
 	const struct trace_meta *meta;

@@ -4,7 +4,7 @@
  * the decoder), the loop, the drain; and the helper thread beside it, which decodes ahead (the
  * source's feed) and writes and analyses behind (the source's out).
  *
- * Why one scheduling thread doing both submit and reap: with io_uring the completion side
+ * Why one scheduling thread doing both submit and reap: with a ring engine the completion side
  * costs a user-space peek, not a syscall, and on two cores a separate reaper would compete
  * with the spinning submitter (btreplay's footnote found one thread worse with AIO's syscalls).
  */

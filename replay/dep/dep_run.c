@@ -554,7 +554,7 @@ static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t e
 			return -EINVAL;
 		}
 		run_warn(r, "dep mode: %s; replaying in %s mode (--dep-fallback)", why,
-			 replay_mode_name(r->o->dep_fallback));
+			 r->o->dep_fallback == REPLAY_AFAP ? "afap" : "timed");
 		r->mode = r->o->dep_fallback;
 		return 0;
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The engine table and the synchronous fallback every engine shares. */
+/* The synchronous fallback every engine shares (the table is engines.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -11,25 +11,6 @@
 #include <linux/fs.h>
 #include "formats/event.h"
 #include "replay/engine/engine.h"
-
-static const struct engine_ops *const engines[] = {
-	&engine_uring_ops,
-	&engine_aio_ops,
-	&engine_psync_ops,
-	&engine_null_ops,
-};
-
-const struct engine_ops *engine_find(const char *name)
-{
-	if (!strcasecmp(name, "uring"))
-		name = "io_uring";
-	else if (!strcasecmp(name, "aio"))
-		name = "libaio";
-	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
-		if (!strcasecmp(engines[i]->name, name))
-			return engines[i];
-	return NULL;
-}
 
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 {
