@@ -63,9 +63,10 @@ static void usage(FILE *f)
 "                           the offered load (can the candidate absorb it?)\n"
 "      --speed X            timed, dep: X times as fast (0.5 = half speed)\n"
 "      --iodepth N          afap: I/Os in flight (default 32)\n"
-"      --max-inflight N     timed: cap on I/Os in flight (default 1024; numjobs x iodepth\n"
-"                           for a synthesized job with --rate-iops)\n"
-"      --spin TIME          timed: spin this long before each deadline (default 200us),\n"
+"      --max-inflight N     cap on I/Os in flight (timed, dep: default 1024, numjobs x\n"
+"                           iodepth for a synthesized job with --rate-iops; closed: the\n"
+"                           streams' depths together, at most 4096 unless raised here)\n"
+"      --spin TIME          timed, dep: spin this long before each deadline (default 200us),\n"
 "                           yielding the CPU until the last 20us\n"
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
@@ -154,264 +155,320 @@ static void print_report(const struct replay_result *res, bool json)
 	replay_file_print(res, stdout);
 }
 
+/* The long options without a short one: named, grouped as --help groups them. */
+enum replay_opt {
+	/* when: the mode and its clock */
+	OPT_MODE = 256,
+	OPT_SPEED,
+	OPT_IODEPTH,
+	OPT_MAX_INFLIGHT,
+	OPT_SPIN,
+	OPT_NO_REALTIME,
+	OPT_REALTIME,
+	OPT_THINK_SCALE,
+	/* dep mode */
+	OPT_DEP_THINK_MAX,
+	OPT_DEP_XWIN,
+	OPT_DEP_EPS,
+	OPT_DEP_BARRIER,
+	OPT_NO_DEP_OVERLAP,
+	OPT_DEP_FALLBACK,
+	/* where: targets, what may be written, and how */
+	OPT_BUFFERED,
+	OPT_ALLOW_WRITES,
+	OPT_WRITES_AS_READS,
+	OPT_FORCE,
+	OPT_SIZE,
+	OPT_OFFSETS,
+	OPT_WRITE_DATA,
+	OPT_PREFILL,
+	OPT_NO_PREFILL,
+	OPT_ROOT,
+	OPT_STRIP,
+};
+
+static const struct option replay_long_opts[] = {
+	{ "target", required_argument, 0, 't' },
+	{ "map", required_argument, 0, 'm' },
+	{ "output", required_argument, 0, 'o' },
+	{ "engine", required_argument, 0, 'e' },
+	{ "json", no_argument, 0, 'j' },
+	{ "quiet", no_argument, 0, 'q' },
+	{ "help", no_argument, 0, 'h' },
+	{ "mode", required_argument, 0, OPT_MODE },
+	{ "speed", required_argument, 0, OPT_SPEED },
+	{ "iodepth", required_argument, 0, OPT_IODEPTH },
+	{ "max-inflight", required_argument, 0, OPT_MAX_INFLIGHT },
+	{ "spin", required_argument, 0, OPT_SPIN },
+	{ "no-realtime", no_argument, 0, OPT_NO_REALTIME },
+	{ "realtime", no_argument, 0, OPT_REALTIME },
+	{ "think-scale", required_argument, 0, OPT_THINK_SCALE },
+	{ "dep-think-max", required_argument, 0, OPT_DEP_THINK_MAX },
+	{ "dep-xwin", required_argument, 0, OPT_DEP_XWIN },
+	{ "dep-eps", required_argument, 0, OPT_DEP_EPS },
+	{ "dep-barrier", required_argument, 0, OPT_DEP_BARRIER },
+	{ "no-dep-overlap", no_argument, 0, OPT_NO_DEP_OVERLAP },
+	{ "dep-fallback", required_argument, 0, OPT_DEP_FALLBACK },
+	{ "buffered", no_argument, 0, OPT_BUFFERED },
+	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
+	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
+	{ "force", no_argument, 0, OPT_FORCE },
+	{ "size", required_argument, 0, OPT_SIZE },
+	{ "offsets", required_argument, 0, OPT_OFFSETS },
+	{ "write-data", required_argument, 0, OPT_WRITE_DATA },
+	{ "prefill", no_argument, 0, OPT_PREFILL },
+	{ "no-prefill", no_argument, 0, OPT_NO_PREFILL },
+	{ "root", required_argument, 0, OPT_ROOT },
+	{ "strip", required_argument, 0, OPT_STRIP },
+	{ 0, 0, 0, 0 }
+};
+
+/* Each group's parser: 0 when it took the option, EXIT_USAGE when the value is wrong, -1 when
+ * the option is another group's. */
+
+static int parse_when(int c, const char *arg, struct replay_opts *o)
+{
+	uint64_t v;
+	char *end;
+
+	switch (c) {
+	case OPT_MODE: {
+		int m = !strcmp(arg, "timed")  ? REPLAY_TIMED
+			: !strcmp(arg, "afap")	? REPLAY_AFAP
+			: !strcmp(arg, "closed") ? REPLAY_CLOSED
+			: !strcmp(arg, "dep")	? REPLAY_DEP
+			: !strcmp(arg, "auto")	? REPLAY_MODE_AUTO
+						: -2;
+
+		if (m == -2) {
+			cli_error("--mode: timed, dep, afap, closed or auto, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		if (o->mode_set && o->mode != m) {
+			cli_error("--mode given twice (%s and %s): give it once",
+				  replay_mode_name(o->mode), arg);
+			return EXIT_USAGE;
+		}
+		o->mode = m;
+		o->mode_set = true;
+		return 0;
+	}
+	case OPT_SPEED:
+		o->speed = strtod(arg, &end);
+		if (*end || !(o->speed >= 1e-6) || o->speed > 1e6) {
+			cli_error("--speed wants a factor from 0.000001 to 1000000 (2 = twice as fast), "
+				  "got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_IODEPTH:
+	case OPT_MAX_INFLIGHT:
+		if (parse_u64(arg, &v) || !v || v > 65536) {
+			cli_error("--%s wants 1..65536, got '%s'",
+				  c == OPT_IODEPTH ? "iodepth" : "max-inflight", arg);
+			return EXIT_USAGE;
+		}
+		if (c == OPT_IODEPTH)
+			o->iodepth = (unsigned int)v;
+		else
+			o->max_inflight = (unsigned int)v;
+		return 0;
+	case OPT_SPIN:
+		if (parse_duration_ns(arg, &o->spin_ns)) {
+			cli_error("--spin wants a duration like 200us, got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_NO_REALTIME:
+	case OPT_REALTIME:
+		o->realtime = c == OPT_REALTIME;
+		return 0;
+	case OPT_THINK_SCALE:
+		o->think_scale = strtod(arg, &end);
+		if (*end || !(o->think_scale >= 0) || o->think_scale > 1e6) {
+			cli_error("--think-scale wants a factor >= 0 (0.5 = half the recorded think "
+				  "time), got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		if (o->think_scale == 0)
+			o->think_scale = 1e-9; /* 0 means the default inside replay */
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_dep(int c, const char *arg, struct replay_opts *o)
+{
+	switch (c) {
+	case OPT_DEP_THINK_MAX:
+	case OPT_DEP_XWIN:
+	case OPT_DEP_EPS:
+		if (parse_duration_ns(arg, c == OPT_DEP_THINK_MAX ? &o->dep.think_max_ns
+					   : c == OPT_DEP_XWIN	   ? &o->dep.xwin_ns
+								   : &o->dep.eps_ns)) {
+			cli_error("--%s wants a duration like 10ms or 2us, got '%s'",
+				  c == OPT_DEP_THINK_MAX ? "dep-think-max"
+				  : c == OPT_DEP_XWIN	 ? "dep-xwin"
+							 : "dep-eps",
+				  arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_DEP_BARRIER:
+		if (!strcmp(arg, "all"))
+			o->dep.barrier = DEP_BARRIER_ALL;
+		else if (!strcmp(arg, "kthread"))
+			o->dep.barrier = DEP_BARRIER_KTHREAD;
+		else if (!strcmp(arg, "none"))
+			o->dep.barrier = DEP_BARRIER_NONE;
+		else {
+			cli_error("--dep-barrier: all, kthread or none, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_NO_DEP_OVERLAP:
+		o->dep.overlap = false;
+		break;
+	case OPT_DEP_FALLBACK:
+		if (strcmp(arg, "timed") && strcmp(arg, "afap")) {
+			cli_error("--dep-fallback '%s': give timed or afap", arg);
+			return EXIT_USAGE;
+		}
+		o->dep_fallback_set = true;
+		o->dep_fallback = arg[0] == 't' ? REPLAY_TIMED : REPLAY_AFAP;
+		return 0;
+	default:
+		return -1;
+	}
+	o->dep_set = true;
+	return 0;
+}
+
+static int parse_map(char *arg, struct replay_opts *o, struct replay_map *maps)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1] || o->nmaps >= REPLAY_CLI_MAX_MAPS) {
+		cli_error("--map wants DEV=PATH (at most %d), got '%s'", REPLAY_CLI_MAX_MAPS, arg);
+		return EXIT_USAGE;
+	}
+	*eq = '\0';
+	for (unsigned int k = 0; k < o->nmaps; k++) {
+		if (!strcmp(maps[k].name, arg)) {
+			cli_error("--map gives device %s twice (%s, %s): one target per device", arg,
+				  maps[k].path, eq + 1);
+			return EXIT_USAGE;
+		}
+	}
+	maps[o->nmaps++] = (struct replay_map){ arg, eq + 1 };
+	return 0;
+}
+
+static int parse_where(int c, char *arg, struct replay_opts *o, struct replay_map *maps)
+{
+	switch (c) {
+	case 't':
+		return cli_set_once(&o->target, "--target", arg) ? EXIT_USAGE : 0;
+	case 'm':
+		return parse_map(arg, o, maps);
+	case 'o':
+		return cli_set_once(&o->output, "-o/--output", arg) ? EXIT_USAGE : 0;
+	case 'e':
+		return cli_set_once(&o->engine, "--engine", arg) ? EXIT_USAGE : 0;
+	case OPT_BUFFERED:
+		o->buffered = true;
+		return 0;
+	case OPT_ALLOW_WRITES:
+		o->allow_writes = true;
+		return 0;
+	case OPT_WRITES_AS_READS:
+		o->writes_as_reads = true;
+		return 0;
+	case OPT_FORCE:
+		o->force = true;
+		return 0;
+	case OPT_SIZE:
+		if (parse_size(arg, &o->size) || !o->size) {
+			cli_error("--size wants a size like 1G or 512m, got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_OFFSETS:
+		if (!strcmp(arg, "wrap"))
+			o->offsets = REPLAY_OFFSETS_WRAP;
+		else if (!strcmp(arg, "scale"))
+			o->offsets = REPLAY_OFFSETS_SCALE;
+		else if (!strcmp(arg, "strict"))
+			o->offsets = REPLAY_OFFSETS_STRICT;
+		else {
+			cli_error("--offsets: wrap, scale or strict, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_WRITE_DATA:
+		if (strcmp(arg, "pattern") && strcmp(arg, "random")) {
+			cli_error("--write-data '%s': give random or pattern", arg);
+			return EXIT_USAGE;
+		}
+		o->pattern_data = arg[0] == 'p';
+		return 0;
+	case OPT_PREFILL:
+	case OPT_NO_PREFILL: {
+		int want = c == OPT_PREFILL ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
+
+		if (o->prefill != REPLAY_PREFILL_WARN && o->prefill != want) {
+			cli_error("--prefill and --no-prefill contradict each other");
+			return EXIT_USAGE;
+		}
+		o->prefill = want;
+		return 0;
+	}
+	case OPT_ROOT:
+		return cli_set_once(&o->root, "--root", arg) ? EXIT_USAGE : 0;
+	case OPT_STRIP:
+		if (arg[0] != '/') {
+			cli_error("--strip wants the absolute recorded directory --root stands for, got "
+				  "'%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->strip = arg;
+		return 0;
+	}
+	return -1;
+}
+
 int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 {
-	static const struct option lo[] = {
-		{ "target", required_argument, 0, 't' },
-		{ "map", required_argument, 0, 'm' },
-		{ "output", required_argument, 0, 'o' },
-		{ "engine", required_argument, 0, 'e' },
-		{ "json", no_argument, 0, 'j' },
-		{ "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' },
-		{ "mode", required_argument, 0, 1 },
-		{ "speed", required_argument, 0, 2 },
-		{ "iodepth", required_argument, 0, 3 },
-		{ "max-inflight", required_argument, 0, 4 },
-		{ "buffered", no_argument, 0, 5 },
-		{ "allow-writes", no_argument, 0, 6 },
-		{ "writes-as-reads", no_argument, 0, 7 },
-		{ "force", no_argument, 0, 8 },
-		{ "size", required_argument, 0, 9 },
-		{ "offsets", required_argument, 0, 10 },
-		{ "spin", required_argument, 0, 11 },
-		{ "no-realtime", no_argument, 0, 12 },
-		{ "realtime", no_argument, 0, 13 },
-		{ "write-data", required_argument, 0, 14 },
-		{ "think-scale", required_argument, 0, 15 },
-		{ "dep-think-max", required_argument, 0, 16 },
-		{ "dep-xwin", required_argument, 0, 17 },
-		{ "dep-eps", required_argument, 0, 18 },
-		{ "dep-barrier", required_argument, 0, 19 },
-		{ "no-dep-overlap", no_argument, 0, 20 },
-		{ "dep-fallback", required_argument, 0, 21 },
-		{ "prefill", no_argument, 0, 22 },
-		{ "no-prefill", no_argument, 0, 23 },
-		{ "root", required_argument, 0, 24 },
-		{ "strip", required_argument, 0, 25 },
-		{ 0, 0, 0, 0 }
-	};
 	struct replay_map *maps = cli->maps;
 	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb };
 	bool json = false, quiet = false;
-	uint64_t v;
-	char *end;
-	int c;
+	int c, ret;
 
 	dep_opts_default(&o.dep);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:m:o:e:jqh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:m:o:e:jqh", replay_long_opts, NULL)) != -1) {
 		switch (c) {
-		case 't':
-			if (o.target && strcmp(o.target, optarg)) {
-				cli_error("--target given twice (%s, %s): one target, or --map "
-					  "DEV=PATH per device", o.target, optarg);
-				return EXIT_USAGE;
-			}
-			o.target = optarg;
-			break;
-		case 'm': {
-			char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg || !eq[1] || o.nmaps >= REPLAY_CLI_MAX_MAPS) {
-				cli_error("--map wants DEV=PATH (at most %d), got '%s'",
-					  REPLAY_CLI_MAX_MAPS, optarg);
-				return EXIT_USAGE;
-			}
-			*eq = '\0';
-			for (unsigned int k = 0; k < o.nmaps; k++) {
-				if (!strcmp(maps[k].name, optarg)) {
-					cli_error("--map gives device %s twice (%s, %s): one target "
-						  "per device", optarg, maps[k].path, eq + 1);
-					return EXIT_USAGE;
-				}
-			}
-			maps[o.nmaps++] = (struct replay_map){ optarg, eq + 1 };
-			break;
-		}
-		case 'o':
-			if (o.output && strcmp(o.output, optarg)) {
-				cli_error("-o given twice (%s, %s): one result trace", o.output,
-					  optarg);
-				return EXIT_USAGE;
-			}
-			o.output = optarg;
-			break;
-		case 'e':
-			if (o.engine && strcmp(o.engine, optarg)) {
-				cli_error("--engine given twice (%s, %s)", o.engine, optarg);
-				return EXIT_USAGE;
-			}
-			o.engine = optarg;
-			break;
 		case 'j':
 			json = true;
-			break;
+			continue;
 		case 'q':
 			quiet = true;
-			break;
+			continue;
 		case 'h':
 			cli->help = true;
 			return 0;
-		case 1:
-			if (!strcmp(optarg, "timed"))
-				o.mode = REPLAY_TIMED;
-			else if (!strcmp(optarg, "afap"))
-				o.mode = REPLAY_AFAP;
-			else if (!strcmp(optarg, "closed"))
-				o.mode = REPLAY_CLOSED;
-			else if (!strcmp(optarg, "dep"))
-				o.mode = REPLAY_DEP;
-			else if (!strcmp(optarg, "auto"))
-				o.mode = REPLAY_MODE_AUTO;
-			else {
-				cli_error("--mode: timed, dep, afap, closed or auto, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 2:
-			o.speed = strtod(optarg, &end);
-			if (*end || !(o.speed >= 1e-6) || o.speed > 1e6) {
-				cli_error("--speed wants a factor from 0.000001 to 1000000 (2 = twice "
-					  "as fast), got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 3:
-		case 4:
-			if (parse_u64(optarg, &v) || !v || v > 65536) {
-				cli_error("--%s wants 1..65536, got '%s'",
-					  c == 3 ? "iodepth" : "max-inflight", optarg);
-				return EXIT_USAGE;
-			}
-			if (c == 3)
-				o.iodepth = (unsigned int)v;
-			else
-				o.max_inflight = (unsigned int)v;
-			break;
-		case 5:
-			o.buffered = true;
-			break;
-		case 6:
-			o.allow_writes = true;
-			break;
-		case 7:
-			o.writes_as_reads = true;
-			break;
-		case 8:
-			o.force = true;
-			break;
-		case 9:
-			if (parse_size(optarg, &o.size) || !o.size) {
-				cli_error("--size wants a size like 1G or 512m, got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 10:
-			if (!strcmp(optarg, "wrap"))
-				o.offsets = REPLAY_OFFSETS_WRAP;
-			else if (!strcmp(optarg, "scale"))
-				o.offsets = REPLAY_OFFSETS_SCALE;
-			else if (!strcmp(optarg, "strict"))
-				o.offsets = REPLAY_OFFSETS_STRICT;
-			else {
-				cli_error("--offsets: wrap, scale or strict, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 11:
-			if (parse_duration_ns(optarg, &o.spin_ns)) {
-				cli_error("--spin wants a duration like 200us, got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 12:
-			o.realtime = false;
-			break;
-		case 13:
-			o.realtime = true;
-			break;
-		case 14:
-			if (!strcmp(optarg, "pattern") || !strcmp(optarg, "random")) {
-				o.pattern_data = optarg[0] == 'p';
-				break;
-			}
-			cli_error("--write-data '%s': give random or pattern", optarg);
-			return EXIT_USAGE;
-		case 15:
-			o.think_scale = strtod(optarg, &end);
-			if (*end || !(o.think_scale >= 0) || o.think_scale > 1e6) {
-				cli_error("--think-scale wants a factor >= 0 (0.5 = half the recorded "
-					  "think time), got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			if (o.think_scale == 0)
-				o.think_scale = 1e-9; /* 0 means the default inside replay */
-			break;
-		case 16:
-		case 17:
-		case 18:
-			if (parse_duration_ns(optarg, c == 16   ? &o.dep.think_max_ns
-						      : c == 17 ? &o.dep.xwin_ns
-								: &o.dep.eps_ns)) {
-				cli_error("--%s wants a duration like 10ms or 2us, got '%s'",
-					  c == 16 ? "dep-think-max" : c == 17 ? "dep-xwin" : "dep-eps",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			o.dep_set = true;
-			break;
-		case 19:
-			if (!strcmp(optarg, "all"))
-				o.dep.barrier = DEP_BARRIER_ALL;
-			else if (!strcmp(optarg, "kthread"))
-				o.dep.barrier = DEP_BARRIER_KTHREAD;
-			else if (!strcmp(optarg, "none"))
-				o.dep.barrier = DEP_BARRIER_NONE;
-			else {
-				cli_error("--dep-barrier: all, kthread or none, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o.dep_set = true;
-			break;
-		case 20:
-			o.dep.overlap = false;
-			o.dep_set = true;
-			break;
-		case 21:
-			if (!strcmp(optarg, "timed") || !strcmp(optarg, "afap")) {
-				o.dep_fallback_set = true;
-				o.dep_fallback = optarg[0] == 't' ? REPLAY_TIMED : REPLAY_AFAP;
-				break;
-			}
-			cli_error("--dep-fallback '%s': give timed or afap", optarg);
-			return EXIT_USAGE;
-		case 22:
-		case 23: {
-			int want = c == 22 ? REPLAY_PREFILL_ON : REPLAY_PREFILL_OFF;
-
-			if (o.prefill != REPLAY_PREFILL_WARN && o.prefill != want) {
-				cli_error("--prefill and --no-prefill contradict each other");
-				return EXIT_USAGE;
-			}
-			o.prefill = want;
-			break;
 		}
-		case 24:
-			o.root = optarg;
-			break;
-		case 25:
-			if (optarg[0] != '/') {
-				cli_error("--strip wants the absolute recorded directory --root stands "
-					  "for, got '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o.strip = optarg;
-			break;
-		default:
+		ret = parse_when(c, optarg, &o);
+		if (ret < 0)
+			ret = parse_dep(c, optarg, &o);
+		if (ret < 0)
+			ret = parse_where(c, optarg, &o, maps);
+		if (ret < 0) {
 			cli->bad_option = true; /* getopt said which */
 			return EXIT_USAGE;
 		}
+		if (ret)
+			return ret;
 	}
 	if (o.prefill == REPLAY_PREFILL_ON && !o.allow_writes) {
 		cli_error("--prefill writes the regions the trace reads: give --allow-writes too "

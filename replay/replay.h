@@ -14,7 +14,8 @@
 #include "replay/dep/dep.h"
 
 enum replay_mode {
-	REPLAY_MODE_AUTO = -1, /* timed for recorded traces, closed for synthesized ones */
+	REPLAY_MODE_AUTO = -1, /* dep for recordings, timed for imported traces, closed for
+				* synthesized jobs (replay/run.c, default_mode) */
 	REPLAY_TIMED = 0,      /* each I/O at start + (t - genesis) / speed */
 	REPLAY_AFAP = 1,       /* trace order, iodepth in flight, no waiting */
 	REPLAY_CLOSED = 2,     /* each stream keeps its recorded depth in flight */
@@ -49,9 +50,12 @@ struct replay_opts {
 	const char *output;	    /* result trace, or NULL */
 	const char *engine;	    /* NULL: io_uring, or libaio where RWF_NOWAIT is refused */
 	int mode;		    /* enum replay_mode */
-	double speed;		    /* timed: 2.0 = twice as fast; 0 = 1.0 */
+	bool mode_set;		    /* --mode was given (parsing: a second, other one is refused) */
+	double speed;		    /* timed, dep: 2.0 = twice as fast; 0 = 1.0 */
 	unsigned int iodepth;	    /* afap: in flight; 0 = 32 */
-	unsigned int max_inflight;  /* timed: cap; 0 = 1024 */
+	unsigned int max_inflight;  /* cap on I/Os in flight; 0: timed and dep 1024 (a synthesized
+				     * timed job numjobs x iodepth), closed the streams' depths up to
+				     * 4096 */
 	bool buffered;		    /* no O_DIRECT */
 	bool allow_writes;
 	bool writes_as_reads;
@@ -59,9 +63,9 @@ struct replay_opts {
 	uint64_t size;		    /* create/grow file targets to this size */
 	int offsets;		    /* enum replay_offsets */
 	bool progress;		    /* a progress line on stderr */
-	bool realtime;		    /* timed: try SCHED_FIFO for the scheduling thread */
+	bool realtime;		    /* timed, dep: try SCHED_FIFO for the scheduling thread */
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
-	uint64_t spin_ns;	    /* spin this long before a deadline; 0 = 200 us */
+	uint64_t spin_ns;	    /* timed, dep: spin this long before a deadline; 0 = 200 us */
 	int prefill;		    /* enum replay_prefill */
 	const char *command_line;   /* stored in the result trace's options */
 	/* dep mode */

@@ -22,6 +22,7 @@
 #include "replay/core/run.h"
 #include "replay/dep/dep.h"
 #include "util/cli.h"
+#include "util/heap.h"
 
 #define NONE UINT32_MAX
 
@@ -76,14 +77,22 @@ struct dstream {
 	int64_t lag; /* release - trace time of its last I/O that was not async (ns) */
 };
 
+/* A ready I/O: its window slot, by its release time (fixed once it is ready). */
+struct ready {
+	uint64_t release;
+	uint32_t w;
+};
+#define READY_KEY(e) ((e).release)
+HEAP_DEFINE(readyheap, struct ready, READY_KEY)
+
 struct dep_sched {
 	struct dslot *slot; /* DEP_WINDOW */
 	struct waiter *pool;
 	uint32_t pool_free;
 	uint64_t next_seq; /* next I/O to read from the input ring */
 	uint64_t floor;	   /* every I/O before it is done */
-	uint32_t *heap;	   /* ready slots by release time */
-	uint32_t nheap;
+	struct ready *heap; /* ready slots by release time */
+	size_t nheap;
 	struct dstream *st;
 	uint32_t nst;
 	double think_scale, speed;
@@ -136,41 +145,17 @@ static void dep_sched_free(struct dep_sched *d)
 
 static void heap_push(struct dep_sched *d, uint32_t w)
 {
-	uint32_t i = d->nheap++;
-	uint64_t t = d->slot[w].release;
+	struct ready e = { d->slot[w].release, w };
 
-
-	while (i) {
-		uint32_t p = (i - 1) / 2;
-
-		if (d->slot[d->heap[p]].release <= t)
-			break;
-		d->heap[i] = d->heap[p];
-		i = p;
-	}
-	d->heap[i] = w;
+	readyheap_push(d->heap, &d->nheap, &e);
 	d->slot[w].state = DS_READY;
 }
 
 static void heap_pop(struct dep_sched *d)
 {
-	uint32_t last = d->heap[--d->nheap], i = 0;
-	uint64_t t = d->slot[last].release;
+	struct ready out;
 
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= d->nheap)
-			break;
-		if (c + 1 < d->nheap && d->slot[d->heap[c + 1]].release < d->slot[d->heap[c]].release)
-			c++;
-		if (d->slot[d->heap[c]].release >= t)
-			break;
-		d->heap[i] = d->heap[c];
-		i = c;
-	}
-	if (d->nheap)
-		d->heap[i] = last;
+	readyheap_pop(d->heap, &d->nheap, &out);
 }
 
 /* ---- releasing ---- */
@@ -393,7 +378,7 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 	struct dep_sched *d = sched_of(r);
 
 	while (d->nheap) {
-		uint32_t w = d->heap[0];
+		uint32_t w = d->heap[0].w;
 		struct dslot *s = &d->slot[w];
 		int ret;
 
@@ -486,7 +471,7 @@ static int dep_loop(struct run *r)
 		}
 		starved = false;
 		now = now_mono_ns();
-		due = r->start_mono + d->slot[d->heap[0]].release;
+		due = r->start_mono + d->heap[0].release;
 		if (due > now) {
 			/* as timed mode: sleep (here: wait for completions) until the spin window,
 			 * but never so long that newly decoded I/Os are not looked at */

@@ -36,6 +36,8 @@ refused "$IOREEL" replay T.ioreel --target t.img --target other.img -q
 refused "$IOREEL" replay T.ioreel --target t.img -o a.ioreel -o b.ioreel -q
 refused "$IOREEL" replay T.ioreel --target t.img --engine null --engine libaio -q
 refused "$IOREEL" replay T.ioreel --map synth=t.img --map synth=u.img -q
+refused "$IOREEL" replay T.ioreel --target t.img --mode timed --mode afap -q
+refused "$IOREEL" replay T.ioreel --root /tmp --root /var -q
 refused "$IOREEL" replay T.ioreel --target t.img --allow-writes --prefill --no-prefill -q
 refused "$IOREEL" replay T.ioreel --target t.img --speed 1e-20 -q
 refused "$IOREEL" replay T.ioreel --target t.img --speed 1e9 -q
