@@ -187,6 +187,22 @@ static void print_json_closed(const struct trace_meta *m, const struct info *in,
 	printf("]},\n");
 }
 
+/* The block level's stale, unfinished, nested; the file level's aio, nested, holes. */
+void info_drop_causes(struct trace_reader *r, bool json, const char *shown)
+{
+	for (size_t i = 0; i < trace_reader__counter_count(r); i++) {
+		const struct trace_counter *c = trace_reader__counter(r, i);
+
+		if (strncmp(c->name, "dropped_", 8) || !strcmp(c->name, "dropped_ring") ||
+		    !strcmp(c->name, shown))
+			continue;
+		if (json)
+			printf("\"%s\": %llu, ", c->name, (unsigned long long)c->value);
+		else
+			printf(", %s %llu", c->name + 8, (unsigned long long)c->value);
+	}
+}
+
 static void print_json(const char *path, struct trace_reader *r, const struct info *in)
 {
 	const struct trace_meta *m = trace_reader__meta(r);
@@ -277,14 +293,16 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 	       trace_reader__chunk_count(r), trace_reader__has_index(r) ? "true" : "false",
 	       trace_reader__is_sorted(r) ? "true" : "false",
 	       (unsigned long long)trace_reader__damaged_chunks(r));
-	if (st)
+	if (st) {
 		printf("\"dropped\": %llu, \"dropped_reserve\": %llu, \"dropped_inflight\": %llu, "
 		       "\"end_ns\": %llu, ",
 		       (unsigned long long)st->dropped, (unsigned long long)st->dropped_reserve,
 		       (unsigned long long)st->dropped_inflight, (unsigned long long)st->end_ns);
-	else
+		info_drop_causes(r, true, "dropped_inflight");
+	} else {
 		printf("\"dropped\": null, \"dropped_reserve\": null, \"dropped_inflight\": null, "
 		       "\"end_ns\": null, ");
+	}
 	printf("\"notice\": ");
 	if (notice)
 		json_str(stdout, notice);
@@ -386,11 +404,13 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 	}
 	printf("  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
 	       in->events ? (double)fb / in->events : 0.0);
-	if (st)
-		printf("  dropped    %llu (ring buffer %llu, in-flight table %llu)\n",
+	if (st) {
+		printf("  dropped    %llu (ring buffer %llu, in-flight table %llu",
 		       (unsigned long long)st->dropped, (unsigned long long)st->dropped_reserve,
 		       (unsigned long long)st->dropped_inflight);
-	else
+		info_drop_causes(r, false, "dropped_inflight");
+		printf(")\n");
+	} else
 		printf("  dropped    unknown (%s)\n", trace_reader__has_index(r)
 							? "the writer recorded no stats"
 							: "no index: the writer did not close the trace");

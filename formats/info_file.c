@@ -146,11 +146,12 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 		printf(", mean %.0f calls/s", in->events * 1e9 / dur);
 	printf("\n  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
 	       in->events ? (double)fb / in->events : 0.0);
-	if (st)
-		printf("  dropped    %" PRIu64 " (ring %" PRIu64 ", in-progress table %" PRIu64
-		       ")\n",
+	if (st) {
+		printf("  dropped    %" PRIu64 " (ring %" PRIu64 ", in-progress table %" PRIu64,
 		       st->dropped, st->dropped_reserve, st->dropped_inflight);
-	else
+		info_drop_causes(r, false, "dropped_pending");
+		printf(")\n");
+	} else
 		printf("  dropped    unknown (%s)\n",
 		       trace_reader__has_index(r) ? "the writer recorded no stats"
 						  : "no index: the writer did not close the trace");

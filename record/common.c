@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "util/cli.h"
+#include "formats/trace.h"
 #include "record/common.h"
 
 int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *help)
@@ -121,6 +122,20 @@ int rec_size_rings(struct rec_common *o, int ncpu, size_t rec_size)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k < len; i++)
+		if (!strncmp(c[i].name, "dropped_", 8) && c[i].value)
+			k += snprintf(buf + k, len - k, "%s%s %llu", k ? ", " : " (", c[i].name + 8,
+				      (unsigned long long)c[i].value);
+	if (k && k < len)
+		snprintf(buf + k, len - k, ")");
+	return buf;
 }
 
 char rec_failed_prog[64];

@@ -75,6 +75,11 @@ int rec_check_env(const char *caps);
  */
 int rec_size_rings(struct rec_common *o, int ncpu, size_t rec_size);
 
+struct trace_counter;
+/* " (ring 3, stale 2)": the drop causes among the counters (names "dropped_CAUSE") that are not
+ * 0, for status lines; "" when none is. Returns buf. */
+char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t len);
+
 /* libbpf's log: hidden unless IOREEL_DEBUG is set; its warnings name the program whose load
  * or attach failed, kept in rec_failed_prog ("" when none). */
 extern char rec_failed_prog[64];

@@ -241,15 +241,19 @@ static void refresh(struct fl_loop *l, struct fl_result *r)
 	r->holes = __atomic_load_n(&l->rg->holes, __ATOMIC_RELAXED); /* the drain thread's */
 }
 
+static size_t counters(const struct fl_result *r, struct trace_counter *c);
+
 static void status_line(const struct fl_result *r, uint64_t elapsed, double rate, double mbps)
 {
-	char b[32];
+	struct trace_counter c[FL_STAT__COUNT + 16];
+	char b[32], why[200];
 
 	fprintf(stderr,
-		"%s%6.1fs %9.0f calls/s %8.1f MB/s  events %llu  files %llu  drops %llu  "
+		"%s%6.1fs %9.0f calls/s %8.1f MB/s  events %llu  files %llu  drops %llu%s  "
 		"trace %s%s",
 		isatty(2) ? "\r" : "", elapsed / 1e9, rate, mbps, (unsigned long long)r->ds.events,
 		(unsigned long long)r->fs.files, (unsigned long long)dropped(r),
+		rec_drops_why(c, counters(r, c), why, sizeof(why)),
 		fmt_bytes(r->trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
 }
 
@@ -594,10 +598,12 @@ int cmd_record_file(int argc, char **argv)
 	}
 	if (!o.c.quiet && !r.werr)
 		fprintf(stderr,
-			"ioreel record: %llu events, %llu files, %llu dropped, %llu "
+			"ioreel record: %llu events, %llu files, %llu dropped%s, %llu "
 			"uncovered, %s written%s%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)r.fs.files,
-			(unsigned long long)dropped(&r), (unsigned long long)uncovered(&r), o.c.out,
+			(unsigned long long)dropped(&r),
+			rec_drops_why(cs, counters(&r, cs), whom, sizeof(whom)),
+			(unsigned long long)uncovered(&r), o.c.out,
 			r.max_size ? " (stopped at --max-size)" : "",
 			r.pid_exited ? " (the process exited)" : "",
 			stop_signal ? " (stopped by signal)" : "");

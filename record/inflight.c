@@ -88,6 +88,15 @@ uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, ui
 		if (err && errno != ENOENT)
 			break;
 		for (uint32_t i = 0; i < cnt; i++) {
+			/* A tombstone (bpf/record.bpf.c, forget): an I/O already emitted whose
+			 * entry could not be deleted then (its bucket was busy on that CPU). It
+			 * is in the trace: neither in flight nor a drop. Removed once old, as
+			 * the BPF side would replace it anyway. */
+			if (vals[i].complete_ns) {
+				if (now > vals[i].queue_ns + STALE_NS)
+					bpf_map_delete_elem(t->hash_fd, &keys[i]);
+				continue;
+			}
 			if (now > vals[i].queue_ns + STALE_NS) {
 				if (bpf_map_delete_elem(t->hash_fd, &keys[i]) == 0)
 					(*stale)++;
@@ -107,3 +116,43 @@ uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, ui
 	return oldest;
 }
 
+
+uint64_t rec_table_each(struct rec_table *t, rec_sink_fn fn, void *ctx)
+{
+	static uint64_t keys[SCAN_BATCH];
+	static struct rec_event vals[SCAN_BATCH];
+	uint32_t in = 0, out = 0;
+	uint64_t n = 0;
+	bool first = true;
+
+	for (uint32_t i = 0; i < REC_SLOTS; i++) {
+		struct rec_event e = t->slots[i].e;
+
+		if (!__atomic_load_n(&t->slots[i].key, __ATOMIC_ACQUIRE))
+			continue;
+		e.complete_ns = 0;
+		e.status = 0;
+		fn(ctx, &e);
+		n++;
+	}
+	for (;;) {
+		uint32_t cnt = SCAN_BATCH;
+		int err = bpf_map_lookup_batch(t->hash_fd, first ? NULL : &in, &out, keys, vals,
+					       &cnt, NULL);
+
+		if (err && errno != ENOENT)
+			break;
+		for (uint32_t i = 0; i < cnt; i++) {
+			if (vals[i].complete_ns)
+				continue; /* a tombstone: emitted already */
+			vals[i].status = 0;
+			fn(ctx, &vals[i]);
+			n++;
+		}
+		if (err)
+			break;
+		in = out;
+		first = false;
+	}
+	return n;
+}

@@ -424,18 +424,13 @@ static void set_autoload(struct record_bpf *skel, const struct rec_target *t, in
 }
 
 
-static void status_line(const struct rec_drain_stats *ds, const struct rec_totals *tt,
-			uint64_t stale, uint64_t trace_bytes, uint64_t elapsed_ns, double iops,
-			double mbps)
-{
-	char b[32];
+/* Defined below with struct rec_result. */
+struct rec_result;
+static size_t counters(const struct rec_result *r, struct trace_counter *c);
+static uint64_t dropped_total(const struct rec_result *r);
 
-	fprintf(stderr, "%s%6.1fs %9.0f IOPS %8.1f MB/s  events %llu  drops %llu  trace %s%s",
-		isatty(2) ? "\r" : "", elapsed_ns / 1e9, iops, mbps,
-		(unsigned long long)ds->events,
-		(unsigned long long)(tt->drop_reserve + tt->drop_inflight + tt->nested_queue + stale),
-		fmt_bytes(trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
-}
+static void status_line(const struct rec_result *r, uint64_t elapsed_ns, double iops,
+			double mbps);
 
 struct rec_result {
 	struct rec_drain_stats ds;
@@ -482,7 +477,6 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 			break;
 		}
 		if (now >= tick) {
-			struct rec_drain_stats ds;
 			double dt = (now - last_t) / 1e9;
 
 			tick += 1000000000ULL;
@@ -493,15 +487,15 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 				r->werr = err;
 				break;
 			}
-			rec_drain__stats(d, &ds);
+			rec_drain__stats(d, &r->ds);
 			read_totals(skel, ncpu, &r->tt);
+			r->stale = rec_collect__stale(c);
 			r->trace_bytes = trace_writer__bytes(w);
 			if (!o->c.quiet)
-				status_line(&ds, &r->tt, rec_collect__stale(c), r->trace_bytes,
-					    now - start, (ds.events - last_events) / dt,
-					    (ds.bytes_io - last_bytes) / dt / 1e6);
-			last_events = ds.events;
-			last_bytes = ds.bytes_io;
+				status_line(r, now - start, (r->ds.events - last_events) / dt,
+					    (r->ds.bytes_io - last_bytes) / dt / 1e6);
+			last_events = r->ds.events;
+			last_bytes = r->ds.bytes_io;
 			last_t = now;
 			if (o->c.max_size && r->trace_bytes >= o->c.max_size) {
 				r->max_size = true;
@@ -519,8 +513,8 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 /*
  * Stops the drain thread and takes what it held, stops tracking new I/O, gives the ones in
  * flight a moment to complete (so they are recorded, not lost), then detaches and drains
- * everything on this thread. What is still in flight after that is counted as unfinished: it
- * happened, but has no completion to record.
+ * everything on this thread. What is still in flight after that is written without a
+ * completion and counted as unfinished (not dropped: it happened, and is in the trace).
  */
 static void finish(struct record_bpf *skel, struct rec_collect *c, struct rec_table *tab,
 		   struct rec_rings *rg, struct rec_drain *d, int ncpu, struct rec_result *r)
@@ -541,7 +535,10 @@ static void finish(struct record_bpf *skel, struct rec_collect *c, struct rec_ta
 	} while (left && ktime_now() < until);
 	record_bpf__detach(skel);
 	rec_rings_drain(rg, rec_drain__push, d, NULL);
-	rec_table_oldest(tab, ktime_now(), &r->stale, &r->unfinished);
+	rec_table_oldest(tab, ktime_now(), &r->stale, NULL);
+	/* Queued and never seen to complete (still in flight, or ended by the kernel without a
+	 * completion event): written with no completion time, as ended_unseen ones are. */
+	r->unfinished = rec_table_each(tab, rec_drain__push, d);
 	if (!r->werr)
 		r->werr = rec_drain__release(d, UINT64_MAX);
 	rec_drain__stats(d, &r->ds);
@@ -551,8 +548,41 @@ static void finish(struct record_bpf *skel, struct rec_collect *c, struct rec_ta
 
 static uint64_t dropped_total(const struct rec_result *r)
 {
-	return r->tt.drop_reserve + r->tt.drop_inflight + r->tt.nested_queue + r->stale +
-	       r->unfinished;
+	return r->tt.drop_reserve + r->tt.drop_inflight + r->tt.nested_queue + r->stale;
+}
+
+/* The trace's counters (formats/FORMAT.md, counters frame): every cause of a drop as
+ * dropped_CAUSE (they sum to dropped), then what was seen and not a drop. */
+#define REC_COUNTERS 11
+static size_t counters(const struct rec_result *r, struct trace_counter *c)
+{
+	size_t n = 0;
+
+	c[n++] = (struct trace_counter){ "dropped", dropped_total(r) };
+	c[n++] = (struct trace_counter){ "dropped_ring", r->tt.drop_reserve };
+	c[n++] = (struct trace_counter){ "dropped_inflight", r->tt.drop_inflight };
+	c[n++] = (struct trace_counter){ "dropped_stale", r->stale };
+	c[n++] = (struct trace_counter){ "dropped_nested", r->tt.nested_queue };
+	c[n++] = (struct trace_counter){ "unfinished", r->unfinished };
+	c[n++] = (struct trace_counter){ "nested_other", r->tt.nested_other };
+	c[n++] = (struct trace_counter){ "merged", r->tt.merged };
+	c[n++] = (struct trace_counter){ "ended_unseen", r->tt.unseen_end };
+	c[n++] = (struct trace_counter){ "out_of_order", r->ds.out_of_order };
+	c[n++] = (struct trace_counter){ "outside_partitions", r->ds.unmatched };
+	return n;
+}
+
+static void status_line(const struct rec_result *r, uint64_t elapsed_ns, double iops,
+			double mbps)
+{
+	struct trace_counter c[REC_COUNTERS];
+	char b[32], why[160];
+
+	fprintf(stderr, "%s%6.1fs %9.0f IOPS %8.1f MB/s  events %llu  drops %llu%s  trace %s%s",
+		isatty(2) ? "\r" : "", elapsed_ns / 1e9, iops, mbps,
+		(unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
+		rec_drops_why(c, counters(r, c), why, sizeof(why)),
+		fmt_bytes(r->trace_bytes, b, sizeof(b)), isatty(2) ? "   " : "\n");
 }
 
 static void print_json(const struct rec_opts *o, const struct rec_target *t, int nt,
@@ -798,7 +828,10 @@ int cmd_record(int argc, char **argv)
 			.end_ns = ktime_now() - genesis,
 		};
 
+		struct trace_counter cs[REC_COUNTERS];
+
 		r.trace_bytes = trace_writer__bytes(w);
+		trace_writer__set_counters(w, cs, counters(&r, cs));
 		if (r.werr) {
 			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
 				  "before",
@@ -823,11 +856,16 @@ int cmd_record(int argc, char **argv)
 			r.trace_bytes = sb.st_size;
 		rc = EXIT_OK;
 	}
-	if (!o.c.quiet && !r.werr)
-		fprintf(stderr, "ioreel record: %llu events, %llu dropped, %s written%s%s\n",
+	if (!o.c.quiet && !r.werr) {
+		struct trace_counter cs[REC_COUNTERS];
+		char why[160];
+
+		fprintf(stderr, "ioreel record: %llu events, %llu dropped%s, %s written%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)dropped_total(&r),
-			o.c.out, r.max_size ? " (stopped at --max-size)" : "",
+			rec_drops_why(cs, counters(&r, cs), why, sizeof(why)), o.c.out,
+			r.max_size ? " (stopped at --max-size)" : "",
 			stop_signal ? " (stopped by signal)" : "");
+	}
 	if (o.c.json)
 		print_json(&o, t, nt, &r, rc == EXIT_OK, raw);
 out:

@@ -108,6 +108,9 @@ void rec_table_close(struct rec_table *t);
  * in *stale.
  */
 uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, uint64_t *count);
+/* Hands every I/O still in the table to fn, with no completion (complete_ns 0), and returns
+ * how many: at the end, after the programs are detached. */
+uint64_t rec_table_each(struct rec_table *t, rec_sink_fn fn, void *ctx);
 
 /* ---- collect.c: the drain thread (rings -> batches), at a raised priority; both levels ---- */
 struct rec_collect;
