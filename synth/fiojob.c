@@ -93,6 +93,33 @@ static int section_kb_base(const struct fio_section *sec, unsigned int *kb, char
 	return 0;
 }
 
+/* fio's log options take an empty value (the job's name is the log's then) */
+static bool takes_empty(const char *name)
+{
+	static const char *const logs[] = { "write_bw_log", "write_lat_log", "write_iops_log",
+					    "write_hist_log" };
+
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
+		if (!strcmp(name, logs[i]))
+			return true;
+	return false;
+}
+
+/* The first ${NAME} of a raw value, for the message that says which variable to set. */
+static const char *var_name(const char *raw)
+{
+	const char *v = strstr(raw, "${");
+
+	return v ? v + 2 : "";
+}
+
+static int var_name_len(const char *raw)
+{
+	const char *v = var_name(raw);
+
+	return (int)strcspn(v, "}");
+}
+
 static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig, char *why,
 		 size_t why_len)
 {
@@ -104,6 +131,22 @@ static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig,
 		refuse(p, o, "not an option ioreel knows, so it cannot say what it does to the I/O",
 		       false);
 		return 0;
+	}
+	/* fio's parser fails on an empty value ("failed parsing KEY=") and then refuses the whole
+	 * file, whether the value was written empty or a ${VAR} left it so; only the log-file
+	 * options take an empty name (checked against fio 3.33 --parse-only) */
+	if (o->value && !o->value[0] && !takes_empty(def->name)) {
+		if (o->raw && strstr(o->raw, "${"))
+			snprintf(why, why_len,
+				 "%s:%u: %s=%s is empty: the environment does not set it (or sets "
+				 "it empty), and fio refuses the job file the same way; set it, "
+				 "e.g. %.*s=VALUE ioreel synth ...",
+				 o->file, o->line, o->key, o->raw, var_name_len(o->raw),
+				 var_name(o->raw));
+		else
+			snprintf(why, why_len, "%s:%u: %s= has no value (fio refuses it too)",
+				 o->file, o->line, o->key);
+		return -EINVAL;
 	}
 	if (def->cls == FIO_OPT_IGNORED) {
 		ignore(ig, o->key, def->why);
@@ -143,13 +186,6 @@ static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig,
 			w += strlen(prefix);
 		refuse(p, o, w, !strcmp(o->key, "ioengine"));
 		return 0;
-	}
-	if (err && o->value && !o->value[0] && o->raw && strchr(o->raw, '$')) {
-		snprintf(why, why_len,
-			 "%s:%u: %s=%s is empty: the environment does not set it "
-			 "(fio reads it the same way)",
-			 o->file, o->line, o->key, o->raw);
-		return err;
 	}
 	if (err) {
 		snprintf(why, why_len, "%s:%u: %s", o->file, o->line, msg);

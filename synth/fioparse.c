@@ -54,7 +54,8 @@ static int grow(void **p, unsigned int *cap, unsigned int n, size_t elem)
 	return 0;
 }
 
-/* ${VAR} -> getenv(VAR), always substituted (empty when unset), as fio_option_dup_subs(). */
+/* ${VAR} -> getenv(VAR), always substituted (empty when unset), as fio_option_dup_subs().
+ * Only in values: fio leaves "${VAR}" in a section name or an option name as written. */
 static int expand_env(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
@@ -62,8 +63,8 @@ static int expand_env(const char *in, char *out, size_t len)
 	while (*in) {
 		const char *close;
 
-		if (in[0] == '$' && in[1] == '{' && (close = strchr(in + 2, '}')) &&
-		    close > in + 2) {
+		/* "${}" is getenv("") in fio: nothing; "${X" without '}' stays as written */
+		if (in[0] == '$' && in[1] == '{' && (close = strchr(in + 2, '}'))) {
 			char name[256];
 			const char *v;
 			size_t n = (size_t)(close - in - 2);
