@@ -97,6 +97,9 @@ void capture_end(struct capture *c, char *buf, size_t len)
 	     l = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(l, prefix, pl))
 			l += pl;
+		/* the agreement names the rank and host itself */
+		if (*cli_who && !strncmp(l, cli_who, strlen(cli_who)))
+			l += strlen(cli_who);
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; " : "", l);
 	}
 }

@@ -15,6 +15,7 @@
 #include "mpi/fleet.h"
 #include "replay/core/sched.h"
 #include "util/cli.h"
+#include "util/prio.h"
 
 #define TAG_PING 11
 #define TAG_PONG 12
@@ -142,6 +143,21 @@ uint64_t clock_announce(const struct fleet *f, const struct clock_est *est, uint
 
 void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run)
 {
+	struct prio_saved saved;
+	enum prio_got got;
+	int err;
+
+	/*
+	 * The last stretch at real-time priority, as the recorder's drain thread runs (util/prio.h):
+	 * on a busy host a normal task's final sleep and spin are preempted, and the ranks started
+	 * 4-12 ms apart at p99 (issue 27). Only the stretch: the spin holds its CPU for spin_ns,
+	 * and a replay's schedule stays as the user chose (--realtime raises it in replay/).
+	 */
+	got = prio_raise(&saved, &err);
+	if (got != PRIO_FIFO)
+		cli_warn("the start runs at %s: real-time priority was refused (%s), so a busy host "
+			 "may delay this rank's start (give ioreel-mpi CAP_SYS_NICE)",
+			 prio_name(got), strerror(err));
 	sched_wait_until(target - (target > spin_ns ? spin_ns : 0), 0);
 	/*
 	 * The last stretch on the clock alone, without sched_wait_until's pause instruction: in a
@@ -152,6 +168,7 @@ void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run)
 		;
 	run->start_woke = now_mono_ns();
 	run->start_late_ns = (int64_t)(run->start_woke - target);
+	prio_restore(&saved);
 }
 
 uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,

@@ -79,6 +79,7 @@ static const struct verb verbs[] = {
 int main(int argc, char **argv)
 {
 	static char verb_name[32];
+	static char who[FLEET_HOST_LEN + 32];
 	struct fleet f = { 0 };
 	const struct verb *v = NULL;
 	const char *skew;
@@ -122,6 +123,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ioreel-mpi: out of memory\n");
 		MPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
 	}
+	/* every rank's own messages name it: under mpirun the ranks share one stderr */
+	snprintf(who, sizeof(who), "rank %d on %s: ", f.rank, f.host);
+	cli_who = who;
 	if (!fleet_check_versions(&f)) {
 		MPI_Finalize();
 		return EXIT_RUNTIME;

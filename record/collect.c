@@ -34,8 +34,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include "util/cli.h"
+#include "util/prio.h"
 #include "util/spsc.h"
 #include "record/record_int.h"
 
@@ -177,21 +177,13 @@ static uint64_t collect_pass(struct rec_collect *c, uint64_t *last)
 
 static void raise_priority(struct rec_collect *c)
 {
-	struct sched_param sp = { .sched_priority = 1 };
+	_Static_assert((int)REC_PRIO_FIFO == PRIO_FIFO && (int)REC_PRIO_NICE == PRIO_NICE &&
+			       (int)REC_PRIO_KEPT == PRIO_KEPT,
+		       "enum rec_prio follows util/prio.h");
 
 	c->prio = REC_PRIO_KEPT;
-	if (c->keep_priority)
-		return;
-	c->prio_err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-	if (!c->prio_err) {
-		c->prio = REC_PRIO_FIFO;
-		return;
-	}
-	/* Linux gives each thread its own nice value; PRIO_PROCESS with a thread id sets it. */
-	if (!setpriority(PRIO_PROCESS, (id_t)gettid(), -20))
-		c->prio = REC_PRIO_NICE;
-	else
-		c->prio_err = errno;
+	if (!c->keep_priority)
+		c->prio = (enum rec_prio)prio_raise(NULL, &c->prio_err);
 }
 
 static void *collect_main(void *arg)

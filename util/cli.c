@@ -102,11 +102,22 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 	return 0;
 }
 
+const char *cli_who = "";
+
+/* One write per message: processes sharing a stderr (the fleet's ranks under mpirun) then
+ * interleave whole lines, never pieces of them. */
 static void vsay(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "ioreel%s%s: %s", *cli_verb ? " " : "", cli_verb, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[4096];
+	size_t room = sizeof(line) - 1, n; /* one byte kept for the newline */
+	int k = snprintf(line, room, "ioreel%s%s: %s%s", *cli_verb ? " " : "", cli_verb, cli_who,
+			 kind);
+
+	n = k < 0 ? 0 : (size_t)k < room ? (size_t)k : room - 1;
+	k = vsnprintf(line + n, room - n, fmt, ap);
+	n += k < 0 ? 0 : (size_t)k < room - n ? (size_t)k : room - n - 1;
+	line[n++] = '\n';
+	fwrite(line, 1, n, stderr); /* stderr is unbuffered: one write() */
 }
 
 void cli_error(const char *fmt, ...)

@@ -21,7 +21,9 @@ int parse_u64(const char *s, uint64_t *v);
 
 /* The verb name used as prefix of error messages ("ioreel replay: ..."). */
 extern const char *cli_verb;
-/* Prints "ioreel VERB: <message>\n" to stderr. */
+/* Who speaks, between the verb and the message ("rank 1 on hostB: " in the fleet); "". */
+extern const char *cli_who;
+/* Prints "ioreel VERB: <who><message>\n" to stderr, in one write. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
