@@ -125,15 +125,32 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)BUILD=$(abspath $(BUILD)) bench/run.sh $(B)
 
-# Fuzz targets exercise formats/ (reader, importers), which needs only util/: linking the
-# other folders would tie the fuzz build to everything they depend on (synth/ uses replay/).
-FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+# Fuzz targets exercise formats/ (reader, importers), which needs only util/, and replay/ (with
+# analyze/, which makes its summary): linking the other folders would tie the fuzz build to
+# everything they depend on (record/ to the BPF skeletons, synth/ to replay/). Objects are built
+# once per source under build/fuzz/obj, instrumented for the fuzzer and the sanitizers.
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=address,undefined
+FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter formats/% util/%,$(LIB_SRCS)))
+FUZZ_REPLAY_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter replay/% analyze/%,$(LIB_SRCS)))
+DEPFILES    += $(FUZZ_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_BINS:=.d)
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	$(call msg,FUZZCC,$<)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz_replay: $(FUZZ_REPLAY_OBJS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	$(call msg,FUZZLD,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(filter %.o,$^) $(LDLIBS)
+
 fuzz: deps
-	$(Q)mkdir -p $(BUILD)/fuzz
-	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)for n in $(notdir $(FUZZ_BINS)); do \
 		mkdir -p $(BUILD)/fuzz/$$n.corpus tests/fuzz/corpus/$$n; \
-		$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=fuzzer,address,undefined \
-			-o $(BUILD)/fuzz/$$n $$f $(filter formats/% util/%,$(LIB_SRCS)) $(LDLIBS) || exit 1; \
 		echo "  FUZZ    $$n ($${FUZZ_SECONDS:-30}s)"; \
 		$(BUILD)/fuzz/$$n -max_total_time=$${FUZZ_SECONDS:-30} -max_len=65536 \
 			$(BUILD)/fuzz/$$n.corpus tests/fuzz/corpus/$$n 2>$(BUILD)/fuzz/$$n.log || \

@@ -10,9 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
-#include "formats/codec.h"
 #include "formats/trace.h"
+#include "tests/fuzz/checksums.h"
 
 static volatile size_t sink;
 
@@ -45,54 +44,6 @@ static void read_everything(const char *path, unsigned int flags)
 	trace_reader__rewind(r);
 	(void)trace_reader__next(r, buf, 300);
 	trace_reader__close(r);
-}
-
-/*
- * Mutations almost always break a crc32, which would keep the fuzzer out of the zstd and
- * column decoders: a second pass recomputes every checksum the bytes claim to have.
- */
-static void fix_checksums(uint8_t *p, size_t size)
-{
-	size_t pos = 0;
-
-	while (size - pos >= 8) {
-		uint32_t magic = get_u32(p + pos), len = get_u32(p + pos + 4);
-
-		if (len > size - pos - 8)
-			return;
-		if (magic == TRACE_SKIP_MAGIC_CHUNK && len == TRACE_CHUNK_HDR_SIZE) {
-			uint8_t *h = p + pos + 8;
-			uint32_t comp = get_u32(h + 36);
-
-			if (comp > size - pos - 60)
-				comp = size - pos - 60;
-			put_u32(h + 44, crc32(0, h + 52, comp));
-			put_u32(h + 48, crc32(0, h, 48));
-			if (comp != get_u32(h + 36))
-				return;
-			pos += 60 + (size_t)comp;
-			continue;
-		}
-		if (magic == TRACE_SKIP_MAGIC_INDEX && len >= 4 + TRACE_FOOTER_SIZE) {
-			size_t body = len - 4 - TRACE_FOOTER_SIZE;
-
-			put_u32(p + pos + 8 + body, crc32(0, p + pos + 8, body));
-			return;
-		}
-		if ((magic == TRACE_SKIP_MAGIC_FILES || magic == TRACE_SKIP_MAGIC_COUNTERS) &&
-		    len >= 16) {
-			put_u32(p + pos + 8 + len - 4, crc32(0, p + pos + 8, len - 4));
-			pos += 8 + (size_t)len;
-			continue;
-		}
-		if (magic != TRACE_SKIP_MAGIC_HEADER)
-			return;
-		/* format 1.4: the header's last field is tag 13, a crc32 of the payload before it */
-		if (len >= 18 && get_u16(p + pos + 8 + len - 10) == 13 &&
-		    get_u32(p + pos + 8 + len - 8) == 4)
-			put_u32(p + pos + 8 + len - 4, crc32(0, p + pos + 8, len - 10));
-		pos += 8 + (size_t)len;
-	}
 }
 
 static void run(int fd, const char *path, const uint8_t *data, size_t size)
