@@ -26,6 +26,7 @@ static void usage(FILE *o)
 	fprintf(o,
 		"usage: ioreel convert IN OUT [--from FMT] [--to FMT] [--device NAME] [--salvage]\n"
 		"                      [--window N] [--json]\n"
+		"                      [--columns NAME=FIELD,...] [--time-unit U] [--sector-size N]\n"
 		"\n"
 		"Converts block I/O traces. IN/OUT may be '-' (stdin/stdout; give --from/--to).\n"
 		"A file-level trace (record --level file) goes to csv, json or ioreel, a line per\n"
@@ -37,7 +38,8 @@ static void usage(FILE *o)
 		"  msr       MSR Cambridge CSV: Timestamp(100ns),Hostname,DiskNumber,Type,Offset,\n"
 		"            Size,ResponseTime (in)\n"
 		"  alibaba   Alibaba 2020 block CSV: device_id,opcode,offset,length,timestamp(us) (in)\n"
-		"  csv       our CSV, header queue_ns,issue_ns,...,stream (in and out)\n"
+		"  csv       CSV with a header: ours, queue_ns,issue_ns,...,stream (in and out),\n"
+		"            or columns named as other tools name them (in; see below)\n"
 		"  json      JSON lines, every field of every I/O (out)\n"
 		"\n"
 		"Options:\n"
@@ -48,6 +50,30 @@ static void usage(FILE *o)
 		"  --salvage       skip bad lines/records/chunks (counted) instead of failing\n"
 		"  --window N      events held to sort an unsorted input by time (default %d)\n"
 		"  --json          print the summary as JSON\n"
+		"  --columns NAME=FIELD,...  read CSV column NAME as FIELD (any name below, or -\n"
+		"                  to leave it out): --columns Start=ts_us,Addr=lba,Junk=-\n"
+		"  --time-unit U   ns, us, ms or s: the unit of CSV times whose name says none\n"
+		"                  (timestamp, time, latency...)\n"
+		"  --sector-size N bytes per lba/sector in a CSV (default 512)\n"
+		"\n"
+		"CSV columns: a header names them, in any order, case, '-' and ' ' as '_'. Besides\n"
+		"our own names convert knows:\n"
+		"  start     ts, timestamp, time, start, submit, arrival, start_time,\n"
+		"            submit_time, arrival_time\n"
+		"  issue     issue, dispatch, issue_time\n"
+		"  complete  complete, completion, end, finish, end_time, complete_time\n"
+		"  latency   latency, lat, response_time: completion = start + latency\n"
+		"            each time with its unit: _ns _us _ms _s (_nsec _usec _msec _sec);\n"
+		"            a whole or decimal number (1.5); no unit in the name: --time-unit\n"
+		"  offset    offset, offset_bytes, off, byte_offset; lba, sector (sectors)\n"
+		"  length    length, len, len_bytes, size, bytes, nbytes, io_size; sectors\n"
+		"  op        op, rw, type, opcode, io_type, rwbs: read/write/flush/discard/trim,\n"
+		"            R/W/D/F, 1 = read, 2 = write, or blkparse RWBS (WS, FWFS, RA)\n"
+		"  dev       dev, device, disk, device_id, devname;  pid, process_id; tid,\n"
+		"            thread_id; comm, process; flags; error, errno; cpu; stream\n"
+		"A column it does not know, two columns for one field, or a time without a unit is\n"
+		"an error naming the column; convert says on stderr which column it took for which\n"
+		"field. Needed: an offset, a length, an op and a time.\n"
 		"\n"
 		"Times become ns since the trace's genesis: the format's own zero for fio and\n"
 		"blktrace, the first I/O for MSR and Alibaba (whose epoch goes to genesis_realtime).\n"
@@ -61,6 +87,7 @@ static void usage(FILE *o)
 		"  ioreel convert job.iolog job.ioreel\n"
 		"  ioreel convert sda.blktrace.0 sda.ioreel --device sda\n"
 		"  ioreel convert CAMRESWEBA03-lvm0.csv web.ioreel --from msr\n"
+		"  ioreel convert blocks.csv blocks.ioreel --time-unit us   # timestamp,lba,size,rw\n"
 		"  ioreel convert trace.ioreel replay.iolog --device /dev/loop3\n"
 		"  fio --name=r --read_iolog=replay.iolog --ioengine=libaio --direct=1\n"
 		"  ioreel convert trace.ioreel - --to csv | head\n",
@@ -84,6 +111,8 @@ struct conv {
 	const char *in_path, *out_path;
 	enum conv_fmt from, to;
 	const char *device;
+	struct csv_opts csv; /* --columns, --time-unit, --sector-size */
+	bool csv_given;
 	bool salvage, json;
 	size_t window;
 	/* output */
@@ -95,7 +124,7 @@ struct conv {
 	struct io_event batch[1024];
 	size_t nbatch;
 	uint64_t nbatch_seen; /* pass 1: events the window let out (a stop is looked for) */
-	char err[512];
+	char err[1536];
 	/* summary */
 	uint64_t events, records, skipped, late, damaged, files;
 };
@@ -267,6 +296,7 @@ static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool writ
 	memset(&c, 0, sizeof(c));
 	c.meta = m;
 	c.device_name = cv->device; /* all devices become one */
+	c.csv = &cv->csv;
 	c.salvage = cv->salvage;
 	c.win = &win;
 	err = import_window_init(&win, cv->window, import_is_absolute(cv->from),
@@ -282,8 +312,13 @@ static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool writ
 	if (err && !cv->err[0]) {
 		snprintf(cv->err, sizeof(cv->err), "%s: %s%s", cv->in_path,
 			 c.err[0] ? c.err : strerror(-err),
-			 err == -EINVAL ? (cv->salvage ? "" : " (--salvage skips bad records)") : "");
+			 err == -EINVAL && !cv->salvage && !c.bad_header
+				 ? " (--salvage skips bad records)"
+				 : "");
 	}
+	/* pass 1 says once which column it took for which field, when the names were not ours */
+	if (!err && !write && c.said[0])
+		fprintf(stderr, "ioreel convert: %s: columns: %s\n", cv->in_path, c.said);
 	if (!err && !write && c.has_realtime && win.based &&
 	    win.first_abs_ns >= c.realtime_offset_ns)
 		m->genesis_realtime_ns = win.first_abs_ns - c.realtime_offset_ns;
@@ -457,6 +492,9 @@ int cmd_convert(int argc, char **argv)
 		{ "from", required_argument, NULL, 'f' }, { "to", required_argument, NULL, 't' },
 		{ "device", required_argument, NULL, 'd' }, { "salvage", no_argument, NULL, 's' },
 		{ "window", required_argument, NULL, 'w' }, { "json", no_argument, NULL, 'j' },
+		{ "columns", required_argument, NULL, 'c' },
+		{ "time-unit", required_argument, NULL, 'T' },
+		{ "sector-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 },
 	};
 	static struct trace_meta meta;
@@ -512,6 +550,37 @@ int cmd_convert(int argc, char **argv)
 		case 'j':
 			cv->json = true;
 			break;
+		case 'c':
+			if (csv_columns_check_spec(optarg, cv->err, sizeof(cv->err))) {
+				cli_error("%s", cv->err);
+				goto usage;
+			}
+			cv->csv.columns = optarg;
+			cv->csv_given = true;
+			break;
+		case 'T': {
+			static const char *const units[] = { "ns", "us", "ms", "s" };
+			static const enum csv_unit uv[] = { CSVU_NS, CSVU_US, CSVU_MS, CSVU_S };
+			cv->csv.time_unit = CSVU_NONE;
+			for (int i = 0; i < 4; i++)
+				if (!strcmp(optarg, units[i]))
+					cv->csv.time_unit = uv[i];
+			if (cv->csv.time_unit == CSVU_NONE) {
+				cli_error("--time-unit %s: one of ns, us, ms, s", optarg);
+				goto usage;
+			}
+			cv->csv_given = true;
+			break;
+		}
+		case 'S':
+			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 20) || (v & (v - 1))) {
+				cli_error("--sector-size %s: a power of two from 1 to 1048576 bytes "
+					  "(512 when not given)", optarg);
+				goto usage;
+			}
+			cv->csv.sector_size = (uint32_t)v;
+			cv->csv_given = true;
+			break;
 		case 'h':
 			usage(stdout);
 			free(cv);
@@ -564,6 +633,14 @@ int cmd_convert(int argc, char **argv)
 		snprintf(cv->err, sizeof(cv->err), "%s: cannot open: %s", cv->in_path,
 			 strerror(errno));
 		goto fail;
+	}
+	/* the CSV options say what the input is; any other format has no columns to name */
+	if (cv->csv_given && !cv->from)
+		cv->from = CONV_CSV;
+	if (cv->csv_given && cv->from != CONV_CSV) {
+		cli_error("--columns, --time-unit and --sector-size read a CSV with a header; "
+			  "--from %s has none", conv_fmt_name(cv->from));
+		goto usage;
 	}
 	if (!cv->from) {
 		unsigned char head[4096];

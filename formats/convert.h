@@ -77,6 +77,49 @@ int import_window_push(struct import_window *w, const struct io_event *ev);
 int import_window_drain(struct import_window *w);
 void import_window_free(struct import_window *w);
 
+/* ---- CSV traces as they come (csv_columns.c): which column is which field ---- */
+enum csv_field {
+	CSVF_QUEUE, CSVF_ISSUE, CSVF_COMPLETE, CSVF_LATENCY, CSVF_DEV, CSVF_OFFSET, CSVF_LENGTH,
+	CSVF_OP, CSVF_FLAGS, CSVF_ERROR, CSVF_PID, CSVF_TID, CSVF_COMM, CSVF_CPU, CSVF_STREAM,
+	CSVF__COUNT
+};
+
+enum csv_unit {
+	CSVU_NONE, CSVU_NS, CSVU_US, CSVU_MS, CSVU_S,
+	CSVU_TIME, /* a time whose name says no unit: --time-unit decides, or an error */
+	CSVU_BYTES, CSVU_SECTORS,
+};
+
+/* What `convert` was told about a CSV: --columns, --time-unit, --sector-size. */
+struct csv_opts {
+	const char *columns;	/* "NAME=FIELD,..." (FIELD a known name or '-'), or NULL */
+	enum csv_unit time_unit; /* for times without a unit in their name; CSVU_NONE: refuse */
+	uint32_t sector_size;	/* bytes per lba/sector (0: 512) */
+};
+
+struct csv_columns {
+	int col[CSVF__COUNT];	       /* field index per field, -1 when absent */
+	enum csv_unit unit[CSVF__COUNT];
+	uint64_t scale[CSVF__COUNT];   /* ns per unit (times), bytes per unit (offset, length) */
+	bool foreign;		       /* a column not named as ours: said says what went where */
+	char said[512];		       /* "ts_ns->queue_ns (ns), lba->offset (sectors...)" */
+};
+
+/* Every name a column may have, for messages and --help. */
+extern const char *const csv_column_choices;
+const char *csv_field_name(enum csv_field f);
+/* The field and unit of a column name (case, ' ' and '-' ignored); -ENOENT if unknown. */
+int csv_name_lookup(const char *name, enum csv_field *f, enum csv_unit *unit);
+/* Checks --columns' syntax and FIELD names before any file is read. */
+int csv_columns_check_spec(const char *spec, char *err, size_t len);
+/* Which column is which field, from a header line; -EINVAL with err naming the column. */
+int csv_columns_resolve(char *const *names, int n, const struct csv_opts *o,
+			struct csv_columns *c, char *err, size_t len);
+/* op names, letters, 1/2 and blkparse RWBS ("WS", "FWFS"); flags get what RWBS says. */
+int csv_op_parse(const char *s, int *op, unsigned int *flags);
+/* A whole or decimal count of scale ns; "" is IO_TS_NONE. */
+int csv_time_parse(const char *s, uint64_t scale, uint64_t *ns);
+
 struct import_ctx {
 	struct trace_meta *meta; /* devices are added here as they are seen */
 	struct import_window *win;
@@ -87,7 +130,10 @@ struct import_ctx {
 	/* absolute-clock importers: the format's time minus this is Unix epoch ns */
 	bool has_realtime;
 	uint64_t realtime_offset_ns;
-	char err[320];		 /* "line 12: ..." or "byte 4096: ..." on failure */
+	const struct csv_opts *csv; /* our CSV importer: columns, units (NULL: defaults) */
+	char said[512];		 /* CSV: which column went to which field, when not ours */
+	bool bad_header;	 /* the error is the header's: no record to skip */
+	char err[1280];		 /* "line 12: ..." or "byte 4096: ..." on failure */
 };
 
 /* Each returns 0 or -errno (message in ctx->err; -EINVAL for bad input). */

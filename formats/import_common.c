@@ -102,7 +102,7 @@ static bool all_digits(const char *s)
 
 enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len)
 {
-	char line[512], *f[16];
+	char line[512], *f[64];
 	size_t n = 0, off = 0;
 	int nf;
 
@@ -141,7 +141,7 @@ enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len)
 		line[--n] = '\0';
 	if (!strncmp(line, "queue_ns,", 9))
 		return CONV_CSV;
-	nf = import_split_csv(line, f, 16);
+	nf = import_split_csv(line, f, 64);
 	if (nf == 7 && all_digits(f[0]) && (!strcasecmp(f[3], "Read") || !strcasecmp(f[3], "Write")))
 		return CONV_MSR;
 	if (nf == 7 && !strcasecmp(f[0], "Timestamp"))
@@ -150,6 +150,17 @@ enum conv_fmt conv_fmt_sniff(const unsigned char *buf, size_t len)
 		return CONV_ALIBABA;
 	if (nf == 5 && !strcasecmp(f[0], "device_id"))
 		return CONV_ALIBABA;
+	/* a header whose every column is a name the CSV importer knows (ts_ns,lba,size,rw) */
+	if (nf >= 3) {
+		enum csv_field fld;
+		enum csv_unit u;
+		int known = 0;
+
+		while (known < nf && !csv_name_lookup(f[known], &fld, &u))
+			known++;
+		if (known == nf)
+			return CONV_CSV;
+	}
 	return CONV_NONE;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Line-oriented importers: fio iolog v2/v3, MSR Cambridge CSV, Alibaba 2020 block CSV and
- * our own CSV (what export_text.c writes, so CSV round-trips).
+ * CSV with a header (what export_text.c writes, so CSV round-trips, and the columns other
+ * tools write, named through csv_columns.c).
  *
  * fio v2 `wait`: fio's HOWTO says "wait for offset microseconds" relative to the previous wait,
  * but iolog.c compares it with milliseconds since job start (fio issues #247, #756, #1568).
@@ -250,7 +251,7 @@ typedef int (*csv_line_fn)(struct import_ctx *c, char **f, int nf, uint64_t line
 
 static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st)
 {
-	char line[IMPORT_LINE_MAX], *fld[32];
+	char line[IMPORT_LINE_MAX], *fld[64];
 	uint64_t lineno = 0;
 	int r;
 
@@ -384,38 +385,49 @@ int import_alibaba(FILE *f, struct import_ctx *c)
 	return csv_loop(f, c, 16, ali_line, NULL);
 }
 
-/* ---- our CSV: a header names the columns (any order, unknown ones ignored) ---- */
-
-enum csv_col {
-	COL_QUEUE, COL_ISSUE, COL_COMPLETE, COL_DEV, COL_OFFSET, COL_LENGTH, COL_OP, COL_FLAGS,
-	COL_ERROR, COL_PID, COL_TID, COL_COMM, COL_CPU, COL_STREAM, COL__COUNT
-};
-
-static const char *const col_names[COL__COUNT] = {
-	"queue_ns", "issue_ns", "complete_ns", "dev", "offset", "length", "op",
-	"flags",    "error",    "pid",	       "tid", "comm",	"cpu",	  "stream",
-};
+/* ---- CSV: a header names the columns (csv_columns.c says which is which) ---- */
 
 struct csv_state {
 	bool have_header;
-	int col[COL__COUNT]; /* field index per column, -1 if absent */
+	struct csv_columns cols;
 	int nf;
 };
 
-static int ts_of(const char *s, uint64_t *v)
+/* A number of bytes, or of sectors times scale; length below 4 GiB when max says so. */
+static int bytes_of(const char *s, uint64_t scale, uint64_t max, uint64_t *v)
 {
-	if (!*s) {
-		*v = IO_TS_NONE;
-		return 0;
+	uint64_t x;
+
+	if (u64_of(s, &x) || (scale > 1 && x > max / scale) || x * scale > max)
+		return -EINVAL;
+	*v = x * scale;
+	return 0;
+}
+
+static int csv_header(struct import_ctx *c, struct csv_state *st, char **f, int nf,
+		      uint64_t lineno)
+{
+	char why[sizeof(c->err) - 32];
+
+	if (csv_columns_resolve(f, nf, c->csv, &st->cols, why, sizeof(why))) {
+		/* without a header no line can be read: fatal even under salvage */
+		c->salvage = false;
+		c->bad_header = true;
+		return bad(c, lineno, "%s", why);
 	}
-	return u64_of(s, v) || *v == IO_TS_NONE ? -EINVAL : 0;
+	if (st->cols.foreign)
+		snprintf(c->said, sizeof(c->said), "%s", st->cols.said);
+	st->have_header = true;
+	st->nf = nf;
+	return 0;
 }
 
 static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *arg)
 {
 	struct csv_state *st = arg;
+	const struct csv_columns *k = &st->cols;
 	struct io_event e;
-	uint64_t v;
+	uint64_t v, lat = IO_TS_NONE;
 	uint32_t u;
 
 	if (f[0][0] == '#') {
@@ -427,37 +439,41 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 		}
 		return 0;
 	}
-	if (!st->have_header) {
-		for (int i = 0; i < COL__COUNT; i++)
-			st->col[i] = -1;
-		for (int j = 0; j < nf; j++)
-			for (int i = 0; i < COL__COUNT; i++)
-				if (!strcmp(f[j], col_names[i]))
-					st->col[i] = j;
-		if (st->col[COL_OFFSET] < 0 || st->col[COL_LENGTH] < 0 || st->col[COL_OP] < 0 ||
-		    (st->col[COL_QUEUE] < 0 && st->col[COL_ISSUE] < 0 && st->col[COL_COMPLETE] < 0))
-		{
-			/* without a header no line can be read: fatal even under salvage */
-			c->salvage = false;
-			return bad(c, lineno, "CSV header must name offset, length, op and at "
-					      "least one of queue_ns/issue_ns/complete_ns");
-		}
-		st->have_header = true;
-		st->nf = nf;
-		return 0;
-	}
+	if (!st->have_header)
+		return csv_header(c, st, f, nf, lineno);
 	if (nf != st->nf)
 		return bad(c, lineno, "%d fields, the header has %d", nf, st->nf);
 	event_init(&e);
-#define COL(i) (st->col[i] >= 0 ? f[st->col[i]] : NULL)
-	if ((COL(COL_QUEUE) && ts_of(COL(COL_QUEUE), &e.queue_ns)) ||
-	    (COL(COL_ISSUE) && ts_of(COL(COL_ISSUE), &e.issue_ns)) ||
-	    (COL(COL_COMPLETE) && ts_of(COL(COL_COMPLETE), &e.complete_ns)))
-		return bad(c, lineno, "a time is not an unsigned number of ns (empty = absent)");
+#define COL(i) (k->col[i] >= 0 ? f[k->col[i]] : NULL)
+#define NAME(i) (k->col[i] >= 0 ? csv_field_name(i) : "")
+	const int tcols[] = { CSVF_QUEUE, CSVF_ISSUE, CSVF_COMPLETE, CSVF_LATENCY };
+	uint64_t *tdst[] = { &e.queue_ns, &e.issue_ns, &e.complete_ns, &lat };
+	for (int i = 0; i < 4; i++) {
+		const char *s = COL(tcols[i]);
+		if (s && csv_time_parse(s, k->scale[tcols[i]], tdst[i]))
+			return bad(c, lineno, "%s '%s' is not an unsigned number of %s (empty = "
+					      "absent)", NAME(tcols[i]), s,
+				   k->unit[tcols[i]] == CSVU_S	 ? "s"
+				   : k->unit[tcols[i]] == CSVU_MS ? "ms"
+				   : k->unit[tcols[i]] == CSVU_US ? "us"
+								  : "ns");
+	}
+	if (lat != IO_TS_NONE) {
+		/* completion = start + latency, the start being the queue time, else the issue */
+		uint64_t start = e.queue_ns != IO_TS_NONE ? e.queue_ns : e.issue_ns;
+		if (start != IO_TS_NONE) {
+			if (lat >= IO_TS_NONE - start)
+				return bad(c, lineno, "start + latency overflows the clock");
+			e.complete_ns = start + lat;
+		}
+	}
 	if (io_event_time(&e) == IO_TS_NONE)
-		return bad(c, lineno, "no time at all (queue_ns, issue_ns, complete_ns all empty)");
-	if (u64_of(COL(COL_OFFSET), &e.offset) || u32_of(COL(COL_LENGTH), &e.length))
+		return bad(c, lineno, "no time at all (every time column is empty)");
+	uint64_t len;
+	if (bytes_of(COL(CSVF_OFFSET), k->scale[CSVF_OFFSET], UINT64_MAX, &e.offset) ||
+	    bytes_of(COL(CSVF_LENGTH), k->scale[CSVF_LENGTH], UINT32_MAX, &len))
 		return bad(c, lineno, "offset/length must be unsigned numbers (length < 4 GiB)");
+	e.length = (uint32_t)len;
 	if (import_past_end(e.offset, e.length))
 		return bad(c, lineno, "offset %llu + length %u passes the end of any device (2^64 "
 				      "bytes)", (unsigned long long)e.offset, e.length);
@@ -469,17 +485,19 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 	     e.complete_ns < e.queue_ns))
 		return bad(c, lineno, "times go backwards (want queue_ns <= issue_ns <= "
 				      "complete_ns)");
-	int op = io_op_parse(COL(COL_OP));
-	if (op < 0)
-		return bad(c, lineno, "unknown op '%s'", COL(COL_OP));
+	int op;
+	unsigned int fl = 0, fl2 = 0;
+	if (csv_op_parse(COL(CSVF_OP), &op, &fl))
+		return bad(c, lineno, "unknown op '%s' (read/write/flush/discard/write-zeroes, "
+				      "R/W/D/F, 1 = read, 2 = write, or blkparse RWBS such as WS)",
+			   COL(CSVF_OP));
 	e.op = (uint8_t)op;
-	if (COL(COL_FLAGS)) {
-		unsigned int fl;
-		if (io_flags_parse(COL(COL_FLAGS), &fl))
-			return bad(c, lineno, "unknown flag in '%s'", COL(COL_FLAGS));
-		e.flags = (uint8_t)fl;
+	if (COL(CSVF_FLAGS)) {
+		if (io_flags_parse(COL(CSVF_FLAGS), &fl2))
+			return bad(c, lineno, "unknown flag in '%s'", COL(CSVF_FLAGS));
 	}
-	const char *errs = COL(COL_ERROR);
+	e.flags = (uint8_t)(fl | fl2);
+	const char *errs = COL(CSVF_ERROR);
 	if (errs && errs[0]) {
 		char *end;
 		long x = strtol(errs, &end, 10);
@@ -487,26 +505,27 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 			return bad(c, lineno, "error must be 0 or -errno");
 		e.error = (int32_t)x;
 	}
-	const int ucols[] = { COL_PID, COL_TID, COL_STREAM };
+	const int ucols[] = { CSVF_PID, CSVF_TID, CSVF_STREAM };
 	uint32_t *udst[] = { &e.pid, &e.tid, &e.stream };
 	for (int i = 0; i < 3; i++) {
 		const char *s = COL(ucols[i]);
 		if (s && *s && u32_of(s, udst[i]))
-			return bad(c, lineno, "%s must be an unsigned 32-bit number", col_names[ucols[i]]);
+			return bad(c, lineno, "%s must be an unsigned 32-bit number", NAME(ucols[i]));
 	}
-	if (COL(COL_CPU) && *COL(COL_CPU)) {
-		if (u32_of(COL(COL_CPU), &u) || u > UINT16_MAX)
+	if (COL(CSVF_CPU) && *COL(CSVF_CPU)) {
+		if (u32_of(COL(CSVF_CPU), &u) || u > UINT16_MAX)
 			return bad(c, lineno, "cpu must be below 65536");
 		e.cpu = (uint16_t)u;
 	}
-	if (COL(COL_COMM))
-		snprintf(e.comm, sizeof(e.comm), "%s", COL(COL_COMM));
-	int dev = import_device(c, COL(COL_DEV) && *COL(COL_DEV) ? COL(COL_DEV) : "dev0", 0, 0);
+	if (COL(CSVF_COMM))
+		snprintf(e.comm, sizeof(e.comm), "%s", COL(CSVF_COMM));
+	int dev = import_device(c, COL(CSVF_DEV) && *COL(CSVF_DEV) ? COL(CSVF_DEV) : "dev0", 0,
+				0);
 	if (dev < 0)
 		return bad(c, lineno, "more than %d devices", TRACE_MAX_DEVICES);
 	e.dev = (uint32_t)dev;
 #undef COL
-	(void)v;
+#undef NAME
 	return import_window_push(c->win, &e);
 }
 
@@ -514,7 +533,7 @@ int import_csv(FILE *f, struct import_ctx *c)
 {
 	struct csv_state st = { 0 };
 	bool salvage = c->salvage;
-	int r = csv_loop(f, c, 32, csv_line, &st);
+	int r = csv_loop(f, c, 64, csv_line, &st);
 
 	c->salvage = salvage;
 	if (!r && !st.have_header) {

@@ -15,7 +15,7 @@
 static struct io_event got[256];
 static size_t ngot;
 static struct trace_meta meta;
-static char err[320];
+static char err[1280];
 
 static int collect(void *arg, const struct io_event *ev, size_t n)
 {
@@ -265,8 +265,57 @@ static void test_sniff(void)
 	      "alibaba");
 }
 
+/* CSV traces as they come: names, units, op spellings, decimal times (csv_columns.c). */
+static void test_csv_columns(void)
+{
+	static const struct {
+		const char *name;
+		enum csv_field f;
+		enum csv_unit u;
+	} names[] = {
+		{ "ts_ns", CSVF_QUEUE, CSVU_NS },	  { "Timestamp", CSVF_QUEUE, CSVU_TIME },
+		{ "start_time_us", CSVF_QUEUE, CSVU_US }, { "latency_ns", CSVF_LATENCY, CSVU_NS },
+		{ "lat-ms", CSVF_LATENCY, CSVU_MS },	  { "lba", CSVF_OFFSET, CSVU_SECTORS },
+		{ "offset_bytes", CSVF_OFFSET, CSVU_BYTES }, { "Size", CSVF_LENGTH, CSVU_BYTES },
+		{ "rw", CSVF_OP, CSVU_NONE },		  { "device", CSVF_DEV, CSVU_NONE },
+	};
+	static const struct {
+		const char *s;
+		int op;
+		unsigned int flags;
+	} ops[] = {
+		{ "R", IO_OP_READ, 0 },	      { "write", IO_OP_WRITE, 0 },  { "1", IO_OP_READ, 0 },
+		{ "2", IO_OP_WRITE, 0 },      { "D", IO_OP_DISCARD, 0 },    { "F", IO_OP_FLUSH, 0 },
+		{ "trim", IO_OP_DISCARD, 0 }, { "WS", IO_OP_WRITE, IO_F_SYNC },
+		{ "FWFS", IO_OP_WRITE, IO_F_PREFLUSH | IO_F_FUA | IO_F_SYNC },
+		{ "RA", IO_OP_READ, IO_F_READAHEAD },
+	};
+	enum csv_field f;
+	enum csv_unit u;
+	unsigned int fl;
+	uint64_t ns;
+	int op;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK(!csv_name_lookup(names[i].name, &f, &u) && f == names[i].f &&
+			      u == names[i].u, "column name %s", names[i].name);
+	CHECK(csv_name_lookup("ts_fortnights", &f, &u) == -ENOENT, "unknown unit suffix");
+	CHECK(csv_name_lookup("frob", &f, &u) == -ENOENT, "unknown name");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		CHECK(!csv_op_parse(ops[i].s, &op, &fl) && op == ops[i].op && fl == ops[i].flags,
+		      "op %s", ops[i].s);
+	CHECK(csv_op_parse("0", &op, &fl) && csv_op_parse("X", &op, &fl) &&
+		      csv_op_parse("WQ", &op, &fl), "ops refused");
+	CHECK(!csv_time_parse("1.5", 1000000000, &ns) && ns == 1500000000, "1.5 s");
+	CHECK(!csv_time_parse("7", 1000, &ns) && ns == 7000, "7 us");
+	CHECK(!csv_time_parse("", 1, &ns) && ns == IO_TS_NONE, "empty time");
+	CHECK(csv_time_parse("1.", 1, &ns) && csv_time_parse("-1", 1, &ns) &&
+		      csv_time_parse("99999999999999999999", 1000, &ns), "bad times refused");
+}
+
 int main(void)
 {
+	test_csv_columns();
 	test_blktrace(false);
 	test_blktrace(true);
 	test_fio();
