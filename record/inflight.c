@@ -39,6 +39,61 @@ void rec_table_close(struct rec_table *t)
 }
 
 /*
+ * Every entry of the overflow hash map to fn. The map is walked by bucket (batch lookup), so
+ * entries deleted while we walk cannot make it restart the way get_next_key does.
+ */
+static void hash_walk(struct rec_table *t, void (*fn)(void *ctx, int fd, uint64_t key,
+						      struct rec_event *e),
+		      void *ctx)
+{
+	static uint64_t keys[SCAN_BATCH];
+	static struct rec_event vals[SCAN_BATCH];
+	uint32_t in = 0, out = 0;
+	bool first = true;
+
+	for (;;) {
+		uint32_t cnt = SCAN_BATCH;
+		int err = bpf_map_lookup_batch(t->hash_fd, first ? NULL : &in, &out, keys, vals,
+					       &cnt, NULL);
+
+		if (err && errno != ENOENT)
+			break;
+		for (uint32_t i = 0; i < cnt; i++)
+			fn(ctx, t->hash_fd, keys[i], &vals[i]);
+		if (err)
+			break;
+		in = out;
+		first = false;
+	}
+}
+
+struct oldest_walk {
+	uint64_t now, oldest, n, *stale;
+};
+
+static void oldest_of(void *ctx, int fd, uint64_t key, struct rec_event *e)
+{
+	struct oldest_walk *w = ctx;
+
+	/* A tombstone (bpf/record.bpf.c, forget): an I/O already emitted whose entry could not be
+	 * deleted then (its bucket was busy on that CPU). It is in the trace: neither in flight
+	 * nor a drop. Removed once old, as the BPF side would replace it anyway. */
+	if (e->complete_ns) {
+		if (w->now > e->queue_ns + STALE_NS)
+			bpf_map_delete_elem(fd, &key);
+		return;
+	}
+	if (w->now > e->queue_ns + STALE_NS) {
+		if (bpf_map_delete_elem(fd, &key) == 0)
+			(*w->stale)++;
+		return;
+	}
+	w->n++;
+	if (e->queue_ns < w->oldest)
+		w->oldest = e->queue_ns;
+}
+
+/*
  * Queue time of the oldest I/O still in flight (UINT64_MAX if none), and how many there are.
  * Entries older than STALE_NS are I/Os the kernel ended without a completion we could see:
  * they are removed and counted in *stale so they neither hold back the release nor fill the
@@ -47,11 +102,7 @@ void rec_table_close(struct rec_table *t)
  */
 uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, uint64_t *count)
 {
-	static uint64_t keys[SCAN_BATCH];
-	static struct rec_event vals[SCAN_BATCH];
-	uint64_t oldest = UINT64_MAX, n = 0;
-	uint32_t in = 0, out = 0;
-	bool first = true;
+	struct oldest_walk w = { .now = now, .oldest = UINT64_MAX, .stale = stale };
 
 	for (uint32_t i = 0; i < REC_SLOTS; i++) {
 		struct rec_slot *s = &t->slots[i];
@@ -72,58 +123,38 @@ uint64_t rec_table_oldest(struct rec_table *t, uint64_t now, uint64_t *stale, ui
 			}
 			t->suspect[i] = q;
 		}
-		n++;
-		if (q < oldest)
-			oldest = q;
+		w.n++;
+		if (q < w.oldest)
+			w.oldest = q;
 	}
-	/*
-	 * The hash map is walked by bucket (batch lookup), so entries deleted while we walk cannot
-	 * make it restart the way get_next_key does.
-	 */
-	for (;;) {
-		uint32_t cnt = SCAN_BATCH;
-		int err = bpf_map_lookup_batch(t->hash_fd, first ? NULL : &in, &out, keys, vals,
-					       &cnt, NULL);
-
-		if (err && errno != ENOENT)
-			break;
-		for (uint32_t i = 0; i < cnt; i++) {
-			/* A tombstone (bpf/record.bpf.c, forget): an I/O already emitted whose
-			 * entry could not be deleted then (its bucket was busy on that CPU). It
-			 * is in the trace: neither in flight nor a drop. Removed once old, as
-			 * the BPF side would replace it anyway. */
-			if (vals[i].complete_ns) {
-				if (now > vals[i].queue_ns + STALE_NS)
-					bpf_map_delete_elem(t->hash_fd, &keys[i]);
-				continue;
-			}
-			if (now > vals[i].queue_ns + STALE_NS) {
-				if (bpf_map_delete_elem(t->hash_fd, &keys[i]) == 0)
-					(*stale)++;
-				continue;
-			}
-			n++;
-			if (vals[i].queue_ns < oldest)
-				oldest = vals[i].queue_ns;
-		}
-		if (err)
-			break;
-		in = out;
-		first = false;
-	}
+	hash_walk(t, oldest_of, &w);
 	if (count)
-		*count = n;
-	return oldest;
+		*count = w.n;
+	return w.oldest;
 }
 
 
+struct each_walk {
+	rec_sink_fn fn;
+	void *ctx;
+	uint64_t n;
+};
+
+static void each_of(void *ctx, int fd, uint64_t key, struct rec_event *e)
+{
+	struct each_walk *w = ctx;
+
+	(void)fd, (void)key;
+	if (e->complete_ns)
+		return; /* a tombstone: emitted already */
+	e->status = 0;
+	w->fn(w->ctx, e);
+	w->n++;
+}
+
 uint64_t rec_table_each(struct rec_table *t, rec_sink_fn fn, void *ctx)
 {
-	static uint64_t keys[SCAN_BATCH];
-	static struct rec_event vals[SCAN_BATCH];
-	uint32_t in = 0, out = 0;
-	uint64_t n = 0;
-	bool first = true;
+	struct each_walk w = { fn, ctx, 0 };
 
 	for (uint32_t i = 0; i < REC_SLOTS; i++) {
 		struct rec_event e = t->slots[i].e;
@@ -133,26 +164,8 @@ uint64_t rec_table_each(struct rec_table *t, rec_sink_fn fn, void *ctx)
 		e.complete_ns = 0;
 		e.status = 0;
 		fn(ctx, &e);
-		n++;
+		w.n++;
 	}
-	for (;;) {
-		uint32_t cnt = SCAN_BATCH;
-		int err = bpf_map_lookup_batch(t->hash_fd, first ? NULL : &in, &out, keys, vals,
-					       &cnt, NULL);
-
-		if (err && errno != ENOENT)
-			break;
-		for (uint32_t i = 0; i < cnt; i++) {
-			if (vals[i].complete_ns)
-				continue; /* a tombstone: emitted already */
-			vals[i].status = 0;
-			fn(ctx, &vals[i]);
-			n++;
-		}
-		if (err)
-			break;
-		in = out;
-		first = false;
-	}
-	return n;
+	hash_walk(t, each_of, &w);
+	return w.n;
 }
