@@ -165,6 +165,10 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 				p->max_dev_len[ev->dev] = ev->length;
 			if ((ev->op == IO_OP_READ || ev->op == IO_OP_WRITE) && ev->length > p->max_len)
 				p->max_len = ev->length;
+			if ((ev->op == IO_OP_READ || (ev->op == IO_OP_WRITE && r->o->writes_as_reads &&
+						      !r->o->allow_writes)) &&
+			    ev->length > p->max_read)
+				p->max_read = ev->length;
 		}
 	}
 	if (n < 0) {

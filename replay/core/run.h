@@ -74,7 +74,8 @@ struct prescan {
 	uint64_t bad_op, events;
 	uint64_t no_completion, no_tid; /* events without a completion time, a thread id */
 	uint64_t first, last;
-	uint32_t max_len;
+	uint32_t max_len;  /* the largest read or write */
+	uint32_t max_read; /* the largest read (or write replayed as one) */
 	uint64_t max_end[TRACE_MAX_DEVICES];
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;

@@ -18,7 +18,7 @@
 /* At most this many bytes of buffers per pool (struct run_pool): reads each get one of their
  * own up to it (then share, or wait where sharing is unsafe); --write-data pattern's writes,
  * whose stamps are their own offsets', wait beyond it. */
-#define POOL_BYTES (64u << 20)
+#define POOL_BYTES (32u << 20)
 static size_t pool_init(struct run_pool *p, size_t each, unsigned int depth, bool wait)
 {
 	uint64_t n = POOL_BYTES / each;
@@ -51,7 +51,12 @@ int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t er
 	r->slot_bytes = ((size_t)sched_align_len(p->max_len ? p->max_len : 4096, lbs) + 4095) &
 			~(size_t)4095;
 	r->depth = r->mops->depth(r);
-	read_len = pool_init(&r->pool[RUN_POOL_READ], r->slot_bytes, r->depth, own_reads);
+	/* read buffers as large as the largest read (a trace with no read: one, for the
+	 * source's warm-up read of a block) */
+	read_len = ((size_t)sched_align_len(p->max_read ? p->max_read : 4096, lbs) + 4095) &
+		   ~(size_t)4095;
+	read_len = pool_init(&r->pool[RUN_POOL_READ], read_len, p->max_read ? r->depth : 1,
+			     own_reads);
 	/* a trace with no write needs no write data (a file-level scan does not count ops) */
 	if (!p->count[IO_OP_READ] || p->count[IO_OP_WRITE]) {
 		if (r->o->pattern_data) {

@@ -67,6 +67,8 @@ static void prescan_call(struct prescan *p, const struct fcall *c)
 		p->count[IO_OP_WRITE]++;
 	if ((c->s.op == IO_FOP_READ || c->s.op == IO_FOP_WRITE) && c->s.len > p->max_len)
 		p->max_len = c->s.len;
+	if (c->s.op == IO_FOP_READ && c->s.len > p->max_read)
+		p->max_read = c->s.len;
 }
 
 static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
