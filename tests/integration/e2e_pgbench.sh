@@ -9,7 +9,7 @@
 # benchmark figure, bench/replay_fidelity.sh, and flakes as a test on a shared 2-core machine);
 # the comparison has rows for every trace.
 # Everything is torn down, pass or fail.
-# timeout: 300
+# timeout: 900
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 . "$here/../setups.sh"
