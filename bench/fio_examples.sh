@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # fio's own examples (examples/*.fio of fio's source tree, FIO_EXAMPLES=/path/to/fio/examples;
 # never copied into this repository) through `ioreel synth --fio-job`:
-#  1. every example, as the issue tried them (--number-ios 1000): accepted, or refused with the
-#     message (the option and why);
+#  1. every example, as the issue tried them (--number-ios 1000), with none of the variables
+#     some examples read set, then with all set: accepted, or refused with the message (the
+#     option and why);
 #  2. for the examples fio can run here, the job run by fio on a loop device with write_iolog
 #     and by ioreel (synth, then replay on the same device), compared job by job by
 #     tests/integration/fio_compare.py: op shares, block-size shares, offset range, the offset

@@ -33,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.meta = &meta;
 	c.win = &w;
 	c.salvage = data[0] & 0x80;
+	/* bits 5-6: the unit of CSV times whose names say none (none: refused), as --time-unit */
+	static const enum csv_unit units[] = { CSVU_NONE, CSVU_US, CSVU_MS, CSVU_S };
+	struct csv_opts csv = { .time_unit = units[(data[0] >> 5) & 3], .sector_size = 512 };
+	c.csv = &csv;
 	f = fmemopen((void *)(data + 1), size - 1, "r");
 	out = fopen("/dev/null", "w");
 	if (!f || !out || import_window_init(&w, 16, import_is_absolute(fmt), to_export, NULL))
