@@ -125,6 +125,7 @@ struct conv {
 	size_t nbatch;
 	uint64_t nbatch_seen; /* pass 1: events the window let out (a stop is looked for) */
 	char err[1536];
+	char columns[512]; /* a CSV's columns, when not named as ours: which went where */
 	/* summary */
 	uint64_t events, records, skipped, late, damaged, files;
 };
@@ -317,8 +318,10 @@ static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool writ
 				 : "");
 	}
 	/* pass 1 says once which column it took for which field, when the names were not ours */
-	if (!err && !write && c.said[0])
+	if (!err && !write && c.said[0]) {
 		fprintf(stderr, "ioreel convert: %s: columns: %s\n", cv->in_path, c.said);
+		snprintf(cv->columns, sizeof(cv->columns), "%s", c.said);
+	}
 	if (!err && !write && c.has_realtime && win.based &&
 	    win.first_abs_ns >= c.realtime_offset_ns)
 		m->genesis_realtime_ns = win.first_abs_ns - c.realtime_offset_ns;
@@ -462,9 +465,14 @@ static void report(const struct conv *cv)
 			",\"to\":\"%s\","
 			"\"events\":%" PRIu64 ",\"records\":%" PRIu64 ",\"skipped\":%" PRIu64
 			",\"out_of_order\":%" PRIu64 ",\"damaged_chunks\":%" PRIu64
-			",\"lossy\":%" PRIu64 ",\"devices\":%u}\n",
+			",\"lossy\":%" PRIu64 ",\"devices\":%u",
 			conv_fmt_name(cv->to), cv->events, cv->records, cv->skipped, cv->late, cv->damaged, cv->x.lossy,
 			cv->meta->ndevices);
+		if (cv->columns[0]) {
+			fputs(",\"columns\":", o);
+			json_str(o, cv->columns);
+		}
+		fputs("}\n", o);
 		return;
 	}
 	if (cv->meta->level == TRACE_LEVEL_FILE)

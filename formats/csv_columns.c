@@ -8,6 +8,7 @@
  * error that names the column and the choices, because a trace read with the wrong column or
  * a 1000x wrong clock looks plausible and is wrong in every figure drawn from it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -122,7 +123,7 @@ static void normalize(const char *in, char *out, size_t len)
 
 	in += strspn(in, " \t");
 	for (; *in && n + 1 < len; in++)
-		out[n++] = *in == '-' || *in == ' ' ? '_' : (char)(*in >= 'A' && *in <= 'Z' ? *in + 32 : *in);
+		out[n++] = *in == '-' || *in == ' ' ? '_' : (char)tolower((unsigned char)*in);
 	while (n && out[n - 1] == '_')
 		n--;
 	out[n] = '\0';
@@ -363,7 +364,8 @@ int csv_columns_resolve(char *const *names, int n, const struct csv_opts *o,
 	}
 	if (c->col[CSVF_LATENCY] >= 0 && c->col[CSVF_QUEUE] < 0 && c->col[CSVF_ISSUE] < 0) {
 		snprintf(err, len, "column '%s' is a latency, but no column gives the start it is "
-			 "added to (a ts/timestamp/queue or issue column)", names[c->col[CSVF_LATENCY]]);
+			 "added to (a ts/timestamp/queue or issue column)",
+			 names[c->col[CSVF_LATENCY]]);
 		return -EINVAL;
 	}
 	if (c->col[CSVF_OFFSET] < 0 || c->col[CSVF_LENGTH] < 0 || c->col[CSVF_OP] < 0 ||

@@ -35,6 +35,10 @@ assert_eq "$(events a.ioreel)" "$H
 5000,,5000,sdb,12288,512,read,,0,0,0,,0,0
 6000,,106000,sdb,512,1024,write,,0,0,0,,0,0" "a.csv imported"
 
+# the same in the --json summary; our own CSV has no "columns"
+"$IOREEL" convert a.csv a2.ioreel --json 2>/dev/null | grep -q '"columns":"ts_ns->queue_ns (ns), dev->dev' ||
+	fail "convert --json does not give the columns"
+
 # 2. timestamp,lba,size,rw: lba in 512-byte sectors, timestamp's unit given with --time-unit
 cat >b.csv <<'CSV'
 timestamp,lba,size,rw
@@ -74,6 +78,8 @@ assert_eq "$(events c.ioreel)" "$H
 "$IOREEL" convert a.ioreel own.csv >/dev/null || fail "export own.csv"
 "$IOREEL" convert own.csv own.ioreel >out 2>err || fail "import own.csv: $(cat err)"
 [ -s err ] && fail "our own CSV made convert talk: $(cat err)"
+"$IOREEL" convert own.csv own2.ioreel --json | grep -q '"columns"' &&
+	fail "our own CSV has columns in --json"
 assert_eq "$(events own.ioreel)" "$(events a.ioreel)" "own CSV round trip"
 
 # refused COLUMNS-LINE PATTERN [ARGS]: exit 1, one message matching PATTERN, no output
