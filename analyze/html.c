@@ -17,6 +17,7 @@
 #include "analyze/analysis_int.h"
 #include "analyze/report.h"
 #include "util/cli.h"
+#include "util/html.h"
 
 #define W 560
 #define H 240
@@ -29,32 +30,6 @@
 
 static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 				       "#9467bd", "#8c564b", "#e377c2", "#17becf" };
-
-/* Everything that came from a file or a name goes through here: text, attributes, SVG. */
-static void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
 
 /*
  * A chart frame: title, axes, and for ymax >= 0 a linear y axis from 0 to ymax with its grid.

@@ -19,6 +19,7 @@
 #include "formats/trace.h"
 #include "study/study.h"
 #include "util/cli.h"
+#include "util/html.h"
 #include "util/json.h"
 #include "util/outfile.h"
 
@@ -63,31 +64,6 @@ void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char 
 {
 	snprintf(buf, len, "%s/cells/%s/%s/r%d.%s", p->results, p->cand[c].name, p->work[w].name,
 		 r + 1, ext);
-}
-
-void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
 }
 
 /* Per op: IOPS and bandwidth over the run, fio's lat (start to completion) mean and p99. */

@@ -104,6 +104,5 @@ int report_write(const struct plan *p, const struct cell_result *cells, int ncel
 /* results/cells/CAND/WORK/rN.ioreel */
 void cell_path(const struct plan *p, int c, int w, int r, const char *ext, char *buf, size_t len);
 /* HTML-escapes s into f. */
-void html_esc(FILE *f, const char *s);
 
 #endif

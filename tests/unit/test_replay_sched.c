@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "replay/core/sched.h"
-#include "util/spsc.h"
 
 #include "tests/unit/check.h"
 
@@ -65,37 +64,11 @@ static void test_map(void)
 	}
 }
 
-static void test_spsc(void)
-{
-	struct spsc q;
-	uint64_t *p;
-
-	CHECK(spsc_init(&q, sizeof(uint64_t), 5) == 0, "init");
-	for (uint64_t i = 0; i < 8; i++) {
-		p = spsc_slot(&q);
-		CHECK(p != NULL, "slot %llu of 8", (unsigned long long)i);
-		if (p) {
-			*p = i;
-			spsc_push(&q);
-		}
-	}
-	CHECK(spsc_slot(&q) == NULL, "full at capacity 8 (rounded up from 5)");
-	CHECK(spsc_count(&q) == 8, "count");
-	for (uint64_t i = 0; i < 8; i++) {
-		p = spsc_peek(&q);
-		CHECK(p && *p == i, "fifo order at %llu", (unsigned long long)i);
-		spsc_pop(&q);
-	}
-	CHECK(spsc_peek(&q) == NULL, "empty");
-	spsc_free(&q);
-}
-
 int main(void)
 {
 	test_deadline();
 	test_align();
 	test_map();
-	test_spsc();
 	if (failures)
 		return 1;
 	printf("ok\n");
