@@ -7,8 +7,14 @@
  *   #define EV_KEY(e) ((e).queue_ns)
  *   HEAP_DEFINE(evheap, struct rec_event, EV_KEY)
  *
- * defines static evheap_push(h, &n, &item) and evheap_pop(h, &n, &out) on an array h holding n
- * items (the caller grows it: push needs room for one more). Equal keys leave in no set order.
+ * defines, on an array h holding n items (the caller grows it: push needs room for one more):
+ *   evheap_push(h, &n, &item)         adds item;
+ *   evheap_pop(h, &n, &out)           takes the smallest into out;
+ *   evheap_replace_top(h, n, &item)   puts item in the smallest's place (n > 0): a pop and a
+ *                                     push in one sift, for users that take the smallest and put
+ *                                     back a successor (a stream's next event, a new completion).
+ * KEY is compared with < <= >= only, so it may be any scalar: a user needing a tie-breaker
+ * packs it in, e.g. ((unsigned __int128)time << 64 | seq). Equal keys leave in no set order.
  */
 #ifndef IOREEL_UTIL_HEAP_H
 #define IOREEL_UTIL_HEAP_H
@@ -32,29 +38,41 @@
 		h[i] = *e;                                                             \
 	}                                                                              \
                                                                                        \
-	/* Takes the smallest into *out; the last item sifts down from the root. */    \
-	static inline __attribute__((unused)) void name##_pop(type *h, size_t *n,      \
-							      type *out)               \
+	/* Sifts e down from the root of h[0..n), whose root is free. */               \
+	static inline __attribute__((unused)) void name##_sift_root_(type *h, size_t n, \
+								     type e)           \
 	{                                                                              \
 		size_t i = 0;                                                          \
-		type last;                                                             \
                                                                                        \
-		*out = h[0];                                                           \
-		last = h[--(*n)];                                                      \
 		for (;;) {                                                             \
 			size_t c = 2 * i + 1;                                          \
                                                                                        \
-			if (c >= *n)                                                   \
+			if (c >= n)                                                    \
 				break;                                                 \
-			if (c + 1 < *n && KEY(h[c + 1]) < KEY(h[c]))                   \
+			if (c + 1 < n && KEY(h[c + 1]) < KEY(h[c]))                    \
 				c++;                                                   \
-			if (KEY(h[c]) >= KEY(last))                                    \
+			if (KEY(h[c]) >= KEY(e))                                       \
 				break;                                                 \
 			h[i] = h[c];                                                   \
 			i = c;                                                         \
 		}                                                                      \
-		if (*n)                                                                \
-			h[i] = last;                                                   \
+		h[i] = e;                                                              \
+	}                                                                              \
+                                                                                       \
+	/* Takes the smallest into *out; the last item sifts down from the root. */    \
+	static inline __attribute__((unused)) void name##_pop(type *h, size_t *n,      \
+							      type *out)               \
+	{                                                                              \
+		*out = h[0];                                                           \
+		if (--(*n))                                                            \
+			name##_sift_root_(h, *n, h[*n]);                               \
+	}                                                                              \
+                                                                                       \
+	/* The smallest leaves (the caller read it) and e takes its place; e may be it. */ \
+	static inline __attribute__((unused)) void name##_replace_top(type *h, size_t n, \
+								      const type *e)   \
+	{                                                                              \
+		name##_sift_root_(h, n, *e);                                           \
 	}
 
 #endif

@@ -53,6 +53,56 @@ static void test_heap(void)
 	CHECK(n == 0, "empty");
 }
 
+/*
+ * replace_top as the merges use it: take the smallest, put back its stream's next (never
+ * smaller), sometimes by editing the root in place (e is h[0]); the tops come out ascending and
+ * nothing is lost. Then a key below all others becomes the top.
+ */
+static void test_heap_replace_top(void)
+{
+	struct item h[200], out;
+	size_t n = 0;
+	uint64_t last = 0, sum = 0, got = 0;
+
+	srand(11);
+	for (uint32_t i = 0; i < 200; i++) {
+		struct item e = { (uint64_t)(rand() % 1000) + 1, i };
+
+		iheap_push(h, &n, &e);
+		sum += e.key;
+	}
+	for (int i = 0; i < 5000; i++) {
+		struct item e = h[0];
+
+		CHECK(e.key >= last, "top ascending at %d: %llu after %llu", i,
+		      (unsigned long long)e.key, (unsigned long long)last);
+		last = e.key;
+		sum -= e.key;
+		if (i % 2) {
+			e.key += (uint64_t)(rand() % 100);
+			iheap_replace_top(h, n, &e);
+			sum += e.key;
+		} else {
+			h[0].key += (uint64_t)(rand() % 100);
+			sum += h[0].key;
+			iheap_replace_top(h, n, &h[0]);
+		}
+	}
+	CHECK(n == 200, "size kept: %zu", n);
+	out = (struct item){ 0, 999 };
+	sum -= h[0].key;
+	iheap_replace_top(h, n, &out);
+	CHECK(h[0].key == 0 && h[0].tag == 999, "a smaller key is the new top");
+	for (last = 0; n;) {
+		iheap_pop(h, &n, &out);
+		CHECK(out.key >= last, "pop ascending after replacements");
+		last = out.key;
+		got += out.key;
+	}
+	CHECK(got == sum, "items kept: sum %llu, expected %llu", (unsigned long long)got,
+	      (unsigned long long)sum);
+}
+
 static void test_spsc(void)
 {
 	struct spsc q;
@@ -82,6 +132,7 @@ int main(void)
 {
 	test_argv();
 	test_heap();
+	test_heap_replace_top();
 	test_spsc();
 	return failures ? 1 : 0;
 }
