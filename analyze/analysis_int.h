@@ -105,7 +105,7 @@ struct analysis {
 
 	/* in-flight depth: min-heap of completion times of I/Os issued and not yet completed */
 	uint64_t *heap;
-	unsigned int heap_len;
+	size_t heap_len;
 	bool depth_approx; /* events came too far out of issue order, or the heap filled */
 	uint64_t last_issue_ns;
 	/*

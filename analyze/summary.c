@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/analysis_int.h"
+#include "util/heap.h"
 
 const double an_default_pct[17] = { 1,	5,  10, 20, 30,	  40,	50,    60,   70,
 				    80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 };
@@ -253,46 +254,15 @@ static unsigned int depth_bin(unsigned int d)
 	return i;
 }
 
-static void heap_push(struct analysis *a, uint64_t v)
-{
-	unsigned int i = a->heap_len++;
+/* Completion times in flight; equal times are interchangeable, so any heap order is exact. */
+#define DONE_KEY(t) (t)
+HEAP_DEFINE(doneheap, uint64_t, DONE_KEY)
 
-	while (i) {
-		unsigned int p = (i - 1) / 2;
-		if (a->heap[p] <= v)
-			break;
-		a->heap[i] = a->heap[p];
-		i = p;
-	}
-	a->heap[i] = v;
-}
-
-/* Replaces the root with v and restores the heap: one sift for a pop followed by a push. */
-static void heap_replace_top(struct analysis *a, uint64_t v)
-{
-	unsigned int i = 0, n = a->heap_len;
-
-	for (;;) {
-		unsigned int c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && a->heap[c + 1] < a->heap[c])
-			c++;
-		if (v <= a->heap[c])
-			break;
-		a->heap[i] = a->heap[c];
-		i = c;
-	}
-	a->heap[i] = v;
-}
-
-/* Pops the root: the last element takes its place and sifts down. */
 static void heap_pop(struct analysis *a)
 {
-	uint64_t v = a->heap[--a->heap_len];
+	uint64_t gone;
 
-	if (a->heap_len)
-		heap_replace_top(a, v);
+	doneheap_pop(a->heap, &a->heap_len, &gone);
 }
 
 /*
@@ -308,7 +278,7 @@ static void depth_at(struct analysis *a, const struct an_pending *p)
 	unsigned int d;
 	if (a->heap_len && a->heap[0] <= p->issue && p->complete > p->issue) {
 		/* The common case at a steady depth: one completed, this one takes its place. */
-		heap_replace_top(a, p->complete);
+		doneheap_replace_top(a->heap, a->heap_len, &p->complete);
 		while (a->heap[0] <= p->issue)
 			heap_pop(a); /* cannot empty it: this I/O's completion is > issue */
 		d = a->heap_len;
@@ -317,7 +287,7 @@ static void depth_at(struct analysis *a, const struct an_pending *p)
 			heap_pop(a);
 		d = a->heap_len + 1;
 		if (a->heap_len < AN_DEPTH_CAP)
-			heap_push(a, p->complete);
+			doneheap_push(a->heap, &a->heap_len, &p->complete);
 		else
 			a->depth_approx = true;
 	}
