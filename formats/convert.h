@@ -44,7 +44,7 @@ char *conv_fmt_suffixes(bool (*keep)(enum conv_fmt), char *buf, size_t len);
 
 /* Longest text line an importer accepts (longer lines are an error, not an allocation). */
 #define IMPORT_LINE_MAX 4096
-/* Default size of the reorder window, in events (80 bytes each). */
+/* Default size of the reorder window, in events (88 bytes each with their order). */
 #define IMPORT_WINDOW_DEFAULT 65536
 
 typedef int (*import_sink_fn)(void *arg, const struct io_event *ev, size_t n);
@@ -55,9 +55,13 @@ typedef int (*import_sink_fn)(void *arg, const struct io_event *ev, size_t n);
  * MSR, Alibaba); false keeps the format's own zero (fio, blktrace are relative to start).
  * An event older than one already passed on is passed on as it is (out of order) and counted.
  */
+struct import_item {
+	struct io_event ev;
+	uint64_t seq; /* insertion order, so equal times keep file order */
+};
+
 struct import_window {
-	struct io_event *heap;
-	uint64_t *seq; /* insertion order, so equal times keep file order */
+	struct import_item *heap;
 	size_t n, cap;
 	uint64_t next_seq;
 	bool rebase, based;

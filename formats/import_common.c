@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include "formats/convert.h"
+#include "util/heap.h"
 
 static const char *const fmt_names[CONV__COUNT] = {
 	[CONV_NONE] = "?",	     [CONV_IOREEL] = "ioreel", [CONV_FIO2] = "fio2",
@@ -171,23 +172,9 @@ bool import_is_absolute(enum conv_fmt fmt)
 
 /* ---- reorder window: a binary min-heap on (time, insertion order) ---- */
 
-static bool before(const struct import_window *w, size_t a, size_t b)
-{
-	uint64_t ta = io_event_time(&w->heap[a]), tb = io_event_time(&w->heap[b]);
-
-	return ta < tb || (ta == tb && w->seq[a] < w->seq[b]);
-}
-
-static void swap_at(struct import_window *w, size_t a, size_t b)
-{
-	struct io_event t = w->heap[a];
-	uint64_t s = w->seq[a];
-
-	w->heap[a] = w->heap[b];
-	w->heap[b] = t;
-	w->seq[a] = w->seq[b];
-	w->seq[b] = s;
-}
+/* Insertion order breaks ties, so equal times keep file order: the key is unique. */
+#define WIN_KEY(it) ((unsigned __int128)io_event_time(&(it).ev) << 64 | (it).seq)
+HEAP_DEFINE(winheap, struct import_item, WIN_KEY)
 
 int import_window_init(struct import_window *w, size_t cap, bool rebase, import_sink_fn sink,
 		       void *arg)
@@ -196,8 +183,7 @@ int import_window_init(struct import_window *w, size_t cap, bool rebase, import_
 	if (!cap)
 		cap = 1;
 	w->heap = calloc(cap, sizeof(*w->heap));
-	w->seq = calloc(cap, sizeof(*w->seq));
-	if (!w->heap || !w->seq) {
+	if (!w->heap) {
 		import_window_free(w);
 		return -ENOMEM;
 	}
@@ -219,39 +205,25 @@ static void shift(struct io_event *e, uint64_t base)
 
 static int pop_one(struct import_window *w)
 {
-	struct io_event e = w->heap[0];
+	struct import_item it;
+	struct io_event *e = &it.ev;
 	uint64_t t;
 
-	w->n--;
-	if (w->n) {
-		w->heap[0] = w->heap[w->n];
-		w->seq[0] = w->seq[w->n];
-		for (size_t i = 0;;) {
-			size_t l = 2 * i + 1, r = l + 1, m = i;
-			if (l < w->n && before(w, l, m))
-				m = l;
-			if (r < w->n && before(w, r, m))
-				m = r;
-			if (m == i)
-				break;
-			swap_at(w, i, m);
-			i = m;
-		}
-	}
+	winheap_pop(w->heap, &w->n, &it);
 	if (!w->based) {
 		/* the smallest time of the first full window is genesis */
 		w->based = true;
-		w->first_abs_ns = io_event_time(&e);
+		w->first_abs_ns = io_event_time(e);
 		w->base_ns = w->rebase ? w->first_abs_ns : 0;
 	}
-	shift(&e, w->base_ns);
-	t = io_event_time(&e);
+	shift(e, w->base_ns);
+	t = io_event_time(e);
 	if (w->emitted && t < w->last_out_ns)
 		w->late++;
 	else
 		w->last_out_ns = t;
 	w->emitted++;
-	return w->sink ? w->sink(w->sink_arg, &e, 1) : 0;
+	return w->sink ? w->sink(w->sink_arg, e, 1) : 0;
 }
 
 int import_window_push(struct import_window *w, const struct io_event *ev)
@@ -260,13 +232,9 @@ int import_window_push(struct import_window *w, const struct io_event *ev)
 
 	if (w->n == w->cap && (err = pop_one(w)))
 		return err;
-	size_t i = w->n++;
-	w->heap[i] = *ev;
-	w->seq[i] = w->next_seq++;
-	while (i && before(w, i, (i - 1) / 2)) {
-		swap_at(w, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
+	struct import_item it = { .ev = *ev, .seq = w->next_seq++ };
+
+	winheap_push(w->heap, &w->n, &it);
 	return 0;
 }
 
@@ -283,9 +251,7 @@ int import_window_drain(struct import_window *w)
 void import_window_free(struct import_window *w)
 {
 	free(w->heap);
-	free(w->seq);
 	w->heap = NULL;
-	w->seq = NULL;
 	w->n = w->cap = 0;
 }
 
