@@ -19,6 +19,7 @@ struct pending {
 	unsigned int kb_base;
 	char refused[768];
 	bool engine_refused; /* an engine refusal says more than any option after it */
+	bool global;	     /* the [global] sections' options, not a job's */
 };
 
 /* The ignored options of the whole file, by why: "a, b (why); c (why2)". */
@@ -136,16 +137,23 @@ static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig,
 	 * file, whether the value was written empty or a ${VAR} left it so; only the log-file
 	 * options take an empty name (checked against fio 3.33 --parse-only) */
 	if (o->value && !o->value[0] && !takes_empty(def->name)) {
+		/* as fio's "job NAME dropped": the job, or the global section, is named */
+		char who[160];
+
+		if (p->global)
+			snprintf(who, sizeof(who), "global section");
+		else
+			snprintf(who, sizeof(who), "job '%s'", p->job.name);
 		if (o->raw && strstr(o->raw, "${"))
 			snprintf(why, why_len,
-				 "%s:%u: %s=%s is empty: the environment does not set it (or sets "
-				 "it empty), and fio refuses the job file the same way; set it, "
-				 "e.g. %.*s=VALUE ioreel synth ...",
-				 o->file, o->line, o->key, o->raw, var_name_len(o->raw),
+				 "%s refused: %s:%u: %s=%s is empty: the environment does not set "
+				 "it (or sets it empty), and fio refuses the job file the same way; "
+				 "set it, e.g. %.*s=VALUE ioreel synth ...",
+				 who, o->file, o->line, o->key, o->raw, var_name_len(o->raw),
 				 var_name(o->raw));
 		else
-			snprintf(why, why_len, "%s:%u: %s= has no value (fio refuses it too)",
-				 o->file, o->line, o->key);
+			snprintf(why, why_len, "%s refused: %s:%u: %s= has no value (fio refuses "
+				 "it too)", who, o->file, o->line, o->key);
 		return -EINVAL;
 	}
 	if (def->cls == FIO_OPT_IGNORED) {
@@ -227,6 +235,7 @@ int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 	synth_job_defaults(&global->job);
 	global->job.sync_engine = true; /* fio's default engine is psync */
 	global->kb_base = 1024;
+	global->global = true;
 	for (unsigned int s = 0; !err && s < jf.nsec; s++) {
 		const struct fio_section *sec = &jf.sec[s];
 		struct pending *p = sec->global ? global : cur;
@@ -236,6 +245,7 @@ int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 			continue;
 		if (!sec->global) {
 			*cur = *global;
+			cur->global = false;
 			snprintf(cur->job.name, sizeof(cur->job.name), "%s", sec->name);
 			seen = true;
 		}

@@ -42,10 +42,10 @@ for foo in -unset 1; do
 	agree "$foo" 'description='
 done
 
-# a refusal names the place, the option as written and the variable to set
+# a refusal names the job, the place, the option as written and the variable to set
 agree -unset 'iodepth=${FOO}'
 case $last in
-*"j$((n - 1)).fio:4: iodepth=\${FOO} is empty"*"FOO=VALUE"*) ;;
+*"job 'j' refused: "*"j$((n - 1)).fio:4: iodepth=\${FOO} is empty"*"FOO=VALUE"*) ;;
 *) fail "refusal of an unset \${FOO} does not say where and what to set: $last" ;;
 esac
 
