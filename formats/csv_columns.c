@@ -308,6 +308,15 @@ int csv_columns_resolve(char *const *names, int n, const struct csv_opts *o,
 		enum csv_field f;
 		enum csv_unit u;
 
+		/* pandas' to_csv() writes its index as a first column without a name */
+		char nm[64];
+
+		normalize(names[j], nm, sizeof(nm));
+		if (!nm[0]) {
+			say(c, "column %d (no name) skipped", j + 1);
+			c->foreign = true;
+			continue;
+		}
 		if (as && !strcmp(as, "-")) {
 			say(c, "%s skipped", names[j]);
 			c->foreign = true;
@@ -338,10 +347,8 @@ int csv_columns_resolve(char *const *names, int n, const struct csv_opts *o,
 		c->col[f] = j;
 		c->unit[f] = u;
 		c->scale[f] = unit_scale(u, o);
-		char norm[64];
-		normalize(names[j], norm, sizeof(norm));
 		/* a header of our own names says nothing new; any other is reported whole */
-		if (strcmp(norm, field_names[f]) || u == CSVU_SECTORS)
+		if (strcmp(nm, field_names[f]) || u == CSVU_SECTORS)
 			c->foreign = true;
 		{
 			if (u == CSVU_SECTORS)

@@ -74,6 +74,13 @@ assert_eq "$(events c.ioreel)" "$H
 10000,,,dev0,12288,4096,read,,0,0,0,,0,0
 20000,,,dev0,4096,8192,write,,0,0,0,,0,0" "c.csv imported"
 
+# a column without a name (pandas' index) is left out, and said so
+printf ',ts_us,offset,len,op\n0,5,4096,4096,write\n' >p.csv
+"$IOREEL" convert p.csv p.ioreel >out 2>err || fail "convert p.csv: $(cat err)"
+grep -q 'columns: column 1 (no name) skipped, ts_us->queue_ns (us)' err || fail "p.csv: $(cat err)"
+assert_eq "$(events p.ioreel)" "$H
+5000,,,dev0,4096,4096,write,,0,0,0,,0,0" "p.csv imported"
+
 # 4. our own CSV round-trips without a word about columns
 "$IOREEL" convert a.ioreel own.csv >/dev/null || fail "export own.csv"
 "$IOREEL" convert own.csv own.ioreel >out 2>err || fail "import own.csv: $(cat err)"
