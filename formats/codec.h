@@ -16,7 +16,7 @@
 #define TRACE_VERSION_MAJOR 1
 /* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5); 1.3: a record per
  * stream (header tag 12); 1.4: the header's checksum (tag 13) */
-#define TRACE_VERSION_MINOR 4
+#define TRACE_VERSION_MINOR 5
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u

@@ -265,7 +265,20 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 			       (t->flags & TRACE_STREAM_SCALE) ? "true" : "false",
 			       (unsigned long long)t->rel_span, t->rel_align);
 		else
-			printf("null}");
+			printf("null");
+		if (t->flags & TRACE_STREAM_THINK)
+			printf(", \"think\": {\"ns\": %llu, \"spin_ns\": %llu, \"iotime_ns\": %llu, "
+			       "\"blocks\": %u, \"blocks_type\": \"%s\"}",
+			       (unsigned long long)t->think_ns, (unsigned long long)t->think_spin_ns,
+			       (unsigned long long)t->think_iotime_ns, t->think_blocks,
+			       (t->flags & TRACE_STREAM_THINK_ISSUE) ? "issue" : "complete");
+		if (t->flags & TRACE_STREAM_LAT_TARGET)
+			printf(", \"latency_target\": {\"ns\": %llu, \"window_ns\": %llu, "
+			       "\"percentile\": %g, \"run\": %s}",
+			       (unsigned long long)t->lat_target_ns, (unsigned long long)t->lat_window_ns,
+			       t->lat_pct_ppm / 1e4,
+			       (t->flags & TRACE_STREAM_LAT_RUN) ? "true" : "false");
+		printf("}");
 	}
 	printf("],\n \"events\": %llu, \"ops\": {", (unsigned long long)in->events);
 	for (int o = 0; o < IO_OP__COUNT; o++)
@@ -343,6 +356,22 @@ static void print_streams(const struct trace_meta *m)
 			if (t->flags & TRACE_STREAM_SCALE)
 				printf(", offsets scaled");
 		}
+		if (t->flags & TRACE_STREAM_THINK) {
+			printf(", thinks %s", fmt_ns(t->think_ns, b1, sizeof(b1)));
+			if (t->think_spin_ns)
+				printf(" (spins %s)", fmt_ns(t->think_spin_ns, b2, sizeof(b2)));
+			if (t->think_blocks || !t->think_iotime_ns)
+				printf(" every %u I/Os %s", t->think_blocks ? t->think_blocks : 1,
+				       (t->flags & TRACE_STREAM_THINK_ISSUE) ? "issued" : "completed");
+			if (t->think_iotime_ns)
+				printf(" %s %s of I/O", t->think_blocks ? "or" : "every",
+				       fmt_ns(t->think_iotime_ns, b2, sizeof(b2)));
+		}
+		if (t->flags & TRACE_STREAM_LAT_TARGET)
+			printf(", latency target %s at %g%% over %s windows%s",
+			       fmt_ns(t->lat_target_ns, b1, sizeof(b1)), t->lat_pct_ppm / 1e4,
+			       fmt_ns(t->lat_window_ns, b2, sizeof(b2)),
+			       (t->flags & TRACE_STREAM_LAT_RUN) ? ", searched all run" : "");
 		shown++;
 	}
 	if (shown == 8)

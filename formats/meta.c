@@ -33,7 +33,7 @@ enum {
 
 /* Bytes of one TAG_STREAM_EXT record written by this version; readers accept longer ones
  * (a later minor appends fields) and shorter ones (absent fields are 0). */
-#define STREAM_EXT_SIZE 64u
+#define STREAM_EXT_SIZE 112u
 
 void trace_meta_init(struct trace_meta *m, const char *source)
 {
@@ -110,7 +110,8 @@ static int put_num(struct buf *b, uint16_t tag, uint64_t v, size_t n)
 static bool streams_say_more(const struct trace_stream *st, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (st[i].flags || st[i].group || st[i].runtime_ns || st[i].ios || st[i].delay_ns)
+		if (st[i].flags || st[i].group || st[i].runtime_ns || st[i].ios || st[i].delay_ns ||
+		    st[i].think_ns || st[i].lat_target_ns)
 			return true;
 	return false;
 }
@@ -138,6 +139,13 @@ static int put_stream_ext(struct buf *b, const struct trace_stream *st, uint32_t
 		put_u64(q + 48, st[i].rel_span);
 		put_u32(q + 56, st[i].rel_align);
 		put_u32(q + 60, 0);
+		put_u64(q + 64, st[i].think_ns);
+		put_u64(q + 72, st[i].think_spin_ns);
+		put_u64(q + 80, st[i].think_iotime_ns);
+		put_u32(q + 88, st[i].think_blocks);
+		put_u32(q + 92, st[i].lat_pct_ppm);
+		put_u64(q + 96, st[i].lat_target_ns);
+		put_u64(q + 104, st[i].lat_window_ns);
 	}
 	err = put_field(b, TAG_STREAM_EXT, p, 8 + (size_t)n * STREAM_EXT_SIZE);
 	free(p);
@@ -258,7 +266,20 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 		s->rel_len_ppm = get_u32(rec + 44);
 		s->rel_span = get_u64(rec + 48);
 		s->rel_align = get_u32(rec + 56);
+		s->think_ns = get_u64(rec + 64);
+		s->think_spin_ns = get_u64(rec + 72);
+		s->think_iotime_ns = get_u64(rec + 80);
+		s->think_blocks = get_u32(rec + 88);
+		s->lat_pct_ppm = get_u32(rec + 92);
+		s->lat_target_ns = get_u64(rec + 96);
+		s->lat_window_ns = get_u64(rec + 104);
+		if (!(s->flags & TRACE_STREAM_THINK))
+			s->think_ns = s->think_spin_ns = s->think_iotime_ns = s->think_blocks = 0;
+		if (!(s->flags & TRACE_STREAM_LAT_TARGET))
+			s->lat_target_ns = s->lat_window_ns = s->lat_pct_ppm = 0;
 		if ((s->flags & ~(uint32_t)TRACE_STREAM__ALL) || s->rel_start_ppm > 1000000 ||
+		    s->think_spin_ns > s->think_ns || s->lat_pct_ppm > 1000000 ||
+		    ((s->flags & TRACE_STREAM_LAT_TARGET) && !s->lat_target_ns) ||
 		    s->group >= TRACE_MAX_STREAMS ||
 		    s->rel_len_ppm > 1000000 ||
 		    ((s->flags & TRACE_STREAM_SCALE) && !(s->flags & TRACE_STREAM_REL)) ||

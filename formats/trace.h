@@ -47,7 +47,13 @@ enum trace_stream_flags {
 	TRACE_STREAM_TIME_BASED = 1 << 0, /* cycle the stream's events until runtime_ns */
 	TRACE_STREAM_REL = 1 << 1,	  /* offsets are relative to a region of the target */
 	TRACE_STREAM_SCALE = 1 << 2,	  /* REL: scale offsets from [0, rel_span) onto it */
-	TRACE_STREAM__ALL = (1 << 3) - 1,
+	/* 1.5: set whenever the think or latency-target fields are, so that a 1.4 reader, which
+	 * would take the record's first 64 bytes and replay without them, refuses it instead */
+	TRACE_STREAM_THINK = 1 << 3,	    /* closed mode: pause as fio's thinktime */
+	TRACE_STREAM_THINK_ISSUE = 1 << 4,  /* THINK: count issued I/Os, not completed ones */
+	TRACE_STREAM_LAT_TARGET = 1 << 5,   /* closed mode: search the depth as latency_target */
+	TRACE_STREAM_LAT_RUN = 1 << 6,	    /* LAT_TARGET: keep searching after it converged */
+	TRACE_STREAM__ALL = (1 << 7) - 1,
 };
 
 struct trace_stream {
@@ -64,6 +70,17 @@ struct trace_stream {
 	uint32_t rel_start_ppm, rel_len_ppm;
 	uint64_t rel_span; /* SCALE: offsets lie in [0, rel_span); else the sequential stride that
 			    * wraps (0: offsets wrap at the region's length) */
+	/* THINK (1.5): after every think_blocks I/Os (0: not set, which is 1 unless think_iotime
+	 * is set) or think_iotime_ns of I/O, drain the stream, spin think_spin_ns, then sleep the
+	 * rest of think_ns (fio's thinktime, thinktime_blocks, thinktime_spin,
+	 * thinktime_iotime) */
+	uint64_t think_ns, think_spin_ns, think_iotime_ns;
+	uint32_t think_blocks;
+	/* LAT_TARGET (1.5): the depth, at most `depth`, whose I/Os meet lat_target_ns at
+	 * lat_pct_ppm (millionths: 100 % = 1000000) over each lat_window_ns (fio's
+	 * latency_target, latency_percentile, latency_window) */
+	uint32_t lat_pct_ppm;
+	uint64_t lat_target_ns, lat_window_ns;
 };
 
 /* Everything the header says about a trace. */

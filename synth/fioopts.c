@@ -58,6 +58,10 @@ static const struct fio_optdef opts[] = {
 	{ "num_range", P, NULL }, { "stonewall", P, NULL }, { "wait_for_previous", P, NULL },
 	{ "wait_for", P, NULL }, { "exitall", P, NULL }, { "name", P, NULL },
 	{ "flow", P, NULL }, { "flow_id", P, NULL },
+	{ "thinktime_spin", P, NULL }, { "thinktime_blocks", P, NULL },
+	{ "thinktime_blocks_type", P, NULL }, { "thinktime_iotime", P, NULL },
+	{ "latency_target", P, NULL }, { "latency_window", P, NULL },
+	{ "latency_percentile", P, NULL }, { "latency_run", P, NULL },
 	{ "kb_base", P, NULL },
 
 	/* fio's own machinery */
@@ -161,15 +165,6 @@ static const struct fio_optdef opts[] = {
 
 	/* what ioreel does not reproduce */
 
-	{ "latency_target", R, "fio searches for the depth that meets a latency target while "
-			       "running; replay keeps a fixed depth" },
-	{ "latency_window", R, "part of latency_target's depth search, not modeled" },
-	{ "latency_percentile", R, "part of latency_target's depth search, not modeled" },
-	{ "latency_run", R, "part of latency_target's depth search, not modeled" },
-	{ "thinktime_spin", R, "pauses between I/Os are not modeled" },
-	{ "thinktime_blocks", R, "pauses between I/Os are not modeled" },
-	{ "thinktime_blocks_type", R, "pauses between I/Os are not modeled" },
-	{ "thinktime_iotime", R, "pauses between I/Os are not modeled" },
 	{ "thinkcycles", R, "CPU work between I/Os is not modeled" },
 	{ "read_iolog", R, "replays an I/O log: convert it with ioreel convert and replay that" },
 	{ "read_iolog_chunked", R, "replays an I/O log: use ioreel convert" },

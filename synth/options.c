@@ -30,6 +30,7 @@ void synth_job_defaults(struct synth_job *j)
 	j->seed = SYNTH_DEFAULT_SEED;
 	j->perc_rand = 100;
 	j->flow_lead = -1;
+	j->lat_pct_ppm = 1000000; /* fio's latency_percentile default: 100 */
 }
 
 void synth_innodb_defaults(struct synth_innodb *m)
@@ -555,12 +556,39 @@ static int set_opt(struct opt_ctx *c, const char *k)
 			return refuse(c, "a random start delay in a range is not modeled");
 		return set_time(c, &j->delay_ns, false);
 	}
-	if (!strcmp(k, "thinktime")) {
-		if (set_time(c, &u, true))
+	if (!strcmp(k, "thinktime"))
+		return set_time(c, &j->think_ns, true);
+	if (!strcmp(k, "thinktime-spin"))
+		return set_time(c, &j->think_spin_ns, true);
+	if (!strcmp(k, "thinktime-iotime"))
+		return set_time(c, &j->think_iotime_ns, false); /* fio: seconds by default */
+	if (!strcmp(k, "thinktime-blocks")) {
+		if (set_u64(c, &u, 1, UINT32_MAX))
 			return -EINVAL;
-		return u ? refuse(c, "a pause after each I/O's completion; replay keeps the depth "
-				     "in flight without pauses") :
-			   0;
+		j->think_blocks = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(k, "thinktime-blocks-type")) {
+		if (c->v && (!strcmp(c->v, "complete") || !strcmp(c->v, "issue"))) {
+			j->think_issue = c->v[0] == 'i';
+			return 0;
+		}
+		return bad(c, "complete or issue");
+	}
+	if (!strcmp(k, "latency-target"))
+		return set_time(c, &j->lat_target_ns, true);
+	if (!strcmp(k, "latency-window"))
+		return set_time(c, &j->lat_window_ns, true);
+	if (!strcmp(k, "latency-run"))
+		return set_flag(c, &j->lat_run);
+	if (!strcmp(k, "latency-percentile")) {
+		char *end = NULL;
+		double pct = c->v ? strtod(c->v, &end) : -1;
+
+		if (!c->v || end == c->v || *end || !(pct >= 0 && pct <= 100))
+			return bad(c, "a percentage from 0 to 100, like 99.9");
+		j->lat_pct_ppm = (uint32_t)(pct * 10000 + 0.5);
+		return 0;
 	}
 	if (!strcmp(k, "time-based"))
 		return set_flag(c, &j->time_based);

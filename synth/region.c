@@ -123,6 +123,20 @@ void synth_stream_rec(const struct synth_job *j, uint32_t clone, struct trace_st
 	 * replay cycles for the runtime */
 	if (j->time_based)
 		rec->flags |= TRACE_STREAM_TIME_BASED;
+	if (j->think_ns) {
+		rec->flags |= TRACE_STREAM_THINK | (j->think_issue ? TRACE_STREAM_THINK_ISSUE : 0);
+		rec->think_ns = j->think_ns;
+		/* fio spins at most the whole think time, then sleeps what is left (none) */
+		rec->think_spin_ns = j->think_spin_ns < j->think_ns ? j->think_spin_ns : j->think_ns;
+		rec->think_iotime_ns = j->think_iotime_ns;
+		rec->think_blocks = j->think_blocks;
+	}
+	if (j->lat_target_ns) {
+		rec->flags |= TRACE_STREAM_LAT_TARGET | (j->lat_run ? TRACE_STREAM_LAT_RUN : 0);
+		rec->lat_target_ns = j->lat_target_ns;
+		rec->lat_window_ns = j->lat_window_ns;
+		rec->lat_pct_ppm = j->lat_pct_ppm;
+	}
 	if (!j->rel) {
 		*base = j->file_base + clone * j->clone_span + j->offset + clone * j->offset_inc;
 		return;
@@ -423,8 +437,20 @@ int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, si
 	}
 	err = resolve_groups(s, why, why_len);
 	for (unsigned int i = 0; !err && i < s->njobs; i++) {
-		resolve_rate(&s->jobs[i]);
-		err = zones_to_bytes(&s->jobs[i], why, why_len);
+		struct synth_job *j = &s->jobs[i];
+
+		resolve_rate(j);
+		err = zones_to_bytes(j, why, why_len);
+		/* a rated job becomes a timed trace (each I/O at its moment): the closed loop,
+		 * which pauses and searches a depth, never runs it */
+		if (!err && j->rate_iops > 0 && (j->think_ns || j->lat_target_ns)) {
+			snprintf(why, why_len,
+				 "job '%s': %s with rate or rate_iops is not modeled: a rated job "
+				 "replays on a clock, and only the closed loop (no rate) %s",
+				 j->name, j->think_ns ? "thinktime" : "latency_target",
+				 j->think_ns ? "pauses as fio does" : "searches fio's depth");
+			err = -EINVAL;
+		}
 	}
 	if (err)
 		return err;

@@ -71,6 +71,15 @@ struct synth_job {
 	uint64_t loops;	      /* passes over the region (fio's loops, 0 or 1: one) */
 	uint64_t ramp_ns;     /* ramp_time: I/O before the runtime starts counting */
 	uint64_t delay_ns;    /* startdelay */
+	/* thinktime, thinktime_spin, thinktime_iotime, thinktime_blocks (0: not given),
+	 * thinktime_blocks_type=issue: carried in the stream record for the closed loop */
+	uint64_t think_ns, think_spin_ns, think_iotime_ns;
+	uint32_t think_blocks;
+	bool think_issue;
+	/* latency_target, latency_window, latency_percentile (millionths), latency_run */
+	uint64_t lat_target_ns, lat_window_ns;
+	uint32_t lat_pct_ppm;
+	bool lat_run;
 	uint32_t size_ppm, offset_ppm, inc_ppm; /* size=N%, offset=N%, offset_increment=N% */
 	uint64_t size_nz, offset_nz, inc_nz;	/* the same in zones ("8z") */
 	uint64_t offset_inc;  /* offset_increment: clone k starts k * this further */

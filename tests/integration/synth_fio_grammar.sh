@@ -56,4 +56,36 @@ assert not cw["time_based"] and cw["group"] == 0 and not lr["time_based"], (cw, 
 assert ob["group"] == 1, ob
 print("  stream records: timed-reader time_based 2 s, odd-bs in group 1 (stonewall)")
 PY
+# Think time and latency targets: each option lands in its stream's record (format 1.5),
+# with fio's default units (thinktime, thinktime_spin, latency_*: us; thinktime_iotime: s)
+"$IOREEL" synth --fio-job "$jobs/think.fio" -o "$d/think.ioreel" >/dev/null 2>&1 ||
+	fail "synth think.fio"
+"$IOREEL" info --json "$d/think.ioreel" >"$d/think.info.json" || fail "info think"
+python3 - "$d/think.info.json" <<'PY' || fail "think.fio stream records"
+import json, sys
+th, bt, sp, tg, td = json.load(open(sys.argv[1]))["stream_records"]
+assert th["think"] == {"ns": 2000000, "spin_ns": 500000, "iotime_ns": 0, "blocks": 4,
+                       "blocks_type": "issue"}, th
+assert bt["think"] == {"ns": 1000000, "spin_ns": 0, "iotime_ns": 50000000, "blocks": 0,
+                       "blocks_type": "complete"}, bt
+assert sp["think"]["spin_ns"] == 100000, sp  # spinning longer than the think: all of it
+assert "latency_target" not in th and "think" not in tg, (th, tg)
+assert tg["latency_target"] == {"ns": 2000000, "window_ns": 50000000, "percentile": 99.5,
+                                "run": True} and tg["depth"] == 16, tg
+assert td["latency_target"] == {"ns": 750000, "window_ns": 0, "percentile": 100,
+                                "run": False}, td
+print("  think.fio: thinktime*, latency_* in the stream records")
+PY
+# a bad value names the option; with a rate (a timed trace) both are refused, saying why
+for bad in "thinktime_blocks_type=sometimes:complete or issue" \
+	"latency_percentile=101:0 to 100" "thinktime_blocks=0:whole number" \
+	"rate_iops=100:not modeled"; do
+	opt=${bad%%:*} want=${bad#*:}
+	printf '[j]\nbs=4k\nsize=1m\nthinktime=1ms\nlatency_target=1ms\n%s\n' "$opt" >"$d/bad.fio"
+	out=$("$IOREEL" synth --fio-job "$d/bad.fio" -o "$d/bad.ioreel" 2>&1) &&
+		fail "$opt accepted"
+	case $out in *"$want"*) ;; *) fail "$opt: no '$want' in: $out" ;; esac
+	case $out in *"${opt%%=*}"* | *thinktime*) ;; *) fail "$opt not named: $out" ;; esac
+done
+[ -e "$d/bad.ioreel" ] && fail "a refused job left its output"
 echo "synth_fio_grammar: ok"
