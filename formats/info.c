@@ -260,7 +260,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		       (unsigned long long)t->delay_ns);
 		if (t->flags & TRACE_STREAM_REL)
 			printf("{\"base\": %llu, \"start_ppm\": %u, \"len_ppm\": %u, \"scaled\": "
-			       "%s, \"span\": %llu, \"align\": %u}}",
+			       "%s, \"span\": %llu, \"align\": %u}",
 			       (unsigned long long)t->rel_base, t->rel_start_ppm, t->rel_len_ppm,
 			       (t->flags & TRACE_STREAM_SCALE) ? "true" : "false",
 			       (unsigned long long)t->rel_span, t->rel_align);

@@ -154,6 +154,54 @@ static size_t unwritten_json(const struct replay_result *r, char *buf, size_t le
 	return n;
 }
 
+/* Closed mode: fio's think time and the depths its latency targets found. */
+static void closed_print(const struct replay_result *r, FILE *out)
+{
+	char a[32];
+
+	if (r->thinks)
+		fprintf(out, "  think time: %llu pauses, %s in all (as fio's thinktime)\n",
+			(unsigned long long)r->thinks, fmt_ns(r->think_ns, a, sizeof(a)));
+	for (uint32_t i = 0; i < r->nlat && i < REPLAY_MAX_LAT_STREAMS; i++) {
+		const struct replay_lat_result *l = &r->lat[i];
+
+		fprintf(out, "  latency target: stream %u at depth %u of %u after %u windows (%s)",
+			l->stream, l->depth, l->max_depth, l->windows,
+			l->missed ? "missed even at depth 1" :
+			l->settled ? "settled" : "still searching when the run ended");
+		if (l->found != l->depth)
+			fprintf(out, "; deepest that met it: %u", l->found);
+		fprintf(out, "\n");
+	}
+	if (r->nlat > REPLAY_MAX_LAT_STREAMS)
+		fprintf(out, "  latency target: %u more streams not shown\n",
+			r->nlat - REPLAY_MAX_LAT_STREAMS);
+}
+
+static size_t closed_json(const struct replay_result *r, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 2)
+		return 0;
+	n += (size_t)snprintf(buf, len, ", \"thinks\": %llu, \"think_ns\": %llu, \"latency_target\": [",
+			      (unsigned long long)r->thinks, (unsigned long long)r->think_ns);
+	for (uint32_t i = 0; i < r->nlat && i < REPLAY_MAX_LAT_STREAMS && n < len; i++) {
+		const struct replay_lat_result *l = &r->lat[i];
+
+		n += (size_t)snprintf(buf + n, len - n,
+				      "%s{\"stream\": %u, \"depth\": %u, \"found\": %u, "
+				      "\"max_depth\": %u, \"windows\": %u, \"settled\": %s, "
+				      "\"missed\": %s}",
+				      i ? ", " : "", l->stream, l->depth, l->found, l->max_depth,
+				      l->windows, l->settled ? "true" : "false",
+				      l->missed ? "true" : "false");
+	}
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "]");
+	return n < len ? n : len - 1;
+}
+
 void replay_fidelity_print(const struct replay_result *r, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32];
@@ -209,6 +257,7 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 		fprintf(out, "  errors: %llu I/Os failed, first: %s at offset %llu\n",
 			(unsigned long long)r->errors, strerror(-r->first_error),
 			(unsigned long long)r->first_error_offset);
+	closed_print(r, out);
 	unwritten_print(r, out);
 }
 
@@ -254,5 +303,8 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	if (n < 0 || (size_t)n + 2 >= len)
 		return n;
 	n += (int)unwritten_json(r, buf + n, len - (size_t)n - 1);
+	if ((size_t)n + 2 >= len)
+		return n;
+	n += (int)closed_json(r, buf + n, len - (size_t)n - 1);
 	return n + snprintf(buf + n, len - (size_t)n, "}");
 }

@@ -155,6 +155,18 @@ struct replay_file_result {
 	uint64_t dropped; /* the recorder's dropped calls (index), UINT64_MAX unknown */
 };
 
+/* Closed mode: what a stream's latency search (fio's latency_target) found. */
+#define REPLAY_MAX_LAT_STREAMS 64
+struct replay_lat_result {
+	uint32_t stream;
+	uint32_t depth;	    /* where the search stood at the end, as fio's latency_depth */
+	uint32_t found;	    /* the deepest depth whose window met the target (0: none) */
+	uint32_t max_depth; /* the stream's iodepth: the search's ceiling */
+	uint32_t windows;   /* windows judged */
+	bool settled;	    /* the search converged (else the runtime ended it first) */
+	bool missed;	    /* even depth 1 missed the target */
+};
+
 struct replay_result {
 	int mode;		    /* the mode actually used */
 	const char *engine;
@@ -185,6 +197,11 @@ struct replay_result {
 	uint64_t ahead;		    /* I/Os released before their trace time (faster target) */
 	uint64_t held_depth;	    /* times an I/O waited for its thread's recorded depth */
 	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
+	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
+	uint64_t thinks;	    /* pauses taken */
+	uint64_t think_ns;	    /* their length, summed over streams (pauses that ended) */
+	uint32_t nlat;		    /* streams with a latency target; lat holds the first 64 */
+	struct replay_lat_result lat[REPLAY_MAX_LAT_STREAMS];
 	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
 	struct replay_unwritten unwritten[REPLAY_MAX_TARGETS]; /* per trace device */
 	struct replay_file_result *file; /* a file-level replay's (NULL otherwise) */

@@ -12,12 +12,28 @@
 #include "util/cli.h"
 
 /* A closed-loop stream: its events in order, how many are in flight, and what the trace says
- * it runs (its group, start delay, runtime or I/O count: formats/FORMAT.md, "Streams"). */
+ * it runs (its group, start delay, runtime or I/O count, think time, latency target:
+ * formats/FORMAT.md, "Streams"). Times are on the replay's clock (ns since its start). */
 struct cstream {
 	struct sev *ev;
-	uint64_t n, cap, pos, issued;
-	uint32_t depth, inflight;
+	uint64_t n, cap, pos, issued, completed;
+	uint32_t depth, inflight; /* depth: the record's, or where the latency search is */
+	bool ended;		  /* the latency search ended it (fio's td->done) */
 	struct trace_stream rec;
+	/* think time (fio's handle_thinktime) */
+	uint64_t think_mark;	 /* the I/O count at the last pause */
+	uint64_t io_since;	 /* when its I/O since the last pause began (thinktime_iotime) */
+	uint64_t pause_at, spin_until, pause_until; /* pausing while now < pause_until */
+	bool draining;		 /* a pause is due once the in-flight I/Os complete */
+	bool started;
+	/* the latency search (fio's target.c) */
+	uint32_t qd_low, qd_high, windows;
+	uint64_t win_start, win_ios, win_failed;
+	bool quiesce;		 /* a step down: no I/O until those in flight complete */
+	bool final;		 /* settled: the last window, at the depth found */
+	bool settled, missed;	 /* for the report: it settled; it failed at depth 1 */
+	uint32_t found;		 /* the depth of the last window that met the target */
+	uint32_t rslot;		 /* its entry in res->lat, or UINT32_MAX */
 };
 
 struct closed {
@@ -125,12 +141,198 @@ static int closed_prepare(struct run *r, const struct prescan *p, char *err, siz
 	return r->src->each(r, closed_add, c, err, errlen);
 }
 
+/*
+ * fio's latency_target (its target.c): the stream starts at depth 1 and, at the end of each
+ * window, doubles the depth while its I/Os meet the target (bisects toward the lowest depth
+ * that failed, once one has), and steps halfway down toward the last good depth when they do
+ * not. A depth the step leaves unchanged has settled: one more window at it, then the stream
+ * ends (latency_run: it goes on judging windows until its runtime).
+ */
+static void lat_new_window(struct cstream *c, uint64_t now)
+{
+	c->win_start = now;
+	c->win_ios = c->completed;
+	c->win_failed = 0;
+}
+
+/* fio's __lat_target_failed. At depth 1 there is nowhere to go: with a 100 % target a late I/O
+ * ends the stream (fio ends the job with ETIMEDOUT); a window that missed a lower share is
+ * judged again. The step down waits for the I/O in flight (fio's io_u_quiesce), so a storm of
+ * late completions from the deeper queue counts once. */
+static void lat_failed(struct cstream *c, uint64_t now, bool fatal)
+{
+	if (c->depth == 1) {
+		c->missed = true;
+		c->ended |= fatal;
+		lat_new_window(c, now);
+		return;
+	}
+	c->qd_high = c->depth;
+	if (c->depth == c->qd_low)
+		c->qd_low--;
+	c->depth = (c->depth + c->qd_low) / 2;
+	c->quiesce = true;
+}
+
+/* fio's lat_target_success */
+static void lat_success(struct cstream *c, uint64_t now)
+{
+	uint32_t qd = c->depth;
+
+	c->found = qd;
+	c->qd_low = qd;
+	if (c->qd_high != c->rec.depth)
+		c->depth = (qd + c->qd_high) / 2;
+	else
+		c->depth = qd * 2;
+	if (c->depth > c->rec.depth)
+		c->depth = c->rec.depth;
+	if (c->depth == qd) {
+		c->settled = true;
+		if (c->final && !(c->rec.flags & TRACE_STREAM_LAT_RUN)) {
+			c->ended = true;
+		} else if (!c->final) {
+			/* the last window runs at the depth found alone */
+			c->final = true;
+			c->quiesce = true;
+		}
+	}
+	lat_new_window(c, now);
+}
+
+/* fio's __lat_target_check: judge the window once it is over and saw a completion */
+static void lat_check(struct cstream *c, uint64_t now)
+{
+	uint64_t ios;
+
+	if (!(c->rec.flags & TRACE_STREAM_LAT_TARGET) || c->quiesce || c->ended ||
+	    now - c->win_start < c->rec.lat_window_ns)
+		return;
+	ios = c->completed - c->win_ios;
+	if (!ios)
+		return;
+	c->windows++;
+	if ((unsigned __int128)(ios - c->win_failed) * 1000000u >=
+	    (unsigned __int128)ios * c->rec.lat_pct_ppm)
+		lat_success(c, now);
+	else
+		lat_failed(c, now, false);
+}
+
+static uint64_t think_count(const struct cstream *c)
+{
+	return (c->rec.flags & TRACE_STREAM_THINK_ISSUE) ? c->issued : c->completed;
+}
+
+/* fio's handle_thinktime: a pause is due after thinktime_blocks I/Os, or thinktime_iotime of
+ * I/O, whichever comes first; with thinktime_iotime alone, by time only */
+static bool think_due(const struct cstream *c, uint64_t now)
+{
+	const struct trace_stream *t = &c->rec;
+
+	if (!(t->flags & TRACE_STREAM_THINK))
+		return false;
+	if (t->think_iotime_ns) {
+		if (now - c->io_since >= t->think_iotime_ns)
+			return true;
+		if (!t->think_blocks)
+			return false;
+	}
+	return think_count(c) >= c->think_mark + (t->think_blocks ? t->think_blocks : 1);
+}
+
+/*
+ * Whether stream c may issue now, as fio's job would: not while a step down of the latency
+ * search waits for its I/O in flight, nor while it thinks. A pause, once due, waits for the
+ * I/O in flight too (fio's io_u_quiesce), then spins think_spin_ns and sleeps the rest; the
+ * loop keeps serving the other streams meanwhile.
+ */
+static bool closed_may_issue(struct run *r, struct cstream *c, uint64_t now)
+{
+	if (c->quiesce) {
+		if (c->inflight)
+			return false;
+		c->quiesce = false;
+		lat_new_window(c, now);
+	}
+	if (c->pause_until) {
+		if (now < c->pause_until)
+			return false;
+		r->res->think_ns += now - c->pause_at;
+		c->pause_until = 0;
+		c->io_since = now;
+	}
+	if (!c->draining && think_due(c, now)) {
+		c->think_mark = think_count(c);
+		c->draining = true;
+	}
+	if (c->draining) {
+		if (c->inflight)
+			return false;
+		c->draining = false;
+		c->pause_at = now;
+		c->spin_until = now + c->rec.think_spin_ns;
+		c->pause_until = now + c->rec.think_ns;
+		r->res->thinks++;
+		return false;
+	}
+	return true;
+}
+
+/* A stream's first moment: its think clock starts, and its latency search at depth 1. */
+static void closed_start(struct cstream *c, uint64_t now)
+{
+	c->started = true;
+	c->io_since = now;
+	if (c->rec.flags & TRACE_STREAM_LAT_TARGET) {
+		c->depth = 1;
+		c->qd_low = 1;
+		c->qd_high = c->rec.depth;
+		lat_new_window(c, now);
+	}
+}
+
 static void closed_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 {
-	struct closed *c = r->mode_state;
+	struct closed *cl = r->mode_state;
+	struct cstream *c = &cl->cs[io->stream];
 
-	(void)complete_ns;
-	c->cs[io->stream].inflight--;
+	c->inflight--;
+	c->completed++;
+	/* fio times the target from the I/O's start to its completion (its lat, not clat) */
+	if ((c->rec.flags & TRACE_STREAM_LAT_TARGET) && !c->quiesce && !c->ended &&
+	    complete_ns > io->submit_ns && complete_ns - io->submit_ns > c->rec.lat_target_ns) {
+		if (c->rec.lat_pct_ppm >= 1000000)
+			lat_failed(c, complete_ns, true);
+		else
+			c->win_failed++;
+	}
+}
+
+/* What the latency searches found, for the fidelity report. */
+static void closed_finish(struct run *r)
+{
+	struct closed *cl = r->mode_state;
+
+	if (!cl)
+		return;
+	for (uint32_t i = 0; i < cl->ncs; i++) {
+		struct cstream *c = &cl->cs[i];
+		struct replay_lat_result *l;
+
+		if (!(c->rec.flags & TRACE_STREAM_LAT_TARGET) || !c->n)
+			continue;
+		if (r->res->nlat++ >= REPLAY_MAX_LAT_STREAMS)
+			continue;
+		l = &r->res->lat[r->res->nlat - 1];
+		l->stream = i;
+		l->depth = c->started ? c->depth : 0;
+		l->found = c->found;
+		l->max_depth = c->rec.depth;
+		l->windows = c->windows;
+		l->settled = c->settled;
+		l->missed = c->missed;
+	}
 }
 
 static void closed_free(struct run *r)
@@ -255,9 +457,9 @@ static int loop_closed(struct run *r)
 		if (cl->cs[i].n && cl->cs[i].rec.group < group)
 			group = cl->cs[i].rec.group;
 	while (!replay_stop && group != UINT32_MAX) {
-		uint64_t now = now_mono_ns() - r->start_mono;
+		uint64_t now = now_mono_ns() - r->start_mono, wake = UINT64_MAX;
 		uint32_t next = UINT32_MAX;
-		bool live = false;
+		bool live = false, spin = false;
 
 		/* the streams may want more in flight together than the cap (setup.c,
 		 * choose_depth): then they share it, each pass starting at the next stream so
@@ -279,8 +481,17 @@ static int loop_closed(struct run *r)
 				continue;
 			}
 			t -= c->rec.delay_ns;
-			while (!trace_stream_ended(&c->rec, c->n, c->issued, t)) {
+			if (!c->started)
+				closed_start(c, now);
+			lat_check(c, now);
+			while (!c->ended && !trace_stream_ended(&c->rec, c->n, c->issued, t)) {
 				live = true;
+				if (!closed_may_issue(r, c, now)) {
+					if (c->pause_until && c->pause_until < wake)
+						wake = c->pause_until;
+					spin |= c->pause_until && now < c->spin_until;
+					break;
+				}
 				if (c->inflight >= c->depth)
 					break;
 				if (r->inflight >= r->depth) {
@@ -309,10 +520,22 @@ static int loop_closed(struct run *r)
 			gstart = now;
 			continue;
 		}
-		if (r->inflight)
-			run_reap(r, 1000000);
-		else
+		if (spin) {
+			/* a stream spins its think time (thinktime_spin): the CPU stays busy,
+			 * as fio's job burns it, and completions are looked at meanwhile */
+			if (r->inflight)
+				run_reap(r, 0);
+		} else if (r->inflight) {
+			run_reap(r, wake - now < 1000000 ? wake - now : 1000000);
+		} else if (wake != UINT64_MAX) {
+			/* every stream with work left thinks: sleep to the first one's end, a
+			 * bounded wait at a time so that Ctrl-C is seen */
+			sched_wait_until(r->start_mono +
+						 (wake - now < RUN_WAIT_MAX_NS ? wake : now + RUN_WAIT_MAX_NS),
+					 0);
+		} else {
 			usleep(100); /* only delayed streams are left: wait for their start */
+		}
 	}
 	return 0;
 }
@@ -346,5 +569,6 @@ const struct replay_mode_ops replay_mode_closed = {
 	.prepare = closed_prepare,
 	.loop = loop_closed,
 	.done = closed_done,
+	.finish = closed_finish,
 	.free = closed_free,
 };
