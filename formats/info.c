@@ -267,16 +267,17 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		else
 			printf("null");
 		if (t->flags & TRACE_STREAM_THINK)
-			printf(", \"think\": {\"ns\": %llu, \"spin_ns\": %llu, \"iotime_ns\": %llu, "
-			       "\"blocks\": %u, \"blocks_type\": \"%s\"}",
-			       (unsigned long long)t->think_ns, (unsigned long long)t->think_spin_ns,
+			printf(", \"think\": {\"ns\": %llu, \"spin_ns\": %llu, "
+			       "\"iotime_ns\": %llu, \"blocks\": %u, \"blocks_type\": \"%s\"}",
+			       (unsigned long long)t->think_ns,
+			       (unsigned long long)t->think_spin_ns,
 			       (unsigned long long)t->think_iotime_ns, t->think_blocks,
 			       (t->flags & TRACE_STREAM_THINK_ISSUE) ? "issue" : "complete");
 		if (t->flags & TRACE_STREAM_LAT_TARGET)
 			printf(", \"latency_target\": {\"ns\": %llu, \"window_ns\": %llu, "
 			       "\"percentile\": %g, \"run\": %s}",
-			       (unsigned long long)t->lat_target_ns, (unsigned long long)t->lat_window_ns,
-			       t->lat_pct_ppm / 1e4,
+			       (unsigned long long)t->lat_target_ns,
+			       (unsigned long long)t->lat_window_ns, t->lat_pct_ppm / 1e4,
 			       (t->flags & TRACE_STREAM_LAT_RUN) ? "true" : "false");
 		printf("}");
 	}
@@ -362,7 +363,8 @@ static void print_streams(const struct trace_meta *m)
 				printf(" (spins %s)", fmt_ns(t->think_spin_ns, b2, sizeof(b2)));
 			if (t->think_blocks || !t->think_iotime_ns)
 				printf(" every %u I/Os %s", t->think_blocks ? t->think_blocks : 1,
-				       (t->flags & TRACE_STREAM_THINK_ISSUE) ? "issued" : "completed");
+				       (t->flags & TRACE_STREAM_THINK_ISSUE) ? "issued"
+									     : "completed");
 			if (t->think_iotime_ns)
 				printf(" %s %s of I/O", t->think_blocks ? "or" : "every",
 				       fmt_ns(t->think_iotime_ns, b2, sizeof(b2)));

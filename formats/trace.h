@@ -52,7 +52,7 @@ enum trace_stream_flags {
 	TRACE_STREAM_THINK = 1 << 3,	    /* closed mode: pause as fio's thinktime */
 	TRACE_STREAM_THINK_ISSUE = 1 << 4,  /* THINK: count issued I/Os, not completed ones */
 	TRACE_STREAM_LAT_TARGET = 1 << 5,   /* closed mode: search the depth as latency_target */
-	TRACE_STREAM_LAT_RUN = 1 << 6,	    /* LAT_TARGET: keep searching after it converged */
+	TRACE_STREAM_LAT_RUN = 1 << 6,	    /* LAT_TARGET: keep searching once it settled */
 	TRACE_STREAM__ALL = (1 << 7) - 1,
 };
 

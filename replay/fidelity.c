@@ -184,7 +184,8 @@ static size_t closed_json(const struct replay_result *r, char *buf, size_t len)
 
 	if (len < 2)
 		return 0;
-	n += (size_t)snprintf(buf, len, ", \"thinks\": %llu, \"think_ns\": %llu, \"latency_target\": [",
+	n += (size_t)snprintf(buf, len,
+			      ", \"thinks\": %llu, \"think_ns\": %llu, \"latency_target\": [",
 			      (unsigned long long)r->thinks, (unsigned long long)r->think_ns);
 	for (uint32_t i = 0; i < r->nlat && i < REPLAY_MAX_LAT_STREAMS && n < len; i++) {
 		const struct replay_lat_result *l = &r->lat[i];

@@ -200,7 +200,7 @@ struct replay_result {
 	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
 	uint64_t thinks;	    /* pauses taken */
 	uint64_t think_ns;	    /* their length, summed over streams (pauses that ended) */
-	uint32_t nlat;		    /* streams with a latency target; lat holds the first 64 */
+	uint32_t nlat;		    /* streams with a latency target (lat: the first 64) */
 	struct replay_lat_result lat[REPLAY_MAX_LAT_STREAMS];
 	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
 	struct replay_unwritten unwritten[REPLAY_MAX_TARGETS]; /* per trace device */

@@ -127,7 +127,8 @@ void synth_stream_rec(const struct synth_job *j, uint32_t clone, struct trace_st
 		rec->flags |= TRACE_STREAM_THINK | (j->think_issue ? TRACE_STREAM_THINK_ISSUE : 0);
 		rec->think_ns = j->think_ns;
 		/* fio spins at most the whole think time, then sleeps what is left (none) */
-		rec->think_spin_ns = j->think_spin_ns < j->think_ns ? j->think_spin_ns : j->think_ns;
+		rec->think_spin_ns = j->think_spin_ns < j->think_ns ? j->think_spin_ns
+								    : j->think_ns;
 		rec->think_iotime_ns = j->think_iotime_ns;
 		rec->think_blocks = j->think_blocks;
 	}

@@ -21,19 +21,18 @@ struct cstream {
 	bool ended;		  /* the latency search ended it (fio's td->done) */
 	struct trace_stream rec;
 	/* think time (fio's handle_thinktime) */
-	uint64_t think_mark;	 /* the I/O count at the last pause */
-	uint64_t io_since;	 /* when its I/O since the last pause began (thinktime_iotime) */
+	uint64_t think_mark; /* the I/O count at the last pause */
+	uint64_t io_since;   /* when its I/O since the last pause began (thinktime_iotime) */
 	uint64_t pause_at, spin_until, pause_until; /* pausing while now < pause_until */
-	bool draining;		 /* a pause is due once the in-flight I/Os complete */
+	bool draining; /* a pause is due once the in-flight I/Os complete */
 	bool started;
 	/* the latency search (fio's target.c) */
 	uint32_t qd_low, qd_high, windows;
 	uint64_t win_start, win_ios, win_failed;
-	bool quiesce;		 /* a step down: no I/O until those in flight complete */
-	bool final;		 /* settled: the last window, at the depth found */
-	bool settled, missed;	 /* for the report: it settled; it failed at depth 1 */
-	uint32_t found;		 /* the depth of the last window that met the target */
-	uint32_t rslot;		 /* its entry in res->lat, or UINT32_MAX */
+	bool quiesce;	      /* a step down: no I/O until those in flight complete */
+	bool final;	      /* settled: the last window, at the depth found */
+	bool settled, missed; /* for the report: it settled; it failed at depth 1 */
+	uint32_t found;	      /* the depth of the last window that met the target */
 };
 
 struct closed {
@@ -530,9 +529,9 @@ static int loop_closed(struct run *r)
 		} else if (wake != UINT64_MAX) {
 			/* every stream with work left thinks: sleep to the first one's end, a
 			 * bounded wait at a time so that Ctrl-C is seen */
-			sched_wait_until(r->start_mono +
-						 (wake - now < RUN_WAIT_MAX_NS ? wake : now + RUN_WAIT_MAX_NS),
-					 0);
+			uint64_t w = wake - now < RUN_WAIT_MAX_NS ? wake : now + RUN_WAIT_MAX_NS;
+
+			sched_wait_until(r->start_mono + w, 0);
 		} else {
 			usleep(100); /* only delayed streams are left: wait for their start */
 		}

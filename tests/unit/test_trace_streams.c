@@ -41,7 +41,8 @@ static void test_roundtrip(void)
 	m->streams[2] = (struct trace_stream){ .depth = 16,
 					       .flags = TRACE_STREAM_THINK |
 							TRACE_STREAM_THINK_ISSUE |
-							TRACE_STREAM_LAT_TARGET | TRACE_STREAM_LAT_RUN,
+							TRACE_STREAM_LAT_TARGET |
+							TRACE_STREAM_LAT_RUN,
 					       .think_ns = 2000000, .think_spin_ns = 500000,
 					       .think_iotime_ns = 7, .think_blocks = 4,
 					       .lat_target_ns = 1000000, .lat_window_ns = 3,
