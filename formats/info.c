@@ -188,21 +188,6 @@ static void print_json_closed(const struct trace_meta *m, const struct info *in,
 }
 
 /* The block level's stale, unfinished, nested; the file level's aio, nested, holes. */
-void info_drop_causes(struct trace_reader *r, bool json, const char *shown)
-{
-	for (size_t i = 0; i < trace_reader__counter_count(r); i++) {
-		const struct trace_counter *c = trace_reader__counter(r, i);
-
-		if (strncmp(c->name, "dropped_", 8) || !strcmp(c->name, "dropped_ring") ||
-		    !strcmp(c->name, shown))
-			continue;
-		if (json)
-			printf("\"%s\": %llu, ", c->name, (unsigned long long)c->value);
-		else
-			printf(", %s %llu", c->name + 8, (unsigned long long)c->value);
-	}
-}
-
 static void print_json(const char *path, struct trace_reader *r, const struct info *in)
 {
 	const struct trace_meta *m = trace_reader__meta(r);

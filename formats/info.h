@@ -12,7 +12,7 @@ int info_file(const char *path, struct trace_reader *r, bool json, bool files);
 
 /* ", stale 0, unfinished 8" (json: "\"dropped_stale\": 0, ..."): the trace's counters
  * "dropped_CAUSE" other than dropped_ring and shown (the one the caller printed beside it), so
- * every drop is shown with its cause (info.c). */
+ * every drop is shown with its cause (info_drops.c). */
 void info_drop_causes(struct trace_reader *r, bool json, const char *shown);
 
 #endif
