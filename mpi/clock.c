@@ -143,6 +143,7 @@ uint64_t clock_announce(const struct fleet *f, const struct clock_est *est, uint
 
 void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run)
 {
+	static bool warned; /* ioreel-mpi clock starts many times: once is enough */
 	struct prio_saved saved;
 	enum prio_got got;
 	int err;
@@ -154,10 +155,12 @@ void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run)
 	 * and a replay's schedule stays as the user chose (--realtime raises it in replay/).
 	 */
 	got = prio_raise(&saved, &err);
-	if (got != PRIO_FIFO)
+	if (got != PRIO_FIFO && !warned) {
+		warned = true;
 		cli_warn("the start runs at %s: real-time priority was refused (%s), so a busy host "
 			 "may delay this rank's start (give ioreel-mpi CAP_SYS_NICE)",
 			 prio_name(got), strerror(err));
+	}
 	sched_wait_until(target - (target > spin_ns ? spin_ns : 0), 0);
 	/*
 	 * The last stretch on the clock alone, without sched_wait_until's pause instruction: in a
