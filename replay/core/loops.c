@@ -477,6 +477,8 @@ static int loop_closed(struct run *r)
 			live |= c->inflight > 0;
 			if (t < c->rec.delay_ns) {
 				live = true; /* startdelay */
+				if (gstart + c->rec.delay_ns < wake)
+					wake = gstart + c->rec.delay_ns;
 				continue;
 			}
 			t -= c->rec.delay_ns;
@@ -486,8 +488,15 @@ static int loop_closed(struct run *r)
 			while (!c->ended && !trace_stream_ended(&c->rec, c->n, c->issued, t)) {
 				live = true;
 				if (!closed_may_issue(r, c, now)) {
-					if (c->pause_until && c->pause_until < wake)
-						wake = c->pause_until;
+					/* wake at the pause's end, or the runtime's if sooner */
+					uint64_t end = UINT64_MAX;
+
+					if (c->rec.runtime_ns)
+						end = gstart + c->rec.delay_ns + c->rec.runtime_ns;
+					if (c->pause_until && c->pause_until < end)
+						end = c->pause_until;
+					if (c->pause_until && end < wake)
+						wake = end;
 					spin |= c->pause_until && now < c->spin_until;
 					break;
 				}
@@ -525,15 +534,18 @@ static int loop_closed(struct run *r)
 			if (r->inflight)
 				run_reap(r, 0);
 		} else if (r->inflight) {
-			run_reap(r, wake - now < 1000000 ? wake - now : 1000000);
+			run_reap(r, wake <= now ? 0 : wake - now < 1000000 ? wake - now : 1000000);
 		} else if (wake != UINT64_MAX) {
-			/* every stream with work left thinks: sleep to the first one's end, a
-			 * bounded wait at a time so that Ctrl-C is seen */
-			uint64_t w = wake - now < RUN_WAIT_MAX_NS ? wake : now + RUN_WAIT_MAX_NS;
+			/* every stream with work left thinks or waits for its start delay: sleep
+			 * to the first one's end, a bounded wait at a time so that Ctrl-C is
+			 * seen */
+			uint64_t w = wake <= now ? now
+				     : wake - now < RUN_WAIT_MAX_NS ? wake
+								: now + RUN_WAIT_MAX_NS;
 
 			sched_wait_until(r->start_mono + w, 0);
 		} else {
-			usleep(100); /* only delayed streams are left: wait for their start */
+			usleep(100);
 		}
 	}
 	return 0;

@@ -5,7 +5,8 @@
 #  - think time, null engine: the result trace's issue times, as fio's write_iolog would show
 #    them, fall into runs of exactly thinktime_blocks I/Os (issue-counted at depth 4,
 #    completion-counted at depth 1) split by pauses; the pauses add up to at least the think
-#    time each (a sleep is never shorter) and at most 10x it; the report counts them.
+#    time each (a sleep is never shorter) and at most 10x it; the report counts them. A pause
+#    longer than the runtime ends with it, and a delayed stream starts during another's pause.
 #  - latency target, a loop device throttled to 500 reads/s (blk-throttle): each queued read
 #    waits about 2 ms per read ahead of it, so a 20 ms target allows a depth near 10 of the
 #    64 the job offers. The search must settle on a depth inside 2..32 and report it in the
@@ -70,6 +71,40 @@ assert pauses_all <= f["thinks"] <= pauses_all + 2, (f["thinks"], pauses_all)
 assert f["thinks"] * think <= f["think_ns"] <= 10 * f["thinks"] * think, f
 assert f["latency_target"] == [], f
 PY
+
+# A pause longer than the runtime ends with the runtime (the loop wakes at the sooner of the
+# two); a stream with a start delay starts while the other one thinks. 10x headroom: the run
+# must end within 3 s of its 300 ms, where waiting out the 5 s pause would take 5 s.
+cat >"$d/end.fio" <<'EOF'
+[global]
+ioengine=libaio
+bs=4k
+size=4m
+rw=randread
+[long-pause]
+runtime=300ms
+time_based
+thinktime=5s
+thinktime_blocks=10
+[delayed]
+startdelay=200ms
+number_ios=20
+thinktime=50ms
+thinktime_blocks=10
+EOF
+"$IOREEL" synth --fio-job "$d/end.fio" -o "$d/end.ioreel" >/dev/null 2>"$d/err" ||
+	fail "synth end.fio: $(cat "$d/err")"
+t0=$(date +%s%N)
+"$IOREEL" replay "$d/end.ioreel" --target "$d/t.img" --engine null --json -q >"$d/end.json" \
+	2>"$d/err" || fail "replay end: $(cat "$d/err")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$ms" -lt 3000 ] || fail "a 5 s pause held a 300 ms runtime: the run took $ms ms"
+python3 - "$d/end.json" <<'PY' || fail "pause past the runtime"
+import json, sys
+f = json.load(open(sys.argv[1]))["fidelity"]
+assert f["ios"] == 30 and f["thinks"] == 2, f  # 10 + pause; 10 + pause + 10
+PY
+echo "  a pause past the runtime ended with it (${ms} ms)"
 
 echo "== latency target, throttled loop device"
 need_root
