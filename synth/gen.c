@@ -11,6 +11,7 @@
 #include <string.h>
 #include "synth/jobgen.h"
 #include "synth/synth.h"
+#include "util/heap.h"
 
 enum gen_kind { GEN_JOB, GEN_FLOW, GEN_INNO_READER, GEN_INNO_LOG, GEN_INNO_CLEANER };
 
@@ -265,29 +266,25 @@ int synth_spec_meta(const struct synth_spec *s, struct trace_meta *meta, const c
 
 /* ---- merging the streams ---- */
 
-static bool gen_before(const struct gen *a, const struct gen *b)
+/*
+ * Streams merge by key, ties to the lower stream (streams are unique, so the order is total and
+ * the file the same whatever the heap's layout). The key is one unsigned number: the double's
+ * bits made to sort as the double does (negatives flipped; -0 as +0, which == calls equal; a
+ * NaN, which the comparison before had no place for, above +inf), above the stream.
+ */
+static inline uint64_t key_order(double d)
 {
-	return a->key < b->key || (a->key == b->key && a->stream < b->stream);
+	uint64_t u;
+
+	if (d == 0)
+		d = 0; /* -0.0 */
+	memcpy(&u, &d, sizeof(u));
+	return u >> 63 ? ~u : u | 1ULL << 63;
 }
 
-static void heap_down(struct gen **h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < n && gen_before(h[l], h[m]))
-			m = l;
-		if (r < n && gen_before(h[r], h[m]))
-			m = r;
-		if (m == i)
-			return;
-		struct gen *t = h[i];
-
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
+typedef struct gen *gen_ptr;
+#define GEN_KEY(g) ((unsigned __int128)key_order((g)->key) << 64 | (g)->stream)
+HEAP_DEFINE(genheap, gen_ptr, GEN_KEY)
 
 static int inno_gens(const struct synth_innodb *m, struct gen *gens, uint32_t *n)
 {
@@ -399,13 +396,17 @@ static int flow_next(struct gen *g, struct io_event *ev)
 }
 
 /* Emits the streams of one group (all of them for closed traces) merged by key. */
-static int merge(struct gen **heap, uint32_t n, bool timed, uint64_t *ordinal, double *t_max,
+static int merge(struct gen **heap, uint32_t ngen, bool timed, uint64_t *ordinal, double *t_max,
 		 synth_emit_fn emit, void *ctx)
 {
+	size_t n = 0;
 	int err;
 
-	for (size_t i = n / 2; i-- > 0;)
-		heap_down(heap, n, i);
+	for (uint32_t i = 0; i < ngen; i++) {
+		struct gen *g = heap[i]; /* push writes over heap[n..i] */
+
+		genheap_push(heap, &n, &g);
+	}
 	while (n) {
 		struct gen *g = heap[0];
 		struct io_event ev;
@@ -418,8 +419,7 @@ static int merge(struct gen **heap, uint32_t n, bool timed, uint64_t *ordinal, d
 		if (!more) {
 			if (g->kind == GEN_JOB && timed && jobgen_time(g->jg) > *t_max)
 				*t_max = jobgen_time(g->jg);
-			heap[0] = heap[--n];
-			heap_down(heap, n, 0);
+			genheap_pop(heap, &n, &g);
 			continue;
 		}
 		ev.stream = g->stream;
@@ -431,7 +431,7 @@ static int merge(struct gen **heap, uint32_t n, bool timed, uint64_t *ordinal, d
 		err = emit(ctx, &ev);
 		if (err)
 			return err;
-		heap_down(heap, n, 0);
+		genheap_replace_top(heap, n, &g); /* its key moved on */
 	}
 	return 0;
 }

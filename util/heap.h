@@ -15,6 +15,8 @@
  *                                     back a successor (a stream's next event, a new completion).
  * KEY is compared with < <= >= only, so it may be any scalar: a user needing a tie-breaker
  * packs it in, e.g. ((unsigned __int128)time << 64 | seq). Equal keys leave in no set order.
+ * A heap of pointers names its type through a typedef (`const type *` must read as a pointer
+ * to a const pointer, which `const struct gen * *` is not).
  */
 #ifndef IOREEL_UTIL_HEAP_H
 #define IOREEL_UTIL_HEAP_H
