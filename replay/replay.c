@@ -10,6 +10,7 @@
 #include "analyze/analyze.h"
 #include "ioreel.h"
 #include "replay/replay.h"
+#include "util/argv.h"
 #include "util/cli.h"
 #include "util/outfile.h"
 
@@ -115,24 +116,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	replay_stop = 1;
-}
-
-static char *join_args(int argc, char **argv)
-{
-	size_t len = 16;
-	char *s;
-
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	strcpy(s, "ioreel");
-	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
 }
 
 static void print_report(const struct replay_result *res, bool json)
@@ -544,7 +527,7 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	o.progress = !quiet && !json && isatty(STDERR_FILENO);
-	o.command_line = join_args(argc, argv);
+	o.command_line = argv_join("ioreel", argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
