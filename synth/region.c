@@ -323,11 +323,15 @@ static int resolve_flows(struct synth_spec *s, char *why, size_t why_len)
 
 		if (l->time_based != j->time_based || l->runtime_ns != j->runtime_ns ||
 		    l->ramp_ns != j->ramp_ns || l->delay_ns != j->delay_ns || l->rel || j->rel ||
-		    l->rate_iops > 0 || j->rate_iops > 0) {
+		    l->rate_iops > 0 || j->rate_iops > 0 || l->think_ns || j->think_ns ||
+		    l->lat_target_ns || j->lat_target_ns) {
+			/* think time and the latency search are per fio job; a flow set is one
+			 * stream, which pauses and searches as a whole */
 			snprintf(
 			    why, why_len,
 			    "jobs '%s' and '%s' share flow_id %u but differ in runtime, start, "
-			    "rate or a region resolved at replay, which one stream cannot hold",
+			    "rate or a region resolved at replay, or have think time or a latency "
+			    "target, which one stream cannot hold",
 			    l->name, j->name, j->flow_id);
 			return -EOPNOTSUPP;
 		}

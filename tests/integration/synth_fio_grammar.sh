@@ -87,5 +87,9 @@ for bad in "thinktime_blocks_type=sometimes:complete or issue" \
 	case $out in *"$want"*) ;; *) fail "$opt: no '$want' in: $out" ;; esac
 	case $out in *"${opt%%=*}"* | *thinktime*) ;; *) fail "$opt not named: $out" ;; esac
 done
+# a flow set is one stream: think time or a latency target in one is refused, saying why
+printf '[a]\nbs=4k\nsize=1m\nflow=1\nthinktime=1ms\n[b]\nbs=4k\nsize=1m\nflow=2\n' >"$d/bad.fio"
+out=$("$IOREEL" synth --fio-job "$d/bad.fio" -o "$d/bad.ioreel" 2>&1) && fail "flow + thinktime accepted"
+case $out in *"think time or a latency target"*) ;; *) fail "flow + thinktime: $out" ;; esac
 [ -e "$d/bad.ioreel" ] && fail "a refused job left its output"
 echo "synth_fio_grammar: ok"
