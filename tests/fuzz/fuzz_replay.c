@@ -11,7 +11,10 @@
  * Built and run by `make fuzz`. Seeds (tests/fuzz/corpus/fuzz_replay/): closed-loop traces from
  * `ioreel synth --number-ios 20` over bs 512 B-64 MiB, numjobs 1-64, iodepth 1-4096, one
  * --time_based --runtime 3600, one --rate-iops; and a timed one converted from a 7-row CSV
- * (tests/integration/replay_common.inc's columns) with an hour between its last two rows.
+ * (tests/integration/replay_common.inc's columns) with an hour between its last two rows; and
+ * recipes (inputs beginning "RECP", see write_recipe): the writer makes a valid trace of them,
+ * so that mutations change events and stream records instead of breaking a zstd frame.
+ * FUZZ_REPLAY_VERBOSE=1 prints what each run did, FUZZ_REPLAY_SAVE=FILE keeps the trace.
  * mlockall is no problem here: the sanitizers intercept it (and munlockall) as a no-op.
  */
 #include <errno.h>
@@ -31,6 +34,7 @@
 #define SETUP_STOP_NS 2000000000ull    /* or this long after replay_run began, if it has not */
 #define HANG_AFTER_NS 5000000000ull    /* and replay_run must have returned this long after */
 #define TARGET_BYTES (64ull << 20)
+#define RECIPE_MAGIC 0x50434552u /* "RECP": the input is a recipe (write_recipe) */
 
 /* The watchdog's state, under lock: armed from replay_run's call to its return. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -128,7 +132,7 @@ static void replay_once(const char *trace, const char *target, int mode)
 	pthread_mutex_lock(&lock);
 	replay_stop = 0;
 	t0 = now_ns();
-	stop_at = now_ns() + SETUP_STOP_NS;
+	stop_at = t0 + SETUP_STOP_NS;
 	stopped_at = 0;
 	armed_mode = mode;
 	armed = true;
@@ -136,7 +140,7 @@ static void replay_once(const char *trace, const char *target, int mode)
 	pthread_mutex_unlock(&lock);
 
 	ret = replay_run(&o, &res, err, sizeof(err));
-	if (verbose) /* FUZZ_REPLAY_VERBOSE=1: what each run did, to follow a reproducer */
+	if (verbose)
 		fprintf(stderr, "fuzz_replay: mode %s: %d %s, %llu I/Os in %.1f ms%s\n",
 			replay_mode_name(mode), ret, ret ? err : "", (unsigned long long)res.ios,
 			(now_ns() - t0) / 1e6, replay_stop ? ", stopped" : "");
@@ -147,6 +151,128 @@ static void replay_once(const char *trace, const char *target, int mode)
 	replay_result_free(&res);
 }
 
+/* ---- recipes: inputs that are not a trace file describe one, written by the trace writer ---- */
+
+struct cursor {
+	const uint8_t *p;
+	size_t left;
+};
+
+/* The next n bytes (at most 8) little-endian; zeros once the input is used up. */
+static uint64_t take(struct cursor *c, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n && c->left; i++, c->left--)
+		v |= (uint64_t)*c->p++ << (8 * i);
+	return v;
+}
+
+static struct trace_meta meta;
+
+/*
+ * A recipe: a header byte (bit 0 closed, bit 1 time_based, bits 2-3 devices - 1, bit 4 leave
+ * completion times out), a runtime, per device a size and a logical block size, a stream count
+ * and per stream every field of its record, raw but folded into what the reader takes;
+ * then 20-byte events until the input ends. Closed-loop traces are "synth" ones; timed ones
+ * "import:csv", their times the running sum of 32-bit gaps. The writer and the header's own
+ * checks stay in charge of what a trace may say: a recipe it refuses is no run.
+ */
+static int write_recipe(const char *path, const uint8_t *data, size_t size)
+{
+	struct trace_writer_opts wo = { .chunk_events = 64 };
+	struct cursor c = { data + 4, size - 4 };
+	unsigned int hdr = take(&c, 1);
+	bool closed = hdr & 1;
+	struct trace_writer *w;
+	uint64_t t = 0;
+	int ret = 0;
+
+	memset(&meta, 0, sizeof(meta));
+	snprintf(meta.source, sizeof(meta.source), "%s", closed ? "synth" : "import:csv");
+	meta.mode = closed ? TRACE_MODE_CLOSED : TRACE_MODE_TIMED;
+	meta.time_based = !!(hdr & 2);
+	meta.runtime_ns = take(&c, 8);
+	meta.ndevices = 1 + ((hdr >> 2) & 3);
+	for (uint32_t i = 0; i < meta.ndevices; i++) {
+		struct trace_device *d = &meta.devices[i];
+
+		snprintf(d->name, sizeof(d->name), "dev%u", i);
+		d->size_bytes = take(&c, 8);
+		d->logical_block_size = 512u << (take(&c, 1) % 5);
+		d->physical_block_size = d->logical_block_size;
+	}
+	meta.nstreams = closed ? 1 + take(&c, 1) % 64 : 0;
+	for (uint32_t i = 0; i < meta.nstreams; i++) {
+		struct trace_stream *st = &meta.streams[i];
+
+		st->depth = 1 + take(&c, 4) % TRACE_MAX_STREAM_DEPTH;
+		st->flags = take(&c, 1) & TRACE_STREAM__ALL;
+		st->group = take(&c, 1) % 4;
+		st->rel_align = take(&c, 4);
+		st->runtime_ns = take(&c, 8);
+		st->ios = take(&c, 8);
+		st->delay_ns = take(&c, 8);
+		st->rel_base = take(&c, 8);
+		st->rel_start_ppm = take(&c, 4) % 1000001;
+		st->rel_len_ppm = take(&c, 4) % 1000001;
+		st->rel_span = take(&c, 8);
+		/* what the reader refuses (formats/meta.c), fuzz_header's part, is made valid */
+		if (st->flags & TRACE_STREAM_SCALE) {
+			st->flags |= TRACE_STREAM_REL;
+			st->rel_span += !st->rel_span;
+		}
+	}
+	w = trace_writer__open(path, &meta, &wo);
+	if (!w)
+		return -1;
+	while (c.left) {
+		struct io_event ev = { .pid = 1, .tid = 1 };
+
+		ev.offset = take(&c, 8);
+		ev.length = take(&c, 4);
+		ev.op = take(&c, 1) % IO_OP__COUNT;
+		ev.flags = take(&c, 1) & IO_F__ALL;
+		ev.dev = take(&c, 1) % meta.ndevices;
+		ev.stream = take(&c, 1) % (closed ? meta.nstreams : 1);
+		ev.tid = 1 + ev.stream;
+		if (closed) {
+			ev.queue_ns = ev.issue_ns = ev.complete_ns = IO_TS_NONE;
+			take(&c, 4);
+		} else {
+			t += take(&c, 4);
+			ev.queue_ns = t;
+			ev.issue_ns = t + 1000;
+			ev.complete_ns = hdr & 16 ? IO_TS_NONE : t + 1000 + (ev.length >> 4);
+		}
+		if (trace_writer__add(w, &ev, 1)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (ret) {
+		trace_writer__abort(w);
+		return ret;
+	}
+	return trace_writer__close(w, NULL) ? -1 : 0;
+}
+
+static void save_trace(int fd, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	off_t pos = 0;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+	if (out < 0) {
+		perror(to);
+		return;
+	}
+	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0 && write(out, buf, n) == n)
+		pos += n;
+	close(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const int modes[] = { REPLAY_TIMED, REPLAY_AFAP, REPLAY_CLOSED, REPLAY_DEP };
@@ -154,6 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char path[64], target[64];
 	uint32_t h = 2166136261u;
 	uint8_t *copy;
+	int ret;
 
 	if (fd < 0) {
 		char tmpl[] = "/tmp/fuzz_replay_target.XXXXXX";
@@ -174,18 +301,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pthread_detach(th);
 		verbose = getenv("FUZZ_REPLAY_VERBOSE");
 	}
-	copy = malloc(size ? size : 1);
-	if (!copy)
-		return 0;
-	memcpy(copy, data, size);
-	fix_checksums(copy, size);
-	if (ftruncate(fd, 0) || pwrite(fd, copy, size, 0) != (ssize_t)size) {
+	if (size >= 4 && get_u32(data) == RECIPE_MAGIC) {
+		if (write_recipe(path, data, size))
+			return 0;
+	} else {
+		copy = malloc(size ? size : 1);
+		if (!copy)
+			return 0;
+		memcpy(copy, data, size);
+		fix_checksums(copy, size);
+		ret = ftruncate(fd, 0) || pwrite(fd, copy, size, 0) != (ssize_t)size;
 		free(copy);
-		return 0;
+		if (ret)
+			return 0;
 	}
+	if (getenv("FUZZ_REPLAY_SAVE")) /* the trace replayed, for `ioreel replay` by hand */
+		save_trace(fd, getenv("FUZZ_REPLAY_SAVE"));
 	for (size_t i = 0; i < size; i++)
 		h = (h ^ data[i]) * 16777619u;
-	free(copy);
 	replay_once(path, target, REPLAY_MODE_AUTO);
 	replay_once(path, target, modes[h % 4]);
 	return 0;
