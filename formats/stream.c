@@ -39,8 +39,9 @@ uint64_t trace_stream_offset(const struct trace_stream *s, uint64_t offset, uint
 		return start + off / align * align;
 	}
 	/* A sequential pattern: fio restarts it at the region's start once it passes the end;
-	 * with a constant stride the pass holds ceil(len / stride) I/Os. */
-	w = s->rel_span ? (len + s->rel_span - 1) / s->rel_span * s->rel_span : len;
+	 * with a constant stride the pass holds ceil(len / stride) I/Os. Rounded up without
+	 * len + rel_span - 1, which a header's stride near 2^64 wraps to a w of 0. */
+	w = s->rel_span && len % s->rel_span ? len - len % s->rel_span + s->rel_span : len;
 	return start + offset % w;
 }
 

@@ -121,6 +121,11 @@ static void test_offsets(void)
 	CHECK(o == 1 << 20, "wrap: the walk starts over at %llu", (unsigned long long)o);
 	o = trace_stream_offset(&s, 5, 1ULL << 19, &len);
 	CHECK(len == 0 && o == 1 << 20, "a region past the target's end is empty");
+	/* a stride near 2^64 (a damaged or hostile header): one pass is one stride long */
+	s.rel_span = UINT64_MAX - 4096;
+	o = trace_stream_offset(&s, 12345, 1ULL << 22, &len);
+	CHECK(o == (1 << 20) + 12345 && len == 3ULL << 20, "huge stride: %llu",
+	      (unsigned long long)o);
 
 	/* absolute streams are untouched */
 	s = (struct trace_stream){ .depth = 1 };
