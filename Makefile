@@ -128,21 +128,24 @@ bench: deps
 # Fuzz targets exercise formats/ (reader, importers), which needs only util/, and replay/ (with
 # analyze/, which makes its summary): linking the other folders would tie the fuzz build to
 # everything they depend on (record/ to the BPF skeletons, synth/ to replay/). Objects are built
-# once per source under build/fuzz/obj, instrumented for the fuzzer and the sanitizers.
+# once per source under build/fuzz/obj, instrumented for the fuzzer and the sanitizers (undefined
+# behaviour stops the run like a crash: recovered, it is one line in a log nobody reads), and
+# rebuilt when this Makefile changes (the flags are here).
 FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS   := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=address,undefined
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=address,undefined \
+	       -fno-sanitize-recover=undefined
 FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter formats/% util/%,$(LIB_SRCS)))
 FUZZ_REPLAY_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter replay/% analyze/%,$(LIB_SRCS)))
 DEPFILES    += $(FUZZ_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
-$(BUILD)/fuzz/obj/%.o: %.c
+$(BUILD)/fuzz/obj/%.o: %.c Makefile
 	$(call msg,FUZZCC,$<)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(BUILD)/fuzz/fuzz_replay: $(FUZZ_REPLAY_OBJS)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) Makefile
 	$(call msg,FUZZLD,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(filter %.o,$^) $(LDLIBS)
