@@ -354,11 +354,16 @@ static void print_streams(const struct trace_meta *m)
 				printf(" %s %s of I/O", t->think_blocks ? "or" : "every",
 				       fmt_ns(t->think_iotime_ns, b2, sizeof(b2)));
 		}
-		if (t->flags & TRACE_STREAM_LAT_TARGET)
-			printf(", latency target %s at %g%% over %s windows%s",
-			       fmt_ns(t->lat_target_ns, b1, sizeof(b1)), t->lat_pct_ppm / 1e4,
-			       fmt_ns(t->lat_window_ns, b2, sizeof(b2)),
-			       (t->flags & TRACE_STREAM_LAT_RUN) ? ", searched all run" : "");
+		if (t->flags & TRACE_STREAM_LAT_TARGET) {
+			printf(", latency target %s at %g%% ", fmt_ns(t->lat_target_ns, b1, sizeof(b1)),
+			       t->lat_pct_ppm / 1e4);
+			if (t->lat_window_ns)
+				printf("over %s windows", fmt_ns(t->lat_window_ns, b2, sizeof(b2)));
+			else
+				printf("judged at each completion");
+			if (t->flags & TRACE_STREAM_LAT_RUN)
+				printf(", searched all run");
+		}
 		shown++;
 	}
 	if (shown == 8)
