@@ -19,6 +19,7 @@ struct gen {
 	enum gen_kind kind;
 	uint32_t stream;
 	double key; /* closed: fraction of the pass done; timed: next arrival (ns) */
+	uint64_t order; /* key as the merge's heap compares it (set as it enters the heap) */
 	struct synth_rng rng;
 	struct block_dist bd;
 	/* GEN_JOB */
@@ -283,7 +284,7 @@ static inline uint64_t key_order(double d)
 }
 
 typedef struct gen *gen_ptr;
-#define GEN_KEY(g) ((unsigned __int128)key_order((g)->key) << 64 | (g)->stream)
+#define GEN_KEY(g) ((unsigned __int128)(g)->order << 64 | (g)->stream)
 HEAP_DEFINE(genheap, gen_ptr, GEN_KEY)
 
 static int inno_gens(const struct synth_innodb *m, struct gen *gens, uint32_t *n)
@@ -405,6 +406,7 @@ static int merge(struct gen **heap, uint32_t ngen, bool timed, uint64_t *ordinal
 	for (uint32_t i = 0; i < ngen; i++) {
 		struct gen *g = heap[i]; /* push writes over heap[n..i] */
 
+		g->order = key_order(g->key);
 		genheap_push(heap, &n, &g);
 	}
 	while (n) {
@@ -431,7 +433,8 @@ static int merge(struct gen **heap, uint32_t ngen, bool timed, uint64_t *ordinal
 		err = emit(ctx, &ev);
 		if (err)
 			return err;
-		genheap_replace_top(heap, n, &g); /* its key moved on */
+		g->order = key_order(g->key); /* its key moved on */
+		genheap_replace_top(heap, n, &g);
 	}
 	return 0;
 }
