@@ -102,6 +102,8 @@ dropped=$(check get "$out/trace.info.json" dropped) || exit 1
 events=$(check get "$out/trace.info.json" events) || exit 1
 reads=$(check op-count "$out/trace.info.json" read) || exit 1
 echo "recorded $events events ($reads reads), $dropped dropped; the kernel completed $((k1 - k0)) reads on $src meanwhile"
+# on a drop, say which cause (ring buffer, in-flight table, stale, nested...: record/LEVELS.md)
+[ "$dropped" = 0 ] || "$IOREEL" info "$out/trace.ioreel" | grep -E '^  dropped' >&2
 assert_eq "$dropped" 0 "dropped events in the recording"
 # The recording spans the counting window, less the reads already in flight when it started.
 [ "$reads" -ge $((k1 - k0 - 64)) ] ||
