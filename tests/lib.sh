@@ -96,6 +96,9 @@ zram_add() {
 	[ -e /sys/class/zram-control/hot_add ] || modprobe zram 2>/dev/null
 	[ -e /sys/class/zram-control/hot_add ] || skip_kernel "no zram-control in /sys/class (zram module absent)"
 	id=$(cat /sys/class/zram-control/hot_add) || fail "zram hot_add failed"
+	# zram0 is the one the module makes at boot, for others (swap, tmp): when something took
+	# it away, hot_add hands out 0 again; leave it there, as it was at boot, and take the next
+	[ "$id" != 0 ] || id=$(cat /sys/class/zram-control/hot_add) || fail "zram hot_add failed"
 	echo "$1" >"/sys/block/zram$id/disksize" || { zram_remove "$id"; fail "cannot size zram$id to $1"; }
 	echo "$id"
 }
