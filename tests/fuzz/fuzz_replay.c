@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "replay/core/run.h"
 #include "replay/replay.h"
 #include "tests/fuzz/checksums.h"
 
@@ -34,6 +35,7 @@
 #define SETUP_STOP_NS 2000000000ull    /* or this long after replay_run began, if it has not */
 #define HANG_AFTER_NS 5000000000ull    /* and replay_run must have returned this long after */
 #define TARGET_BYTES (64ull << 20)
+#define FUZZ_MAX_IO (256u << 20) /* recipes: larger reads and writes are folded below it */
 #define RECIPE_MAGIC 0x50434552u /* "RECP": the input is a recipe (write_recipe) */
 
 /* The watchdog's state, under lock: armed from replay_run's call to its return. */
@@ -231,6 +233,11 @@ static int write_recipe(const char *path, const uint8_t *data, size_t size)
 
 		ev.offset = take(&c, 8);
 		ev.length = take(&c, 4);
+		/* replay holds a buffer as large as the largest read and another as large as the
+		 * largest write (replay/core/slots.c): up to 4 GiB, over libFuzzer's 2 GiB RSS
+		 * limit. Beyond what Linux moves in one call replay refuses the trace, cheaply. */
+		if (ev.length > FUZZ_MAX_IO && ev.length <= REPLAY_MAX_IO_BYTES)
+			ev.length = FUZZ_MAX_IO - ev.length % 4096;
 		ev.op = take(&c, 1) % IO_OP__COUNT;
 		ev.flags = take(&c, 1) & IO_F__ALL;
 		ev.dev = take(&c, 1) % meta.ndevices;
