@@ -4,7 +4,9 @@
 # they never pass or fail on time. Output is also kept in build/bench/NAME.txt.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-export BUILD=${BUILD:-$here/../build} IOREEL=${IOREEL:-$BUILD/ioreel}
+# two statements: export expands all its words before it sets any
+export BUILD=${BUILD:-$here/../build}
+export IOREEL=${IOREEL:-$BUILD/ioreel}
 mkdir -p "$BUILD/bench"
 for b in "$here"/*.sh; do
 	name=$(basename "$b" .sh)
