@@ -45,6 +45,8 @@ static void dep_print(const struct replay_result *r, FILE *out)
 		(unsigned long long)r->ahead);
 	fprintf(out, "  held to their thread's recorded depth: %llu times\n",
 		(unsigned long long)r->held_depth);
+	dep_elastic_print(&r->elastic, (unsigned long long)r->dep.flushes,
+			  (unsigned long long)r->dep.redundant, out);
 }
 
 /* `"dep": {...}` for the JSON fidelity block (leading ", "), or "" outside dep mode. */
@@ -307,5 +309,9 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	if ((size_t)n + 2 >= len)
 		return n;
 	n += (int)closed_json(r, buf + n, len - (size_t)n - 1);
+	if (r->mode == REPLAY_DEP && (size_t)n + 2 < len)
+		n += (int)dep_elastic_json(&r->elastic, (unsigned long long)r->dep.flushes,
+					   (unsigned long long)r->dep.redundant, buf + n,
+					   len - (size_t)n - 1);
 	return n + snprintf(buf + n, len - (size_t)n, "}");
 }

@@ -56,6 +56,8 @@ static void usage(FILE *f)
 "timing:\n"
 "  -e, --engine NAME        io_uring, libaio, psync, null (no I/O). Default: io_uring, or\n"
 "                           libaio for a device that refuses RWF_NOWAIT (zram, md, dm)\n"
+"      --null-latency TIME  engine null: each I/O completes TIME after it was queued (a\n"
+"                           target slowed by a known amount, for tests)\n"
 "      --mode MODE          dep (default for recordings), timed (default for imported\n"
 "                           traces), afap, closed (default for synthesized jobs), auto\n"
 "                           dep: each I/O once the I/Os it waited for completed on the\n"
@@ -87,6 +89,12 @@ static void usage(FILE *f)
 "      --no-dep-overlap     no ordering of overlapping writes\n"
 "      --dep-fallback MODE  timed or afap for a trace without completion times or thread\n"
 "                           ids (imported logs); without it such a trace is refused\n"
+"      --dep-group-commit on|off  a flush that comes due while another thread's flush\n"
+"                           of the same device (file) that covers its writes is in flight\n"
+"                           waits for that one instead of being issued (default off)\n"
+"      --dep-absorb on|off  a kernel thread's write is skipped when the same thread, behind\n"
+"                           the trace, has a later write of the same range due (default\n"
+"                           off)\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -149,6 +157,7 @@ enum replay_opt {
 	OPT_NO_REALTIME,
 	OPT_REALTIME,
 	OPT_THINK_SCALE,
+	OPT_NULL_LATENCY,
 	/* dep mode */
 	OPT_DEP_THINK_MAX,
 	OPT_DEP_XWIN,
@@ -156,6 +165,8 @@ enum replay_opt {
 	OPT_DEP_BARRIER,
 	OPT_NO_DEP_OVERLAP,
 	OPT_DEP_FALLBACK,
+	OPT_DEP_GROUP_COMMIT,
+	OPT_DEP_ABSORB,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ALLOW_WRITES,
@@ -186,12 +197,15 @@ static const struct option replay_long_opts[] = {
 	{ "no-realtime", no_argument, 0, OPT_NO_REALTIME },
 	{ "realtime", no_argument, 0, OPT_REALTIME },
 	{ "think-scale", required_argument, 0, OPT_THINK_SCALE },
+	{ "null-latency", required_argument, 0, OPT_NULL_LATENCY },
 	{ "dep-think-max", required_argument, 0, OPT_DEP_THINK_MAX },
 	{ "dep-xwin", required_argument, 0, OPT_DEP_XWIN },
 	{ "dep-eps", required_argument, 0, OPT_DEP_EPS },
 	{ "dep-barrier", required_argument, 0, OPT_DEP_BARRIER },
 	{ "no-dep-overlap", no_argument, 0, OPT_NO_DEP_OVERLAP },
 	{ "dep-fallback", required_argument, 0, OPT_DEP_FALLBACK },
+	{ "dep-group-commit", required_argument, 0, OPT_DEP_GROUP_COMMIT },
+	{ "dep-absorb", required_argument, 0, OPT_DEP_ABSORB },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
@@ -276,6 +290,12 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		if (o->think_scale == 0)
 			o->think_scale = 1e-9; /* 0 means the default inside replay */
 		return 0;
+	case OPT_NULL_LATENCY:
+		if (parse_duration_ns(arg, &o->null_lat_ns) || o->null_lat_ns > 60000000000ULL) {
+			cli_error("--null-latency wants a duration up to 60s like 5ms, got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
 	}
 	return -1;
 }
@@ -312,6 +332,21 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 	case OPT_NO_DEP_OVERLAP:
 		o->dep.overlap = false;
 		break;
+	case OPT_DEP_GROUP_COMMIT:
+	case OPT_DEP_ABSORB: {
+		bool *b = c == OPT_DEP_ABSORB ? &o->dep.absorb : &o->dep.group_commit;
+
+		if (!strcmp(arg, "on"))
+			*b = true;
+		else if (!strcmp(arg, "off"))
+			*b = false;
+		else {
+			cli_error("--%s: on or off, not '%s'",
+				  c == OPT_DEP_ABSORB ? "dep-absorb" : "dep-group-commit", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	}
 	case OPT_DEP_FALLBACK:
 		if (strcmp(arg, "timed") && strcmp(arg, "afap")) {
 			cli_error("--dep-fallback '%s': give timed or afap", arg);
@@ -465,6 +500,10 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 	}
 	if (o.strip && !o.root) {
 		cli_error("--strip goes with --root (file-level traces)");
+		return EXIT_USAGE;
+	}
+	if (o.null_lat_ns && (!o.engine || strcmp(o.engine, "null"))) {
+		cli_error("--null-latency slows the null engine only: give --engine null too");
 		return EXIT_USAGE;
 	}
 	if (o.allow_writes && o.writes_as_reads) {

@@ -66,6 +66,7 @@ struct replay_opts {
 	bool realtime;		    /* timed, dep: try SCHED_FIFO for the scheduling thread */
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
 	uint64_t spin_ns;	    /* timed, dep: spin this long before a deadline; 0 = 200 us */
+	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	int prefill;		    /* enum replay_prefill */
 	const char *command_line;   /* stored in the result trace's options */
 	/* dep mode */
@@ -197,6 +198,7 @@ struct replay_result {
 	uint64_t ahead;		    /* I/Os released before their trace time (faster target) */
 	uint64_t held_depth;	    /* times an I/O waited for its thread's recorded depth */
 	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
+	struct dep_elastic elastic; /* what group commit and absorbed writes changed */
 	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
 	uint64_t thinks;	    /* pauses taken */
 	uint64_t think_ns;	    /* their length, summed over streams (pauses that ended) */

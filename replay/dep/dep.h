@@ -42,13 +42,28 @@ struct dep_edge {
 	uint8_t _pad[3];
 };
 
+/* What an I/O is to the elastic models (dep_elastic.c): struct dep_info's flags. */
+enum dep_flag {
+	DEP_F_WRITE = 1 << 0,	  /* writes data (a flush-class write too) */
+	DEP_F_FLUSH = 1 << 1,	  /* a flush with no data: block flush, fsync, fdatasync */
+	DEP_F_COVERS = 1 << 2,	  /* makes earlier completed writes durable (flush, preflush
+				   * write, fsync, fdatasync) */
+	DEP_F_META = 1 << 3,	  /* covers metadata too (block level: always; file: fsync) */
+	DEP_F_KTHREAD = 1 << 4,	  /* issued by a kernel thread (writeback, journal) */
+	DEP_F_REDUNDANT = 1 << 5, /* a flush the recording issued although another thread's flush
+				   * covering its thread's writes was in flight: the workload does
+				   * not share flushes there, so replay never coalesces it */
+};
+
 /* What inference says about one I/O. */
 struct dep_info {
 	struct dep_edge par[DEP_MAX_PARENTS];
 	uint32_t stream; /* dense id of its recorded thread */
+	uint32_t key;	 /* what a flush covers: the device (block), the file id (file level) */
 	uint16_t depth;	 /* its thread's earlier I/Os still in flight when it was queued */
 	uint8_t kind;	 /* enum dep_kind: how it is released */
 	uint8_t npar;
+	uint8_t flags;	 /* enum dep_flag */
 };
 
 /* Which other threads' flush/FUA/preflush I/Os may have woken a thread (barrier edges). */
@@ -64,6 +79,9 @@ struct dep_opts {
 	uint64_t xwin_ns;      /* barrier edges look back this far (1 ms) */
 	int barrier;	       /* cross-thread flush edges: enum dep_barrier */
 	bool overlap;	       /* write-after-write edges (default on) */
+	/* the elastic models (dep_elastic.c), off by default until measured to help */
+	bool group_commit;     /* a due flush covered by another in flight waits for that one */
+	bool absorb;	       /* a lagging kernel thread's overwritten write is skipped */
 };
 
 void dep_opts_default(struct dep_opts *o);
@@ -78,15 +96,41 @@ struct dep_stats {
 	uint64_t no_completion;	   /* I/Os without a recorded completion time */
 	uint64_t streams;	   /* recorded threads seen */
 	uint64_t kthread;	   /* I/Os of kernel threads */
+	uint64_t flushes;	   /* flushes without data (DEP_F_FLUSH) */
+	uint64_t redundant;	   /* of which DEP_F_REDUNDANT */
 };
 
 struct dep_infer *dep_infer__new(const struct dep_opts *o);
 /* The next I/O of the trace (queue-time order; sequence numbers count the calls from 0). */
 void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_info *out);
+/* The same, with what the I/O is to the elastic models given (enum dep_flag's WRITE, FLUSH,
+ * COVERS, META) where its op does not tell (file level: fsync, fdatasync, sync_file_range). */
+void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t cls,
+			struct dep_info *out);
 const struct dep_stats *dep_infer__stats(const struct dep_infer *d);
 void dep_infer__free(struct dep_infer *d);
 
 const char *dep_kind_name(unsigned int kind);
+
+/* What the elastic models changed, per op of the trace (enum io_op; file level enum io_fop). */
+#define DEP_EL_OPS 32
+struct dep_elastic {
+	bool group_commit, absorb; /* on in this replay */
+	bool file_level;	   /* ops are enum io_fop */
+	uint64_t trace[DEP_EL_OPS];	/* read from the trace */
+	uint64_t coalesced[DEP_EL_OPS]; /* flushes not issued: an in-flight flush covered them */
+	uint64_t absorbed[DEP_EL_OPS];	/* writes not issued: a later one of the range was due */
+	uint64_t split[DEP_EL_OPS];	/* flushes added (not built: always 0) */
+	uint64_t kept_redundant;	/* flushes kept: the recording issued them covered */
+};
+
+/* dep_report.c: the table per op (text), or `, "elastic": {...}` (JSON); bytes written. */
+#include <stddef.h>
+#include <stdio.h>
+void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
+		       unsigned long long redundant, FILE *out);
+size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
+			unsigned long long redundant, char *buf, size_t len);
 
 /*
  * Can inference work on this trace? It needs completion times and thread ids. Fills why with

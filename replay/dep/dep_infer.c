@@ -54,8 +54,25 @@ struct ovl_ent {
 	uint32_t len, dev; /* len 0: empty way */
 };
 
+/* A covering I/O (flush, FUA or preflush write, fsync, fdatasync) still in flight. */
+struct cov_ent {
+	uint64_t q, c;
+	uint32_t tid, key;
+	bool meta;
+};
+
+/* Per (thread, key): when its latest write there completed. */
+struct wkey_ent {
+	uint64_t k; /* tid << 32 | key, + 1 (0: empty) */
+	uint64_t last_wc;
+};
+
 struct dep_infer {
 	struct dep_opts o;
+	struct cov_ent *cov; /* group commit: covering I/Os that may still be in flight */
+	uint32_t ncov, capcov;
+	struct wkey_ent *wk; /* open addressing, capacity a power of two */
+	uint32_t nwk, capwk;
 	uint64_t seq;
 	struct tid_state *tids; /* open addressing, capacity a power of two */
 	uint32_t ntids, captids;
@@ -81,6 +98,8 @@ void dep_opts_default(struct dep_opts *o)
 	o->xwin_ns = 1000000;
 	o->barrier = DEP_BARRIER_ALL;
 	o->overlap = true;
+	o->group_commit = false;
+	o->absorb = false;
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -136,6 +155,8 @@ void dep_infer__free(struct dep_infer *d)
 	free(d->tids);
 	free(d->fl);
 	free(d->ovl);
+	free(d->cov);
+	free(d->wk);
 	free(d);
 }
 
@@ -374,7 +395,137 @@ static void overlap_add(struct dep_infer *d, const struct io_event *ev, uint64_t
 	}
 }
 
+/* ---- group commit: was a flush already covered when the recording issued it? ---- */
+
+static struct wkey_ent *wkey_slot(struct dep_infer *d, uint32_t tid, uint32_t key, bool add)
+{
+	uint64_t k = ((uint64_t)tid << 32 | key) + 1;
+	uint32_t i;
+
+	if (add && (d->nwk + 1) * 2 > d->capwk) {
+		uint32_t cap = d->capwk ? d->capwk * 2 : 256;
+		struct wkey_ent *t = calloc(cap, sizeof(*t)), *old = d->wk;
+
+		if (!t)
+			return NULL; /* a flush not marked redundant: only a missed grounding */
+		for (uint32_t j = 0; j < d->capwk; j++) {
+			if (!old[j].k)
+				continue;
+			i = (uint32_t)((old[j].k * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+			while (t[i].k)
+				i = (i + 1) & (cap - 1);
+			t[i] = old[j];
+		}
+		free(old);
+		d->wk = t;
+		d->capwk = cap;
+	}
+	if (!d->capwk)
+		return NULL;
+	i = (uint32_t)((k * 0x9E3779B97F4A7C15ULL) >> 32) & (d->capwk - 1);
+	while (d->wk[i].k && d->wk[i].k != k)
+		i = (i + 1) & (d->capwk - 1);
+	if (!d->wk[i].k) {
+		if (!add)
+			return NULL;
+		d->wk[i].k = k;
+		d->nwk++;
+	}
+	return &d->wk[i];
+}
+
+/*
+ * A flush of thread tid on key queued at q was redundant in the recording when another
+ * thread's covering I/O was in flight then (queued before q, completing after it) and had
+ * been queued after every write of tid to key completed: the database issued it anyway, so
+ * it does not share flushes there (independent processes, a journal), and replay keeps it.
+ */
+static bool cov_redundant(struct dep_infer *d, uint32_t tid, uint32_t key, bool meta, uint64_t q)
+{
+	const struct wkey_ent *w = wkey_slot(d, tid, key, false);
+	uint64_t last_wc = w ? w->last_wc : 0;
+	uint32_t n = 0;
+	bool red = false;
+
+	for (uint32_t i = 0; i < d->ncov; i++) {
+		const struct cov_ent *g = &d->cov[i];
+
+		if (g->c <= q)
+			continue; /* done: forgotten (queue times only grow) */
+		d->cov[n++] = *g;
+		if (g->key == key && g->tid != tid && g->q <= q && (g->meta || !meta) &&
+		    last_wc <= g->q)
+			red = true;
+	}
+	d->ncov = n;
+	return red;
+}
+
+static void cov_add(struct dep_infer *d, uint32_t tid, uint32_t key, bool meta, uint64_t q,
+		    uint64_t c)
+{
+	if (d->ncov == d->capcov) {
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < d->ncov; i++)
+			if (d->cov[i].c > q)
+				d->cov[n++] = d->cov[i];
+		d->ncov = n;
+	}
+	if (d->ncov == d->capcov) {
+		uint32_t cap = d->capcov ? d->capcov * 2 : 64;
+		struct cov_ent *t;
+
+		if (cap > (1u << 20))
+			return; /* a burst of flushes beyond any database's: missed grounding only */
+		t = realloc(d->cov, cap * sizeof(*t));
+		if (!t)
+			return;
+		d->cov = t;
+		d->capcov = cap;
+	}
+	d->cov[d->ncov++] = (struct cov_ent){ .q = q, .c = c, .tid = tid, .key = key, .meta = meta };
+}
+
+/* What the I/O is to the elastic models, from its op and flags (block level). */
+static uint8_t class_of(const struct io_event *ev)
+{
+	uint8_t f = 0;
+
+	if (ev->op == IO_OP_WRITE)
+		f |= DEP_F_WRITE;
+	if (ev->op == IO_OP_FLUSH)
+		f |= DEP_F_FLUSH | DEP_F_COVERS | DEP_F_META;
+	/* a preflush makes what completed before it durable; FUA only the write itself */
+	if (ev->flags & IO_F_PREFLUSH)
+		f |= DEP_F_COVERS | DEP_F_META;
+	return f;
+}
+
 /* ---- the pass ---- */
+
+/* Group commit's grounding: which flushes the recording issued though already covered. */
+static void elastic_note(struct dep_infer *d, const struct io_event *ev, uint8_t cls, uint64_t q,
+			 uint64_t c, bool has_c, struct dep_info *out)
+{
+	bool meta = cls & DEP_F_META;
+
+	if (cls & DEP_F_FLUSH) {
+		d->st.flushes++;
+		if (cov_redundant(d, ev->tid, ev->dev, meta, q)) {
+			out->flags |= DEP_F_REDUNDANT;
+			d->st.redundant++;
+		}
+	}
+	if (has_c && (cls & DEP_F_WRITE)) {
+		struct wkey_ent *w = wkey_slot(d, ev->tid, ev->dev, true);
+
+		if (w && c > w->last_wc)
+			w->last_wc = c;
+	}
+	if (has_c && (cls & DEP_F_COVERS) && c > q)
+		cov_add(d, ev->tid, ev->dev, meta, q, c);
+}
 
 static void add_edge(struct dep_infer *d, struct dep_info *out, uint64_t seq, uint64_t parent,
 		     uint8_t kind, uint64_t gap)
@@ -394,6 +545,12 @@ static void add_edge(struct dep_infer *d, struct dep_info *out, uint64_t seq, ui
 
 void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_info *out)
 {
+	dep_infer__next_as(d, ev, class_of(ev), out);
+}
+
+void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t cls,
+			struct dep_info *out)
+{
 	uint64_t seq = d->seq++;
 	uint64_t q = io_event_time(ev);
 	bool has_c = ev->complete_ns != IO_TS_NONE && ev->complete_ns >= q;
@@ -404,6 +561,8 @@ void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_
 
 	memset(out, 0, sizeof(*out));
 	out->kind = DEP_OPEN;
+	out->key = ev->dev;
+	out->flags = (uint8_t)(cls | (kthread ? DEP_F_KTHREAD : 0));
 	if (!has_c)
 		d->st.no_completion++;
 	if (kthread)
@@ -472,6 +631,7 @@ void dep_infer__next(struct dep_infer *d, const struct io_event *ev, struct dep_
 		heap_add(t, c);
 	if (has_c && is_flush_class(ev))
 		barrier_add(d, seq, ev->tid, kthread, c, q);
+	elastic_note(d, ev, cls, q, c, has_c, out);
 done:
 	d->st.kind[out->kind]++;
 }

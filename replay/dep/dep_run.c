@@ -21,6 +21,8 @@
 #include <string.h>
 #include "replay/core/run.h"
 #include "replay/dep/dep.h"
+#include "replay/dep/dep_el.h"
+#include "formats/file.h"
 #include "util/cli.h"
 #include "util/heap.h"
 
@@ -46,7 +48,12 @@ static inline struct dep_sched *sched_of(const struct run *r)
 	return ((struct dep_mode *)r->mode_state)->sched;
 }
 
-enum dslot_state { DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_DONE };
+/* DS_RIDING: not issued, done when the I/O it rides on is (group commit, absorbed writes) */
+enum dslot_state { DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_RIDING, DS_DONE };
+
+/* dslot.flags beside enum dep_flag's: a riding flush holds its thread's depth as its own
+ * flush would have */
+#define SF_DEPTH 0x80
 
 struct dslot {
 	struct sev s;
@@ -58,10 +65,16 @@ struct dslot {
 	uint32_t wait_done;   /* children released by its completion */
 	uint32_t stream;
 	uint32_t next_parked; /* its thread's queue of I/Os held to the recorded depth */
+	uint32_t key;	      /* enum dep_flag's key: device, or file */
+	uint32_t riders;      /* slots riding on this one (a list through next_rider) */
+	uint32_t next_rider;
+	uint64_t wr_snap;     /* a flush: its thread's writes to key read before it */
+	uint64_t sync_upto;   /* 1 + its thread's latest I/O up to it with a completion edge */
 	uint16_t depth;
 	uint8_t kind;
 	uint8_t pending;      /* parents not yet resolved */
 	uint8_t state;
+	uint8_t flags;	      /* enum dep_flag, SF_DEPTH */
 };
 
 struct waiter {
@@ -75,14 +88,18 @@ struct dstream {
 	uint32_t inflight;
 	uint32_t park_head, park_tail;
 	int64_t lag; /* release - trace time of its last I/O that was not async (ns) */
+	uint64_t sync_upto; /* 1 + its latest I/O read with a completion edge (0: none) */
 };
 
-/* A ready I/O: its window slot, by its release time (fixed once it is ready). */
+/* A ready I/O: its window slot, by its release time (fixed once it is ready), then trace
+ * order: I/Os released together (a thread's held I/Os when a slot frees) go in the order
+ * the recording issued them. */
 struct ready {
 	uint64_t release;
+	uint64_t seq;
 	uint32_t w;
 };
-#define READY_KEY(e) ((e).release)
+#define READY_KEY(e) ((unsigned __int128)(e).release << 64 | (e).seq)
 HEAP_DEFINE(readyheap, struct ready, READY_KEY)
 
 struct dep_sched {
@@ -98,6 +115,10 @@ struct dep_sched {
 	double think_scale, speed;
 	uint64_t eps;
 	bool window_was_full;
+	bool file_level; /* ops are enum io_fop */
+	/* the elastic models (dep_el.h) */
+	struct dep_el el;
+	uint32_t *work; /* finish()'s list: a slot and its riders, DEP_WINDOW */
 };
 
 static inline uint32_t wslot(uint64_t seq)
@@ -123,10 +144,18 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	for (uint32_t i = 0; i < npool; i++)
 		d->pool[i].next = i + 1 < npool ? i + 1 : NONE;
 	for (uint32_t i = 0; i < d->nst; i++)
-		d->st[i] = (struct dstream){ 0, NONE, NONE, 0 };
+		d->st[i] = (struct dstream){ 0, NONE, NONE, 0, 0 };
 	d->think_scale = r->o->think_scale > 0 ? r->o->think_scale : 1.0;
 	d->speed = r->o->speed > 0 ? r->o->speed : 1.0;
 	d->eps = o->eps_ns;
+	d->file_level = r->o->root != NULL;
+	d->work = malloc(DEP_WINDOW * sizeof(*d->work));
+	/* absorbed writes: block level only (a file's writer threads are not told apart yet) */
+	if (!d->work || dep_el_init(&d->el, o->group_commit, o->absorb && !d->file_level))
+		return -ENOMEM;
+	r->res->elastic.group_commit = o->group_commit;
+	r->res->elastic.absorb = d->el.absorb;
+	r->res->elastic.file_level = d->file_level;
 	return 0;
 }
 
@@ -138,6 +167,8 @@ static void dep_sched_free(struct dep_sched *d)
 	free(d->pool);
 	free(d->heap);
 	free(d->st);
+	free(d->work);
+	dep_el_free(&d->el);
 	free(d);
 }
 
@@ -145,7 +176,7 @@ static void dep_sched_free(struct dep_sched *d)
 
 static void heap_push(struct dep_sched *d, uint32_t w)
 {
-	struct ready e = { d->slot[w].release, w };
+	struct ready e = { d->slot[w].release, d->slot[w].seq, w };
 
 	readyheap_push(d->heap, &d->nheap, &e);
 	d->slot[w].state = DS_READY;
@@ -235,7 +266,7 @@ static int grow_streams(struct dep_sched *d, uint32_t stream)
 	if (!st)
 		return -ENOMEM;
 	for (uint32_t i = d->nst; i < n; i++)
-		st[i] = (struct dstream){ 0, NONE, NONE, 0 };
+		st[i] = (struct dstream){ 0, NONE, NONE, 0, 0 };
 	d->st = st;
 	d->nst = n;
 	return 0;
@@ -254,7 +285,19 @@ static int admit(struct run *r, const struct dsev *in)
 		return -ENOMEM;
 	*s = (struct dslot){ .s = in->s, .seq = seq, .wait_issue = NONE, .wait_done = NONE,
 			     .stream = di->stream, .next_parked = NONE, .depth = di->depth,
-			     .kind = di->kind, .pending = 1, .state = DS_WAITING };
+			     .kind = di->kind, .pending = 1, .state = DS_WAITING,
+			     .key = di->key, .riders = NONE, .next_rider = NONE,
+			     .flags = di->flags };
+	if (in->s.op < DEP_EL_OPS)
+		r->res->elastic.trace[in->s.op]++;
+	if (d->el.gc)
+		s->wr_snap = dep_el_admit(&d->el, di->stream, di->key, di->flags);
+	if (d->el.absorb && (di->flags & DEP_F_KTHREAD) && (di->flags & DEP_F_WRITE))
+		dep_el_abs_note(&d->el, di->stream, in->s.dev, in->s.offset, seq);
+	for (uint8_t k = 0; k < di->npar; k++)
+		if (di->par[k].kind != DEP_ASYNC && di->par[k].kind != DEP_OVERLAP)
+			d->st[di->stream].sync_upto = seq + 1;
+	s->sync_upto = d->st[di->stream].sync_upto;
 	/* open and wait I/Os keep the trace's clock; the others follow their parents only */
 	if (di->kind == DEP_OPEN || di->kind == DEP_WAIT)
 		s->release = in->s.t;
@@ -341,35 +384,139 @@ static void park(struct dep_sched *d, uint32_t w)
 	st->park_tail = w;
 }
 
+/*
+ * An I/O is done at complete_ns, and with it every I/O riding on it (a coalesced flush, an
+ * absorbed write), and theirs in turn.
+ */
+static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
+{
+	uint32_t n = 0;
+
+	d->work[n++] = w0;
+	while (n) {
+		uint32_t w = d->work[--n];
+		struct dslot *s = &d->slot[w];
+		struct dstream *st = &d->st[s->stream];
+
+		if (s->state == DS_INFLIGHT || (s->flags & SF_DEPTH))
+			st->inflight--;
+		s->complete_ns = complete_ns;
+		s->state = DS_DONE;
+		if (s->flags & DEP_F_WRITE)
+			dep_el_write_done(&d->el, s->stream, s->key, complete_ns);
+		if (s->flags & DEP_F_FLUSH)
+			dep_el_flush_done(&d->el, s->key, s->seq);
+		wake(d, &s->wait_done, s);
+		/* the thread's oldest held I/O may go now, as the recorded thread did when a
+		 * slot freed */
+		while (st->park_head != NONE && depth_allows(d, &d->slot[st->park_head])) {
+			uint32_t p = st->park_head;
+
+			st->park_head = d->slot[p].next_parked;
+			if (st->park_head == NONE)
+				st->park_tail = NONE;
+			if (d->slot[p].release < complete_ns)
+				d->slot[p].release = complete_ns;
+			heap_push(d, p);
+		}
+		for (uint32_t x = s->riders; x != NONE; x = d->slot[x].next_rider)
+			d->work[n++] = x;
+		s->riders = NONE;
+	}
+	while (d->floor < d->next_seq && d->slot[wslot(d->floor)].state == DS_DONE)
+		d->floor++;
+}
+
 /* Called by run.c's complete() for each I/O reaped. */
 static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 {
 	struct dep_sched *d = sched_of(r);
 	struct dslot *s = &d->slot[io->tag];
-	struct dstream *st = &d->st[s->stream];
 
-	s->complete_ns = complete_ns;
 	/* A worker that made the call itself (psync) says when it began: the hand-off to it is
 	 * lateness too, which its children's think time absorbs (edge_time), as the recorded
 	 * thread's own work between calls would have. */
 	if (io->began_ns && io->began_ns - r->start_mono > s->submit_ns)
 		s->submit_ns = io->began_ns - r->start_mono;
-	s->state = DS_DONE;
-	st->inflight--;
-	wake(d, &s->wait_done, s);
-	/* the thread's oldest held I/O may go now, as the recorded thread did when a slot freed */
-	while (st->park_head != NONE && depth_allows(d, &d->slot[st->park_head])) {
-		uint32_t w = st->park_head;
+	finish(d, io->tag, complete_ns);
+}
 
-		st->park_head = d->slot[w].next_parked;
-		if (st->park_head == NONE)
-			st->park_tail = NONE;
-		if (d->slot[w].release < complete_ns)
-			d->slot[w].release = complete_ns;
-		heap_push(d, w);
-	}
-	while (d->floor < d->next_seq && d->slot[wslot(d->floor)].state == DS_DONE)
-		d->floor++;
+/* Slot w rides on slot host: not issued, done when host is. Its issue edges go now. */
+static void ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel)
+{
+	struct dslot *s = &d->slot[w];
+
+	s->state = DS_RIDING;
+	s->submit_ns = now_rel;
+	s->next_rider = d->slot[host].riders;
+	d->slot[host].riders = w;
+	if (s->flags & DEP_F_WRITE)
+		dep_el_write_out(&d->el, s->stream, s->key);
+	wake(d, &s->wait_issue, s);
+}
+
+/*
+ * Group commit: a flush due now, of a thread that waited for it (not an asynchronous burst),
+ * that the recording did not issue while covered, rides on the latest flush of its device
+ * (file) in flight when that one was issued after all of its thread's writes there completed.
+ * It holds its thread's depth as its own flush would.
+ */
+static bool try_coalesce(struct run *r, uint32_t w, uint64_t now_rel)
+{
+	struct dep_sched *d = sched_of(r);
+	struct dslot *s = &d->slot[w];
+	const struct dslot *g;
+	uint64_t gs;
+
+	if (!(s->flags & DEP_F_FLUSH) || (s->flags & DEP_F_REDUNDANT) || s->kind == DEP_ASYNC)
+		return false;
+	gs = dep_el_cov(&d->el, s->key, s->flags & DEP_F_META);
+	if (!gs)
+		return false;
+	g = &d->slot[wslot(gs - 1)];
+	if (g->seq != gs - 1 || g->state != DS_INFLIGHT || g == s ||
+	    !dep_el_covered(&d->el, s->stream, s->key, s->wr_snap, g->submit_ns))
+		return false;
+	s->flags |= SF_DEPTH;
+	d->st[s->stream].inflight++;
+	if (s->s.op < DEP_EL_OPS)
+		r->res->elastic.coalesced[s->s.op]++;
+	ride(d, w, wslot(gs - 1), now_rel);
+	return true;
+}
+
+/*
+ * Absorbed writes: a kernel thread's write due now whose range the same thread writes again
+ * in a later write, not issued and already past its trace time, rides on that one: the thread
+ * lags, and the later write carries the data. Only where nothing of the thread from this write
+ * to that one waits for a completion: waiting for this write's would wait for itself, and the
+ * thread's later I/Os follow only submissions, which riding releases now (at block level no
+ * other thread waits for a plain write's completion; flush-class writes are never absorbed).
+ */
+static bool try_absorb(struct run *r, uint32_t w, uint64_t now_rel)
+{
+	struct dep_sched *d = sched_of(r);
+	struct dslot *s = &d->slot[w];
+	const struct dslot *l;
+	uint64_t ls;
+
+	if (!(s->flags & DEP_F_KTHREAD) || !(s->flags & DEP_F_WRITE) ||
+	    (s->flags & DEP_F_COVERS) || (s->s.flags & IO_F_FUA) || s->s.op != IO_OP_WRITE ||
+	    !s->s.len)
+		return false;
+	ls = dep_el_abs_find(&d->el, s->stream, s->s.dev, s->s.offset);
+	if (ls <= s->seq + 1)
+		return false; /* none, or this write itself or an earlier one */
+	l = &d->slot[wslot(ls - 1)];
+	if (l->seq != ls - 1 ||
+	    (l->state != DS_WAITING && l->state != DS_READY && l->state != DS_PARKED) ||
+	    l->stream != s->stream || l->s.op != IO_OP_WRITE || l->s.dev != s->s.dev ||
+	    l->s.offset != s->s.offset || l->s.len < s->s.len || l->s.t > now_rel ||
+	    l->sync_upto > s->seq + 1)
+		return false;
+	r->res->elastic.absorbed[s->s.op]++;
+	ride(d, w, wslot(ls - 1), now_rel);
+	return true;
 }
 
 /* Issues every ready I/O due by now; false when the in-flight cap stopped it. */
@@ -398,14 +545,17 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 			hist_add(&r->res->stall, s->release - s->s.t);
 		else if (s->release < s->s.t)
 			r->res->ahead++;
+		if (s->kind != DEP_ASYNC)
+			d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
+		if ((d->el.absorb && try_absorb(r, w, now_rel)) ||
+		    (d->el.gc && try_coalesce(r, w, now_rel)))
+			continue;
 		s->s.stream = s->kind; /* the result trace's stream says how it was released */
 		ret = run_issue(r, &s->s, s->release, w);
 		if (ret)
 			return ret;
 		s->state = DS_INFLIGHT;
 		d->st[s->stream].inflight++;
-		if (s->kind != DEP_ASYNC)
-			d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
 		issued[(*nissued)++] = w;
 	}
 	return 0;
@@ -502,6 +652,10 @@ static int dep_loop(struct run *r)
 			struct dslot *s = &d->slot[issued[i]];
 
 			s->submit_ns = r->last_submit;
+			if (s->flags & DEP_F_WRITE)
+				dep_el_write_out(&d->el, s->stream, s->key);
+			if (s->flags & DEP_F_FLUSH)
+				dep_el_flush_out(&d->el, s->key, s->flags & DEP_F_META, s->seq);
 			wake(d, &s->wait_issue, s);
 		}
 		if (r->inflight >= r->depth)
@@ -604,9 +758,22 @@ static unsigned int dep_annotate(struct run *r, const struct io_event *ev, void 
 				 const uint32_t *after_back, unsigned int nafter)
 {
 	struct dep_mode *m = r->mode_state;
-	struct dep_info *di = &((struct dsev *)item)->dep;
+	struct dsev *in = item;
+	struct dep_info *di = &in->dep;
 
-	dep_infer__next(m->infer, ev, di);
+	if (r->o->root) {
+		/* file level: inference sees every sync as a flush; group commit counts only
+		 * fsync and fdatasync (sync_file_range makes nothing durable), and a write
+		 * with RWF_DSYNC only itself */
+		uint8_t cls = in->s.op == IO_FOP_WRITE	   ? DEP_F_WRITE
+			      : in->s.op == IO_FOP_FSYNC     ? DEP_F_FLUSH | DEP_F_COVERS | DEP_F_META
+			      : in->s.op == IO_FOP_FDATASYNC ? DEP_F_FLUSH | DEP_F_COVERS
+							     : 0;
+
+		dep_infer__next_as(m->infer, ev, cls, di);
+	} else {
+		dep_infer__next(m->infer, ev, di);
+	}
 	return nafter ? add_after(di, after_back, nafter) : 0;
 }
 

@@ -75,6 +75,7 @@ struct engine_params {
 	/* The targets' descriptors change while the replay runs (a file-level replay opens and
 	 * closes files): the engine reads targets[i].fd at each I/O instead of registering them. */
 	bool fds_change;
+	uint64_t lat_ns; /* null: every I/O completes this long after it was queued (0: at once) */
 };
 
 struct engine;

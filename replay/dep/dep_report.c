@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The elastic models' part of a dep replay's report: per op, what the trace held, what was
+ * issued, and how many the models took out (coalesced flushes, absorbed writes) or added
+ * (split flushes), so a reader sees how much of the prediction is the model's.
+ */
+#include <stdio.h>
+#include "formats/file.h"
+#include "replay/dep/dep.h"
+
+static const char *op_name(const struct dep_elastic *e, unsigned int op)
+{
+	return e->file_level ? io_fop_name(op) : io_op_name(op);
+}
+
+static uint64_t issued(const struct dep_elastic *e, int op)
+{
+	return e->trace[op] + e->split[op] - e->coalesced[op] - e->absorbed[op];
+}
+
+static bool shown(const struct dep_elastic *e, int op)
+{
+	return e->coalesced[op] || e->absorbed[op] || e->split[op] ||
+	       (e->trace[op] && (op <= 2 || (e->file_level && op <= 4)));
+}
+
+void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
+		       unsigned long long redundant, FILE *out)
+{
+	fprintf(out, "  elastic models: group commit %s, absorbed writes %s; split not modelled\n",
+		e->group_commit ? "on" : "off", e->absorb ? "on" : "off");
+	fprintf(out, "    %-12s %12s %12s %10s %10s %8s %9s\n", "op", "in trace", "issued",
+		"coalesced", "absorbed", "split", "issued/trace");
+	for (int op = 0; op < DEP_EL_OPS; op++) {
+		if (!shown(e, op))
+			continue;
+		fprintf(out, "    %-12s %12llu %12llu %10llu %10llu %8llu %9.3f\n",
+			op_name(e, (unsigned int)op), (unsigned long long)e->trace[op],
+			(unsigned long long)issued(e, op), (unsigned long long)e->coalesced[op],
+			(unsigned long long)e->absorbed[op], (unsigned long long)e->split[op],
+			e->trace[op] ? (double)issued(e, op) / (double)e->trace[op] : 0.0);
+	}
+	if (e->group_commit)
+		fprintf(out,
+			"    %llu of %llu flushes were issued in the recording while another "
+			"thread's covered them: never coalesced\n",
+			redundant, flushes);
+}
+
+size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
+			unsigned long long redundant, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len,
+				    ", \"elastic\": {\"group_commit\": %s, \"absorb\": %s, "
+				    "\"split\": false, \"flushes\": %llu, "
+				    "\"flushes_kept_redundant\": %llu, \"ops\": {",
+				    e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
+				    flushes, redundant);
+	bool first = true;
+
+	for (int op = 0; op < DEP_EL_OPS && n < len; op++) {
+		if (!shown(e, op))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n,
+				      "%s\"%s\": {\"trace\": %llu, \"issued\": %llu, "
+				      "\"coalesced\": %llu, \"absorbed\": %llu, \"split\": %llu, "
+				      "\"issued_share\": %.6f}",
+				      first ? "" : ", ", op_name(e, (unsigned int)op),
+				      (unsigned long long)e->trace[op],
+				      (unsigned long long)issued(e, op),
+				      (unsigned long long)e->coalesced[op],
+				      (unsigned long long)e->absorbed[op],
+				      (unsigned long long)e->split[op],
+				      e->trace[op] ? (double)issued(e, op) / (double)e->trace[op]
+						   : 0.0);
+		first = false;
+	}
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "}}");
+	return n < len ? n : len - 1;
+}

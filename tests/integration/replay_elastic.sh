@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Dep mode's elastic models (replay/dep/dep_el.h), by exact counts, on the null engine with a
+# set latency (--null-latency: every I/O completes exactly that long after it was queued). Each
+# trace was "recorded" on a fast device (I/Os of 0.1-5 ms); its rounds lie 1 s apart, far
+# longer than a round takes on the slowed target, so every round meets the same situation.
+#  - group commit, 100 ms per I/O: per round, thread B's flush comes due while A's flush, issued
+#    after B's write completed, is in flight: coalesced. D's flush was issued in the recording
+#    while A's was in flight: kept (redundant). E's write completes after every flush in flight
+#    was issued: its flush is issued. So: exactly 1 coalesced flush per round.
+#  - absorbed writes, 100 ms per I/O: a kernel thread writes pages 0-9 with two in flight, then
+#    (a new burst, 50 ms later) the same pages again. On the slowed target its first burst
+#    still holds pages 2-9 when the second burst is due: those 8 are absorbed, 0 and 1 (out
+#    before it lagged) are not.
+#  - with the models on, onto a fast target (null engine, no latency), per-op counts equal the
+#    recording's: nothing is coalesced or absorbed. With them off (the default) nothing is,
+#    on the slowed target too.
+# Function, not timing: the designs leave every decision 10 ms or more either side.
+# timeout: 180
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/replay_common.inc"
+need_cmd python3
+d=$(scratch_dir)
+truncate -s 64M "$d/t.img"
+ROUNDS=4
+
+# Times in us.
+python3 - "$d/gc.csv" "$CSV_HEADER" "$ROUNDS" <<'PY'
+import sys
+rows = []
+def io(q, c, op, off, ln, tid, flags=""):
+    rows.append((q * 1000, "", c * 1000, "dev0", off, ln, op, flags, 0, 42, tid, "db", 0, 0))
+for k in range(int(sys.argv[3])):
+    T = 1000 + k * 1000000
+    # fresh threads each round: each starts on the trace's clock (an open I/O)
+    a, b, dd, e = 100 + k, 200 + k, 300 + k, 400 + k
+    io(T, T + 100, "write", 4096 * 1, 4096, b)
+    io(T + 30000, T + 30100, "flush", 0, 0, b)        # due while A's flush is in flight
+    io(T + 10000, T + 10100, "write", 4096 * 2, 4096, a)
+    io(T + 10110, T + 15110, "flush", 0, 0, a)        # a slow flush in the recording
+    io(T, T + 100, "write", 4096 * 3, 4096, dd)
+    io(T + 12110, T + 12210, "flush", 0, 0, dd)       # issued while A's was in flight
+    io(T + 15000, T + 15100, "write", 4096 * 4, 4096, e)
+    io(T + 40000, T + 40100, "flush", 0, 0, e)        # its write done after A's went
+rows.sort(key=lambda r: r[0])
+with open(sys.argv[1], "w") as f:
+    f.write(sys.argv[2] + "\n")
+    for r in rows:
+        f.write(",".join(str(x) for x in r) + "\n")
+PY
+python3 - "$d/ab.csv" "$CSV_HEADER" "$ROUNDS" <<'PY'
+import sys
+rows = []
+def io(q, c, op, off, ln, tid, flags=""):
+    rows.append((q * 1000, "", c * 1000, "dev0", off, ln, op, flags, 0, 0, tid, "kworker", 0, 0))
+for k in range(int(sys.argv[3])):
+    T = 1000 + k * 1000000
+    tid = 500 + k
+    for burst in (0, 50000):
+        for i in range(10):                            # 1 ms apart, 1.5 ms each: 2 in flight
+            q = T + burst + i * 1000
+            io(q, q + 1500, "write", (1 << 20) + i * 4096, 4096, tid, "kthread")
+rows.sort(key=lambda r: r[0])
+with open(sys.argv[1], "w") as f:
+    f.write(sys.argv[2] + "\n")
+    for r in rows:
+        f.write(",".join(str(x) for x in r) + "\n")
+PY
+mktrace "$d/gc.csv" "$d/gc.ioreel"
+mktrace "$d/ab.csv" "$d/ab.ioreel"
+
+# rp NAME TRACE ARGS...: a dep replay onto the null engine, its JSON in $d/NAME.json
+rp() {
+	local name=$1 trace=$2
+	shift 2
+	"$IOREEL" replay "$trace" --target "$d/t.img" --allow-writes --mode dep --engine null \
+		--json -q "$@" >"$d/$name.json" 2>"$d/$name.err" ||
+		fail "replay $name failed: $(cat "$d/$name.err")"
+}
+# check NAME OP TRACE ISSUED COALESCED ABSORBED: the elastic report's row for OP
+check() {
+	python3 - "$d/$1.json" "$2" "$3" "$4" "$5" "$6" <<'PY' || fail "$1: see above"
+import json, sys
+j = json.load(open(sys.argv[1]))
+op = sys.argv[2]
+want = [int(x) for x in sys.argv[3:7]]
+row = j["fidelity"]["elastic"]["ops"][op]
+got = [row["trace"], row["issued"], row["coalesced"], row["absorbed"]]
+print("%s %s: trace %d, issued %d, coalesced %d, absorbed %d" % (sys.argv[1], op, *got))
+assert got == want, "expected trace/issued/coalesced/absorbed %s, got %s" % (want, got)
+assert row["split"] == 0
+# what reached the target (the analysis of the result) is what the report says was issued
+got = j["jobs"][0]["sync" if op == "flush" else op]["total_ios"]
+assert got == row["issued"], (got, row["issued"])
+PY
+}
+
+echo "== group commit on, a target 100 ms per I/O"
+# think times up to 30 ms are the threads' own here (the default 10 ms would take them as
+# waits for a client and keep the trace's clock)
+rp gc_slow "$d/gc.ioreel" --null-latency 100ms --dep-group-commit on --dep-think-max 1s
+check gc_slow flush $((4 * ROUNDS)) $((3 * ROUNDS)) "$ROUNDS" 0
+check gc_slow write $((4 * ROUNDS)) $((4 * ROUNDS)) 0 0
+[ "$(json_get "$d/gc_slow.json" "d['fidelity']['elastic']['flushes_kept_redundant']")" = \
+	"$ROUNDS" ] || fail "D's flushes should be the redundant ones: $(cat "$d/gc_slow.json")"
+"$IOREEL" replay "$d/gc.ioreel" --target "$d/t.img" --allow-writes --mode dep --engine null \
+	--null-latency 100ms --dep-group-commit on --dep-think-max 1s -q >"$d/gc_slow.txt" 2>&1 ||
+	fail "text report: $(cat "$d/gc_slow.txt")"
+grep -q "elastic models: group commit on" "$d/gc_slow.txt" &&
+	grep -Eq "flush +$((4 * ROUNDS)) +$((3 * ROUNDS)) +$ROUNDS +0" "$d/gc_slow.txt" ||
+	fail "text report lacks the elastic table: $(cat "$d/gc_slow.txt")"
+
+echo "== group commit off (the default), the same target"
+rp gc_off "$d/gc.ioreel" --null-latency 100ms --dep-think-max 1s
+check gc_off flush $((4 * ROUNDS)) $((4 * ROUNDS)) 0 0
+rp gc_off2 "$d/gc.ioreel" --null-latency 100ms --dep-group-commit off --dep-think-max 1s
+check gc_off2 flush $((4 * ROUNDS)) $((4 * ROUNDS)) 0 0
+
+echo "== group commit on, a fast target: the recording's counts"
+rp gc_fast "$d/gc.ioreel" --dep-group-commit on --dep-absorb on --dep-think-max 1s
+check gc_fast flush $((4 * ROUNDS)) $((4 * ROUNDS)) 0 0
+check gc_fast write $((4 * ROUNDS)) $((4 * ROUNDS)) 0 0
+
+echo "== absorbed writes on, a target 100 ms per I/O"
+rp ab_slow "$d/ab.ioreel" --null-latency 100ms --dep-absorb on
+check ab_slow write $((20 * ROUNDS)) $((12 * ROUNDS)) 0 $((8 * ROUNDS))
+rp ab_off "$d/ab.ioreel" --null-latency 100ms
+check ab_off write $((20 * ROUNDS)) $((20 * ROUNDS)) 0 0
+
+echo "== absorbed writes on, a fast target: the recording's counts"
+rp ab_fast "$d/ab.ioreel" --dep-absorb on --dep-group-commit on
+check ab_fast write $((20 * ROUNDS)) $((20 * ROUNDS)) 0 0
+
+echo "== options"
+rc=0
+"$IOREEL" replay "$d/gc.ioreel" --target "$d/t.img" --mode dep --dep-absorb maybe \
+	>/dev/null 2>"$d/o.err" || rc=$?
+assert_eq "$rc" 2 "exit status of --dep-absorb maybe"
+grep -q "on or off" "$d/o.err" || fail "unclear message: $(cat "$d/o.err")"
+rc=0
+"$IOREEL" replay "$d/gc.ioreel" --target "$d/t.img" --mode dep --null-latency 1ms \
+	>/dev/null 2>"$d/o2.err" || rc=$?
+assert_eq "$rc" 2 "exit status of --null-latency without --engine null"
+grep -q -- "--engine null" "$d/o2.err" || fail "unclear message: $(cat "$d/o2.err")"
+echo PASS
