@@ -224,6 +224,56 @@ static void test_fitness(void)
 	CHECK(!dep_fitness_ok(&no_tid, why, sizeof(why)) && strstr(why, "thread id"), "%s", why);
 }
 
+/*
+ * Group commit's grounding: a flush the recording issued while another thread's flush of the
+ * same device was in flight, queued after all of this thread's writes there completed, is
+ * marked redundant (replay never coalesces it); one whose thread's write completed after the
+ * other flush was queued, one of another device, one after the other completed, are not.
+ * Classes: writes, flushes, preflush writes (cover), FUA writes (do not), kernel threads.
+ */
+static void test_group_commit_grounding(void)
+{
+	struct io_event e[] = {
+		ev(1, 0, 100, IO_OP_WRITE, 0, 0, 4096),		   /* 0: A writes */
+		ev(2, 10, 110, IO_OP_WRITE, 0, 8192, 4096),	   /* 1: B writes */
+		ev(3, 20, 300, IO_OP_WRITE, 0, 16384, 4096),	   /* 2: C's slow write */
+		ev(1, 150, 1000, IO_OP_FLUSH, 0, 0, 0),		   /* 3: A's flush, in flight */
+		ev(2, 200, 1100, IO_OP_FLUSH, 0, 0, 0),		   /* 4: B: covered by 3 */
+		ev(3, 400, 1200, IO_OP_FLUSH, 0, 0, 0),		   /* 5: C wrote after 3 went */
+		ev(4, 500, 600, IO_OP_FLUSH, 0, 0, 0),		   /* 6: D never wrote: covered */
+		ev(5, 2000, 2100, IO_OP_FLUSH, 0, 0, 0),	   /* 7: nothing in flight */
+		ev(6, 2200, 2300, IO_OP_WRITE, IO_F_FUA | IO_F_KTHREAD, 0, 4096), /* 8 */
+		ev(7, 2400, 2500, IO_OP_WRITE, IO_F_PREFLUSH, 0, 4096),		   /* 9 */
+	};
+	struct dep_info x[10];
+	struct dep_infer *d;
+
+	d = infer(e, 10, x, NULL);
+	CHECK(!(x[3].flags & DEP_F_REDUNDANT), "A's flush is the first");
+	CHECK(x[4].flags & DEP_F_REDUNDANT, "B's flush was covered by A's in flight");
+	CHECK(!(x[5].flags & DEP_F_REDUNDANT), "C's write completed after A's flush was queued");
+	CHECK(x[6].flags & DEP_F_REDUNDANT, "D wrote nothing: covered");
+	CHECK(!(x[7].flags & DEP_F_REDUNDANT), "no flush in flight");
+	CHECK(x[0].flags == DEP_F_WRITE && x[0].key == 0, "a write: flags %x", x[0].flags);
+	CHECK(x[3].flags == (DEP_F_FLUSH | DEP_F_COVERS | DEP_F_META), "a flush: flags %x",
+	      x[3].flags);
+	CHECK(x[8].flags == (DEP_F_WRITE | DEP_F_KTHREAD), "FUA covers only itself: flags %x",
+	      x[8].flags);
+	CHECK(x[9].flags == (DEP_F_WRITE | DEP_F_COVERS | DEP_F_META), "a preflush write covers: "
+	      "flags %x", x[9].flags);
+	CHECK(dep_infer__stats(d)->flushes == 5 && dep_infer__stats(d)->redundant == 2,
+	      "stats: %llu flushes, %llu redundant",
+	      (unsigned long long)dep_infer__stats(d)->flushes,
+	      (unsigned long long)dep_infer__stats(d)->redundant);
+	dep_infer__free(d);
+
+	/* the same flush on another device is not covered */
+	e[4].dev = 1;
+	d = infer(e, 10, x, NULL);
+	CHECK(!(x[4].flags & DEP_F_REDUNDANT), "another device's flush does not cover");
+	dep_infer__free(d);
+}
+
 int main(void)
 {
 	test_sync_thread();
@@ -233,6 +283,7 @@ int main(void)
 	test_long_gaps();
 	test_far_parents();
 	test_fitness();
+	test_group_commit_grounding();
 	if (!failures)
 		printf("dep inference: all checks passed\n");
 	return failures ? 1 : 0;
