@@ -23,12 +23,26 @@ _Static_assert((int)REC_F_SYNC == IO_F_SYNC && (int)REC_F_FUA == IO_F_FUA &&
 
 #define OUT_BATCH 4096
 
+/*
+ * The heap orders 16-byte keys, each naming the event's place in a pool, rather than the 72-byte
+ * events themselves: a release pops every event once, and each pop sifts through log2(n) levels
+ * of the heap, so moving whole events was the main thread's largest cost per I/O (record/README.md,
+ * "Where the time goes"). An event is copied once into the pool and read once when written.
+ */
+struct rec_key {
+	uint64_t queue_ns;
+	uint32_t slot; /* in pool */
+	uint32_t _pad;
+};
+
 struct rec_drain {
 	struct trace_writer *w;
 	const struct rec_target *t;
 	int nt;
 	uint64_t genesis;
-	struct rec_event *heap;
+	struct rec_key *heap;	/* n keys, in heap order */
+	struct rec_event *pool; /* cap events, n of them waiting */
+	uint32_t *free_slots;	/* cap - n slots of pool free, the last freed on top */
 	size_t n, cap;
 	struct io_event out[OUT_BATCH];
 	size_t nout;
@@ -53,6 +67,34 @@ int rec_status_errno(uint32_t status)
 	return -EIO;
 }
 
+/* Room for cap events (cap > d->cap); the new pool slots go under the free ones. 0 or -ENOMEM,
+ * with d unchanged but for arrays that grew. */
+static int grow(struct rec_drain *d, size_t cap)
+{
+	struct rec_key *h = realloc(d->heap, cap * sizeof(*h));
+	struct rec_event *p;
+	uint32_t *f;
+	size_t nfree = d->cap - d->n;
+
+	if (!h)
+		return -ENOMEM;
+	d->heap = h;
+	p = realloc(d->pool, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	d->pool = p;
+	f = realloc(d->free_slots, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	d->free_slots = f;
+	/* the new slots below the free ones, the highest deepest: the pool fills from slot 0 */
+	memmove(f + (cap - d->cap), f, nfree * sizeof(*f));
+	for (size_t i = 0; i < cap - d->cap; i++)
+		f[i] = (uint32_t)(cap - 1 - i);
+	d->cap = cap;
+	return 0;
+}
+
 struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target *t, int nt,
 				 uint64_t genesis_ktime)
 {
@@ -64,10 +106,8 @@ struct rec_drain *rec_drain__new(struct trace_writer *w, const struct rec_target
 	d->t = t;
 	d->nt = nt;
 	d->genesis = genesis_ktime;
-	d->cap = 1 << 16;
-	d->heap = malloc(d->cap * sizeof(*d->heap));
-	if (!d->heap) {
-		free(d);
+	if (grow(d, 1 << 16)) {
+		rec_drain__free(d);
 		return NULL;
 	}
 	return d;
@@ -78,11 +118,13 @@ void rec_drain__free(struct rec_drain *d)
 	if (!d)
 		return;
 	free(d->heap);
+	free(d->pool);
+	free(d->free_slots);
 	free(d);
 }
 
-#define REC_QUEUED(e) ((e).queue_ns)
-HEAP_DEFINE(recheap, struct rec_event, REC_QUEUED)
+#define REC_QUEUED(k) ((k).queue_ns)
+HEAP_DEFINE(recheap, struct rec_key, REC_QUEUED)
 
 static int flush_out(struct rec_drain *d)
 {
@@ -155,43 +197,44 @@ static int write_one(struct rec_drain *d, const struct rec_event *e)
 	return 0;
 }
 
+/* Writes the oldest event waiting and frees its slot; write_one's result. */
+static int pop_write(struct rec_drain *d)
+{
+	struct rec_key k;
+
+	recheap_pop(d->heap, &d->n, &k);
+	d->free_slots[d->cap - d->n - 1] = k.slot;
+	return write_one(d, &d->pool[k.slot]);
+}
+
 int rec_drain__push(void *ctx, const void *ev)
 {
 	const struct rec_event *e = ev;
 	struct rec_drain *d = ctx;
 
+	struct rec_key k;
+
 	if (d->n == d->cap) {
 		/* Bounded memory: rather than grow without end (a stuck I/O holding back the
 		 * release), write the oldest now; out_of_order says if that ever broke the order. */
-		if (d->cap < (1u << 22)) {
-			struct rec_event *h = realloc(d->heap, 2 * d->cap * sizeof(*h));
-
-			if (h) {
-				d->heap = h;
-				d->cap *= 2;
-			}
-		}
-		if (d->n == d->cap) {
-			struct rec_event old;
-
-			recheap_pop(d->heap, &d->n, &old);
-			if (write_one(d, &old))
-				return 0;
-		}
+		if (d->cap < (1u << 22))
+			grow(d, 2 * d->cap);
+		if (d->n == d->cap && pop_write(d))
+			return 0;
 	}
-	recheap_push(d->heap, &d->n, e);
+	k.queue_ns = e->queue_ns;
+	k.slot = d->free_slots[d->cap - d->n - 1];
+	k._pad = 0;
+	d->pool[k.slot] = *e;
+	recheap_push(d->heap, &d->n, &k);
 	return 0;
 }
 
 int rec_drain__release(struct rec_drain *d, uint64_t before)
 {
-	struct rec_event e;
-
-	while (d->n && d->heap[0].queue_ns < before) {
-		recheap_pop(d->heap, &d->n, &e);
-		if (write_one(d, &e))
+	while (d->n && d->heap[0].queue_ns < before)
+		if (pop_write(d))
 			return d->err;
-	}
 	if (flush_out(d))
 		return d->err;
 	return d->err;

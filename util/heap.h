@@ -61,13 +61,40 @@
 		h[i] = e;                                                              \
 	}                                                                              \
                                                                                        \
-	/* Takes the smallest into *out; the last item sifts down from the root. */    \
+	/*                                                                             \
+	 * Takes the smallest into *out. The last item fills the hole: as it came from   \
+	 * the bottom it nearly always goes back there, so the hole first goes down the   \
+	 * smaller children to a leaf, one comparison a level and no branch to guess       \
+	 * (Floyd's bottom-up heapsort), and the item then climbs the few levels it must.  \
+	 * It ends where a sift-down from the root would put it, ties included.            \
+	 */                                                                            \
 	static inline __attribute__((unused)) void name##_pop(type *h, size_t *n,      \
 							      type *out)               \
 	{                                                                              \
+		size_t i = 0, m = *n - 1;                                              \
+                                                                                       \
 		*out = h[0];                                                           \
-		if (--(*n))                                                            \
-			name##_sift_root_(h, *n, h[*n]);                               \
+		*n = m;                                                                \
+		if (!m)                                                                \
+			return;                                                        \
+		for (;;) {                                                             \
+			size_t c = 2 * i + 1;                                          \
+                                                                                       \
+			if (c >= m)                                                    \
+				break;                                                 \
+			c += c + 1 < m && KEY(h[c + 1]) < KEY(h[c]);                   \
+			h[i] = h[c];                                                   \
+			i = c;                                                         \
+		}                                                                      \
+		while (i) {                                                            \
+			size_t p = (i - 1) / 2;                                        \
+                                                                                       \
+			if (KEY(h[p]) < KEY(h[m]))                                     \
+				break;                                                 \
+			h[i] = h[p];                                                   \
+			i = p;                                                         \
+		}                                                                      \
+		h[i] = h[m];                                                           \
 	}                                                                              \
                                                                                        \
 	/* The smallest leaves (the caller read it) and e takes its place; e may be it. */ \

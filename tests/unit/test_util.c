@@ -54,6 +54,39 @@ static void test_heap(void)
 }
 
 /*
+ * pop (the hole down to a leaf, then the last item up) leaves the heap exactly as a sift-down of
+ * the last item from the root does, ties included, so that what leaves first among equal keys
+ * (the order of a trace's events queued in the same nanosecond) did not change with it: pushes
+ * and pops interleaved, on keys with many ties, against that sift-down.
+ */
+static void test_heap_pop_arrangement(void)
+{
+	struct item a[600], b[600], out;
+	size_t na = 0, nb = 0;
+
+	srand(5);
+	for (int i = 0; i < 20000; i++) {
+		if ((rand() % 3 && na < 600) || !na) {
+			struct item e = { (uint64_t)(rand() % 40), (uint32_t)i };
+
+			iheap_push(a, &na, &e);
+			iheap_push(b, &nb, &e);
+		} else {
+			iheap_pop(a, &na, &out);
+			out = b[0];
+			if (--nb)
+				iheap_sift_root_(b, nb, b[nb]);
+		}
+		for (size_t k = 0; k < na; k++)
+			if (na != nb || a[k].key != b[k].key || a[k].tag != b[k].tag) {
+				CHECK(0, "step %d: pop left another arrangement than a sift-down", i);
+				return;
+			}
+	}
+	CHECK(na == nb, "as many items");
+}
+
+/*
  * replace_top as the merges use it: take the smallest, put back its stream's next (never
  * smaller), sometimes by editing the root in place (e is h[0]); the tops come out ascending and
  * nothing is lost. Then a key below all others becomes the top.
@@ -132,6 +165,7 @@ int main(void)
 {
 	test_argv();
 	test_heap();
+	test_heap_pop_arrangement();
 	test_heap_replace_top();
 	test_spsc();
 	return failures ? 1 : 0;
