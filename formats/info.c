@@ -298,6 +298,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		       (unsigned long long)st->dropped, (unsigned long long)st->dropped_reserve,
 		       (unsigned long long)st->dropped_inflight, (unsigned long long)st->end_ns);
 		info_drop_causes(r, true, "dropped_inflight");
+		info_no_end(r, true);
 	} else {
 		printf("\"dropped\": null, \"dropped_reserve\": null, \"dropped_inflight\": null, "
 		       "\"end_ns\": null, ");
@@ -431,6 +432,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 		       (unsigned long long)st->dropped_inflight);
 		info_drop_causes(r, false, "dropped_inflight");
 		printf(")\n");
+		info_no_end(r, false);
 	} else
 		printf("  dropped    unknown (%s)\n", trace_reader__has_index(r)
 							? "the writer recorded no stats"

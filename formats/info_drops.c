@@ -22,3 +22,29 @@ void info_drop_causes(struct trace_reader *r, bool json, const char *shown)
 			printf(", %s %llu", c->name + 8, (unsigned long long)c->value);
 	}
 }
+
+/* The counter called name, or NULL. */
+static const struct trace_counter *counter(struct trace_reader *r, const char *name)
+{
+	for (size_t i = 0; i < trace_reader__counter_count(r); i++)
+		if (!strcmp(trace_reader__counter(r, i)->name, name))
+			return trace_reader__counter(r, i);
+	return NULL;
+}
+
+void info_no_end(struct trace_reader *r, bool json)
+{
+	const struct trace_counter *u = counter(r, "ended_unseen"), *f = counter(r, "unfinished");
+
+	if (!u && !f)
+		return;
+	if (json) {
+		printf("\"ended_unseen\": %llu, \"unfinished\": %llu, ",
+		       (unsigned long long)(u ? u->value : 0), (unsigned long long)(f ? f->value : 0));
+		return;
+	}
+	printf("  no end     %llu written without a completion time (ended unseen %llu, "
+	       "unfinished %llu)\n",
+	       (unsigned long long)((u ? u->value : 0) + (f ? f->value : 0)),
+	       (unsigned long long)(u ? u->value : 0), (unsigned long long)(f ? f->value : 0));
+}
