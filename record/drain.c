@@ -20,7 +20,7 @@ _Static_assert((int)REC_F_SYNC == IO_F_SYNC && (int)REC_F_FUA == IO_F_FUA &&
 		       (int)REC_F_READAHEAD == IO_F_READAHEAD && (int)REC_F_KTHREAD == IO_F_KTHREAD,
 	       "bpf/record.h flags must match formats/event.h");
 
-#define OUT_BATCH 4096
+#define OUT_BATCH 256
 #ifndef REC_DRAIN_MAX
 #define REC_DRAIN_MAX (1u << 22) /* events waiting at most (~9 s of 450k IOPS) */
 #endif
