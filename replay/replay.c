@@ -95,6 +95,9 @@ static void usage(FILE *f)
 "      --dep-absorb on|off  a kernel thread's write is skipped when the same thread, behind\n"
 "                           the trace, has a later write of the same range due (default\n"
 "                           off)\n"
+"      --dep-split on|off   a thread the recording shows waiting on another thread's flush\n"
+"                           for its writes issues its own where that flush was issued\n"
+"                           before they completed (default off)\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -167,6 +170,7 @@ enum replay_opt {
 	OPT_DEP_FALLBACK,
 	OPT_DEP_GROUP_COMMIT,
 	OPT_DEP_ABSORB,
+	OPT_DEP_SPLIT,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ALLOW_WRITES,
@@ -206,6 +210,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-fallback", required_argument, 0, OPT_DEP_FALLBACK },
 	{ "dep-group-commit", required_argument, 0, OPT_DEP_GROUP_COMMIT },
 	{ "dep-absorb", required_argument, 0, OPT_DEP_ABSORB },
+	{ "dep-split", required_argument, 0, OPT_DEP_SPLIT },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
@@ -333,8 +338,11 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 		o->dep.overlap = false;
 		break;
 	case OPT_DEP_GROUP_COMMIT:
-	case OPT_DEP_ABSORB: {
-		bool *b = c == OPT_DEP_ABSORB ? &o->dep.absorb : &o->dep.group_commit;
+	case OPT_DEP_ABSORB:
+	case OPT_DEP_SPLIT: {
+		bool *b = c == OPT_DEP_ABSORB ? &o->dep.absorb
+			  : c == OPT_DEP_SPLIT ? &o->dep.split
+					       : &o->dep.group_commit;
 
 		if (!strcmp(arg, "on"))
 			*b = true;
@@ -342,7 +350,10 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 			*b = false;
 		else {
 			cli_error("--%s: on or off, not '%s'",
-				  c == OPT_DEP_ABSORB ? "dep-absorb" : "dep-group-commit", arg);
+				  c == OPT_DEP_ABSORB  ? "dep-absorb"
+				  : c == OPT_DEP_SPLIT ? "dep-split"
+						       : "dep-group-commit",
+				  arg);
 			return EXIT_USAGE;
 		}
 		break;

@@ -34,6 +34,9 @@ enum dep_kind {
  * children have read it. */
 #define DEP_MAX_BACK (1u << 16)
 #define DEP_WINDOW (2u * DEP_MAX_BACK)
+/* sev.arg of a call dep mode adds that the recording did not make (a split fsync at file
+ * level): the source must not count it among the recorded calls on its descriptor */
+#define DEP_ADDED_CALL UINT64_MAX
 
 struct dep_edge {
 	uint64_t gap_ns; /* recorded: child queue - parent completion (or - parent queue) */
@@ -53,6 +56,8 @@ enum dep_flag {
 	DEP_F_REDUNDANT = 1 << 5, /* a flush the recording issued although another thread's flush
 				   * covering its thread's writes was in flight: the workload does
 				   * not share flushes there, so replay never coalesces it */
+	DEP_F_SPLIT = 1 << 6,	  /* its thread waited on its barrier parent (another thread's
+				   * flush) to make its own writes durable (split's grounding) */
 };
 
 /* What inference says about one I/O. */
@@ -82,6 +87,8 @@ struct dep_opts {
 	/* the elastic models (dep_elastic.c), off by default until measured to help */
 	bool group_commit;     /* a due flush covered by another in flight waits for that one */
 	bool absorb;	       /* a lagging kernel thread's overwritten write is skipped */
+	bool split;	       /* a thread the recording shows waiting on another's flush for its
+				* writes issues its own where that flush no longer covers them */
 };
 
 void dep_opts_default(struct dep_opts *o);
@@ -98,6 +105,7 @@ struct dep_stats {
 	uint64_t kthread;	   /* I/Os of kernel threads */
 	uint64_t flushes;	   /* flushes without data (DEP_F_FLUSH) */
 	uint64_t redundant;	   /* of which DEP_F_REDUNDANT */
+	uint64_t split_grounded;   /* I/Os with DEP_F_SPLIT */
 };
 
 struct dep_infer *dep_infer__new(const struct dep_opts *o);
@@ -115,13 +123,13 @@ const char *dep_kind_name(unsigned int kind);
 /* What the elastic models changed, per op of the trace (enum io_op; file level enum io_fop). */
 #define DEP_EL_OPS 32
 struct dep_elastic {
-	bool group_commit, absorb; /* on in this replay */
+	bool group_commit, absorb, splits; /* on in this replay */
 	bool file_level;	   /* ops are enum io_fop */
 	uint64_t trace[DEP_EL_OPS];	/* read from the trace */
 	uint64_t coalesced[DEP_EL_OPS]; /* flushes not issued: an in-flight flush covered them */
 	uint64_t absorbed[DEP_EL_OPS];	/* writes not issued: a later one of the range was due */
-	uint64_t split[DEP_EL_OPS];	/* flushes added (not built: always 0) */
-	uint64_t kept_redundant;	/* flushes kept: the recording issued them covered */
+	uint64_t split[DEP_EL_OPS];	/* flushes added: another's no longer covered its writes */
+	uint64_t grounded;		/* I/Os split's grounding found (DEP_F_SPLIT) */
 };
 
 /* dep_report.c: the table per op (text), or `, "elastic": {...}` (JSON); bytes written. */

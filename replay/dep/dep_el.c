@@ -12,13 +12,16 @@ struct dep_wacct {
 	uint64_t k; /* stream << 32 | key, + 1 (0: empty) */
 	uint64_t read, out, done;
 	uint64_t last_done; /* ns since the start */
+	uint32_t last_dev;  /* the target of its latest write read (file level: the slot) */
 };
 
-int dep_el_init(struct dep_el *e, bool gc, bool absorb)
+int dep_el_init(struct dep_el *e, bool gc, bool absorb, bool split)
 {
 	memset(e, 0, sizeof(*e));
 	e->gc = gc;
 	e->absorb = absorb;
+	e->split = split;
+	e->acct = gc || split;
 	if (absorb) {
 		e->abs = calloc(1u << ABS_BITS, sizeof(*e->abs));
 		if (!e->abs)
@@ -86,16 +89,19 @@ static struct dep_wacct *wacct_add(struct dep_el *e, uint32_t stream, uint32_t k
 	return &e->wa[i];
 }
 
-uint64_t dep_el_admit(struct dep_el *e, uint32_t stream, uint32_t key, uint8_t flags)
+uint64_t dep_el_admit(struct dep_el *e, uint32_t stream, uint32_t key, uint8_t flags,
+		      uint32_t dev)
 {
 	struct dep_wacct *a;
 
-	if (!e->gc || !(flags & (DEP_F_WRITE | DEP_F_FLUSH)))
+	if (!e->acct || !(flags & (DEP_F_WRITE | DEP_F_FLUSH)))
 		return 0;
 	a = (flags & DEP_F_WRITE) ? wacct_add(e, stream, key) : wacct(e, stream, key);
 	if (flags & DEP_F_WRITE) {
-		if (a)
+		if (a) {
 			a->read++;
+			a->last_dev = dev;
+		}
 		return 0;
 	}
 	return a ? a->read : 0; /* none: the thread never wrote there (yet) */
@@ -103,7 +109,7 @@ uint64_t dep_el_admit(struct dep_el *e, uint32_t stream, uint32_t key, uint8_t f
 
 void dep_el_write_out(struct dep_el *e, uint32_t stream, uint32_t key)
 {
-	struct dep_wacct *a = e->gc ? wacct(e, stream, key) : NULL;
+	struct dep_wacct *a = e->acct ? wacct(e, stream, key) : NULL;
 
 	if (a)
 		a->out++;
@@ -111,7 +117,7 @@ void dep_el_write_out(struct dep_el *e, uint32_t stream, uint32_t key)
 
 void dep_el_write_done(struct dep_el *e, uint32_t stream, uint32_t key, uint64_t complete_ns)
 {
-	struct dep_wacct *a = e->gc ? wacct(e, stream, key) : NULL;
+	struct dep_wacct *a = e->acct ? wacct(e, stream, key) : NULL;
 
 	if (!a)
 		return;
@@ -141,6 +147,15 @@ static int cov_grow(struct dep_el *e, uint32_t key)
 	memset(m + e->ncovk, 0, (n - e->ncovk) * sizeof(*m));
 	e->ncovk = n;
 	return 0;
+}
+
+uint64_t dep_el_reads(const struct dep_el *e, uint32_t stream, uint32_t key, uint32_t *dev)
+{
+	const struct dep_wacct *a = e->acct ? wacct(e, stream, key) : NULL;
+
+	if (a && dev)
+		*dev = a->last_dev;
+	return a ? a->read : 0;
 }
 
 void dep_el_flush_out(struct dep_el *e, uint32_t key, bool meta, uint64_t seq)

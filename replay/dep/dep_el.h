@@ -16,6 +16,12 @@
  * trace time (the thread lags behind the recording) is not issued: the later one carries the
  * data, and the skipped one completes with it (counted absorbed). A later write that still
  * waits for a parent is not used, so nothing waits for itself.
+ *
+ * Split flushes (--dep-split): a thread the recording shows waking after another thread's
+ * flush that covered its writes (a barrier edge inference grounds: DEP_F_SPLIT) finds, when its
+ * next I/O comes due, that on the candidate that flush was issued before its writes completed.
+ * It issues a flush of its own then, as a database whose commit record missed the leader's
+ * flush does, and its I/O waits for that one instead (counted split).
  */
 #ifndef IOREEL_REPLAY_DEP_EL_H
 #define IOREEL_REPLAY_DEP_EL_H
@@ -26,7 +32,8 @@
 struct dep_wacct;
 
 struct dep_el {
-	bool gc, absorb;
+	bool gc, absorb, split;
+	bool acct; /* the writes per thread and key are counted (group commit, split) */
 	/* per (thread, key): its writes read, out (issued or absorbed), done, the last done */
 	struct dep_wacct *wa;
 	uint32_t nwa, capwa;
@@ -39,12 +46,15 @@ struct dep_el {
 	uint64_t *abs;
 };
 
-int dep_el_init(struct dep_el *e, bool gc, bool absorb);
+int dep_el_init(struct dep_el *e, bool gc, bool absorb, bool split);
 void dep_el_free(struct dep_el *e);
 
 /* A write or flush (enum dep_flag) read from the trace. A flush gets the number of its
  * thread's writes to key read before it (UINT64_MAX, given to dep_el_covered: never). */
-uint64_t dep_el_admit(struct dep_el *e, uint32_t stream, uint32_t key, uint8_t flags);
+uint64_t dep_el_admit(struct dep_el *e, uint32_t stream, uint32_t key, uint8_t flags,
+		      uint32_t dev);
+/* The writes of stream to key read so far, and (dev) the target of the latest. */
+uint64_t dep_el_reads(const struct dep_el *e, uint32_t stream, uint32_t key, uint32_t *dev);
 /* A write leaves (issued, or absorbed); a write is done (completed, or its carrier did). */
 void dep_el_write_out(struct dep_el *e, uint32_t stream, uint32_t key);
 void dep_el_write_done(struct dep_el *e, uint32_t stream, uint32_t key, uint64_t complete_ns);

@@ -47,6 +47,11 @@ struct flush_ent {
 	uint64_t seq, c;
 	uint32_t tid;
 	bool kthread;
+	/* split's grounding: a flush without data, its key, when it and the key's covering I/O
+	 * before it were queued */
+	bool flush;
+	uint32_t key;
+	uint64_t q, prev_cov_q;
 };
 
 struct ovl_ent {
@@ -61,10 +66,12 @@ struct cov_ent {
 	bool meta;
 };
 
-/* Per (thread, key): when its latest write there completed. */
+/* Per (thread, key): when its latest write there completed, when its own latest covering I/O
+ * there was queued. Per key (tid TID_EMPTY): when its latest covering I/O was queued. */
 struct wkey_ent {
 	uint64_t k; /* tid << 32 | key, + 1 (0: empty) */
 	uint64_t last_wc;
+	uint64_t own_cov_q;
 };
 
 struct dep_infer {
@@ -100,6 +107,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->overlap = true;
 	o->group_commit = false;
 	o->absorb = false;
+	o->split = false;
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -311,7 +319,7 @@ static const struct flush_ent *barrier_find(struct dep_infer *d, uint32_t tid, u
 }
 
 static void barrier_add(struct dep_infer *d, uint64_t seq, uint32_t tid, bool kthread, uint64_t c,
-			uint64_t q)
+			uint64_t q, const struct flush_ent *more)
 {
 	if (d->nfl == d->capfl)
 		barrier_prune(d, q > d->o.xwin_ns ? q - d->o.xwin_ns : 0);
@@ -331,7 +339,9 @@ static void barrier_add(struct dep_infer *d, uint64_t seq, uint32_t tid, bool kt
 			d->capfl = cap;
 		}
 	}
-	d->fl[d->nfl++] = (struct flush_ent){ .seq = seq, .c = c, .tid = tid, .kthread = kthread };
+	d->fl[d->nfl++] = (struct flush_ent){ .seq = seq, .c = c, .tid = tid, .kthread = kthread,
+					      .flush = more->flush, .key = more->key, .q = q,
+					      .prev_cov_q = more->prev_cov_q };
 }
 
 static struct ovl_ent *ovl_bucket(struct dep_infer *d, uint32_t dev, uint64_t granule)
@@ -502,6 +512,24 @@ static uint8_t class_of(const struct io_event *ev)
 	return f;
 }
 
+/*
+ * The thread woke after another thread's flush f (a barrier edge): did it wait on f to make
+ * its own writes durable? Yes when f was a flush without data, the thread's latest write to
+ * f's key completed before f was queued but after the key's covering I/O before f was, and
+ * the thread did not cover it itself. Replay may then issue a flush of its own for it where f
+ * no longer covers it (split).
+ */
+static bool split_grounded(struct dep_infer *d, uint32_t tid, const struct flush_ent *f)
+{
+	const struct wkey_ent *w;
+
+	if (!f->flush)
+		return false;
+	w = wkey_slot(d, tid, f->key, false);
+	return w && w->last_wc && w->last_wc <= f->q && w->last_wc > f->prev_cov_q &&
+	       w->own_cov_q < w->last_wc;
+}
+
 /* ---- the pass ---- */
 
 /* Group commit's grounding: which flushes the recording issued though already covered. */
@@ -558,6 +586,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 	uint64_t c = has_c ? ev->complete_ns : q;
 	bool kthread = ev->flags & IO_F_KTHREAD;
 	struct tid_state *t;
+	uint64_t prev_cov_q = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = DEP_OPEN;
@@ -610,6 +639,10 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 				 * 1.00x this way.
 				 */
 				out->par[0].gap_ns = 0;
+				if (split_grounded(d, ev->tid, f)) {
+					out->flags |= DEP_F_SPLIT;
+					d->st.split_grounded++;
+				}
 			}
 		}
 	}
@@ -629,8 +662,24 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 	}
 	if (has_c && c > q)
 		heap_add(t, c);
-	if (has_c && is_flush_class(ev))
-		barrier_add(d, seq, ev->tid, kthread, c, q);
+	if (cls & DEP_F_COVERS) {
+		/* the key's covering I/Os in queue order: split's grounding */
+		struct wkey_ent *k = wkey_slot(d, TID_EMPTY, ev->dev, true);
+		struct wkey_ent *own = wkey_slot(d, ev->tid, ev->dev, true);
+
+		if (k) {
+			prev_cov_q = k->last_wc;
+			k->last_wc = q;
+		}
+		if (own)
+			own->own_cov_q = q;
+	}
+	if (has_c && is_flush_class(ev)) {
+		struct flush_ent more = { .flush = cls & DEP_F_FLUSH, .key = ev->dev,
+					  .prev_cov_q = prev_cov_q };
+
+		barrier_add(d, seq, ev->tid, kthread, c, q, &more);
+	}
 	elastic_note(d, ev, cls, q, c, has_c, out);
 done:
 	d->st.kind[out->kind]++;

@@ -27,8 +27,9 @@ static bool shown(const struct dep_elastic *e, int op)
 void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 		       unsigned long long redundant, FILE *out)
 {
-	fprintf(out, "  elastic models: group commit %s, absorbed writes %s; split not modelled\n",
-		e->group_commit ? "on" : "off", e->absorb ? "on" : "off");
+	fprintf(out, "  elastic models: group commit %s, absorbed writes %s, split flushes %s\n",
+		e->group_commit ? "on" : "off", e->absorb ? "on" : "off",
+		e->splits ? "on" : "off");
 	fprintf(out, "    %-12s %12s %12s %10s %10s %8s %9s\n", "op", "in trace", "issued",
 		"coalesced", "absorbed", "split", "issued/trace");
 	for (int op = 0; op < DEP_EL_OPS; op++) {
@@ -45,6 +46,11 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 			"    %llu of %llu flushes were issued in the recording while another "
 			"thread's covered them: never coalesced\n",
 			redundant, flushes);
+	if (e->splits)
+		fprintf(out,
+			"    %llu I/Os woke in the recording after another thread's flush that "
+			"covered their thread's writes: split where it no longer did\n",
+			(unsigned long long)e->grounded);
 }
 
 size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
@@ -52,10 +58,12 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 {
 	size_t n = (size_t)snprintf(buf, len,
 				    ", \"elastic\": {\"group_commit\": %s, \"absorb\": %s, "
-				    "\"split\": false, \"flushes\": %llu, "
-				    "\"flushes_kept_redundant\": %llu, \"ops\": {",
+				    "\"split\": %s, \"flushes\": %llu, "
+				    "\"flushes_kept_redundant\": %llu, \"split_grounded\": %llu, "
+				    "\"ops\": {",
 				    e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
-				    flushes, redundant);
+				    e->splits ? "true" : "false", flushes, redundant,
+				    (unsigned long long)e->grounded);
 	bool first = true;
 
 	for (int op = 0; op < DEP_EL_OPS && n < len; op++) {

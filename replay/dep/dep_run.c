@@ -48,12 +48,16 @@ static inline struct dep_sched *sched_of(const struct run *r)
 	return ((struct dep_mode *)r->mode_state)->sched;
 }
 
-/* DS_RIDING: not issued, done when the I/O it rides on is (group commit, absorbed writes) */
-enum dslot_state { DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_RIDING, DS_DONE };
+/* DS_RIDING: not issued, done when the I/O it rides on is (group commit, absorbed writes);
+ * DS_SPLIT: its parents done, waiting for the flush of its own it needed (split) */
+enum dslot_state {
+	DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_RIDING, DS_SPLIT, DS_DONE
+};
 
 /* dslot.flags beside enum dep_flag's: a riding flush holds its thread's depth as its own
- * flush would have */
-#define SF_DEPTH 0x80
+ * flush would have; a split was looked at for it */
+#define SF_DEPTH 0x100
+#define SF_SPLIT 0x200
 
 struct dslot {
 	struct sev s;
@@ -70,11 +74,13 @@ struct dslot {
 	uint32_t next_rider;
 	uint64_t wr_snap;     /* a flush: its thread's writes to key read before it */
 	uint64_t sync_upto;   /* 1 + its thread's latest I/O up to it with a completion edge */
+	uint64_t bar_seq;     /* split: 1 + its barrier parent's sequence number (0: none) */
+	uint64_t bar_gap;     /* split: the barrier edge's gap, scaled */
 	uint16_t depth;
 	uint8_t kind;
 	uint8_t pending;      /* parents not yet resolved */
 	uint8_t state;
-	uint8_t flags;	      /* enum dep_flag, SF_DEPTH */
+	uint16_t flags;	      /* enum dep_flag, SF_* */
 };
 
 struct waiter {
@@ -119,6 +125,8 @@ struct dep_sched {
 	/* the elastic models (dep_el.h) */
 	struct dep_el el;
 	uint32_t *work; /* finish()'s list: a slot and its riders, DEP_WINDOW */
+	uint32_t *splitq; /* slots whose split flush is to be issued, DEP_WINDOW */
+	uint32_t nsplitq;
 };
 
 static inline uint32_t wslot(uint64_t seq)
@@ -150,10 +158,13 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	d->eps = o->eps_ns;
 	d->file_level = r->o->root != NULL;
 	d->work = malloc(DEP_WINDOW * sizeof(*d->work));
+	d->splitq = malloc(DEP_WINDOW * sizeof(*d->splitq));
 	/* absorbed writes: block level only (a file's writer threads are not told apart yet) */
-	if (!d->work || dep_el_init(&d->el, o->group_commit, o->absorb && !d->file_level))
+	if (!d->work || !d->splitq ||
+	    dep_el_init(&d->el, o->group_commit, o->absorb && !d->file_level, o->split))
 		return -ENOMEM;
 	r->res->elastic.group_commit = o->group_commit;
+	r->res->elastic.splits = o->split;
 	r->res->elastic.absorb = d->el.absorb;
 	r->res->elastic.file_level = d->file_level;
 	return 0;
@@ -168,6 +179,7 @@ static void dep_sched_free(struct dep_sched *d)
 	free(d->heap);
 	free(d->st);
 	free(d->work);
+	free(d->splitq);
 	dep_el_free(&d->el);
 	free(d);
 }
@@ -191,14 +203,37 @@ static void heap_pop(struct dep_sched *d)
 
 /* ---- releasing ---- */
 
+/*
+ * Split: the I/O's thread waited in the recording on its barrier parent, another thread's
+ * flush, to make its writes durable. Did that flush cover them here too (issued after they
+ * all completed)? If not, the thread needs a flush of its own.
+ */
+static bool split_needed(const struct dep_sched *d, const struct dslot *s)
+{
+	const struct dslot *p = &d->slot[wslot(s->bar_seq - 1)];
+
+	if (p->seq != s->bar_seq - 1)
+		return false;
+	return !dep_el_covered(&d->el, s->stream, p->key, s->wr_snap, p->submit_ns);
+}
+
 static void resolve(struct dep_sched *d, uint32_t w, uint64_t at)
 {
 	struct dslot *s = &d->slot[w];
 
 	if (at > s->release)
 		s->release = at;
-	if (--s->pending == 0)
-		heap_push(d, w);
+	if (--s->pending)
+		return;
+	if (s->bar_seq && !(s->flags & SF_SPLIT)) {
+		s->flags |= SF_SPLIT;
+		if (split_needed(d, s)) {
+			s->state = DS_SPLIT;
+			d->splitq[d->nsplitq++] = w; /* issued by the loop (issue_splits) */
+			return;
+		}
+	}
+	heap_push(d, w);
 }
 
 /*
@@ -272,6 +307,23 @@ static int grow_streams(struct dep_sched *d, uint32_t stream)
 	return 0;
 }
 
+/* Split: which parent is the flush the thread waited on, and its thread's writes there so far. */
+static void split_note(struct dep_sched *d, struct dslot *s, const struct dep_info *di,
+		       uint64_t seq)
+{
+	for (uint8_t k = 0; k < di->npar; k++) {
+		const struct dep_edge *e = &di->par[k];
+		const struct dslot *p = &d->slot[wslot(seq - e->back)];
+
+		if (e->kind != DEP_BARRIER || p->seq != seq - e->back)
+			continue;
+		s->bar_seq = p->seq + 1;
+		s->bar_gap = (uint64_t)((double)e->gap_ns / d->speed * d->think_scale);
+		s->wr_snap = dep_el_reads(&d->el, di->stream, p->key, NULL);
+		return;
+	}
+}
+
 /* Takes one I/O from the input ring into the window. 0, or -errno. */
 static int admit(struct run *r, const struct dsev *in)
 {
@@ -290,8 +342,14 @@ static int admit(struct run *r, const struct dsev *in)
 			     .flags = di->flags };
 	if (in->s.op < DEP_EL_OPS)
 		r->res->elastic.trace[in->s.op]++;
-	if (d->el.gc)
-		s->wr_snap = dep_el_admit(&d->el, di->stream, di->key, di->flags);
+	if (d->el.split && (di->flags & DEP_F_SPLIT) && !(di->flags & DEP_F_FLUSH))
+		split_note(d, s, di, seq);
+	if (d->el.acct) {
+		uint64_t snap = dep_el_admit(&d->el, di->stream, di->key, di->flags, in->s.dev);
+
+		if (di->flags & DEP_F_FLUSH)
+			s->wr_snap = snap;
+	}
 	if (d->el.absorb && (di->flags & DEP_F_KTHREAD) && (di->flags & DEP_F_WRITE))
 		dep_el_abs_note(&d->el, di->stream, in->s.dev, in->s.offset, seq);
 	for (uint8_t k = 0; k < di->npar; k++)
@@ -431,8 +489,17 @@ static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
 static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 {
 	struct dep_sched *d = sched_of(r);
-	struct dslot *s = &d->slot[io->tag];
+	struct dslot *s;
 
+	if (io->tag >= DEP_WINDOW) {
+		/* a split flush: the I/O that needed it goes its barrier gap later */
+		s = &d->slot[io->tag - DEP_WINDOW];
+		if (complete_ns + s->bar_gap > s->release)
+			s->release = complete_ns + s->bar_gap;
+		heap_push(d, io->tag - DEP_WINDOW);
+		return;
+	}
+	s = &d->slot[io->tag];
 	/* A worker that made the call itself (psync) says when it began: the hand-off to it is
 	 * lateness too, which its children's think time absorbs (edge_time), as the recorded
 	 * thread's own work between calls would have. */
@@ -519,6 +586,39 @@ static bool try_absorb(struct run *r, uint32_t w, uint64_t now_rel)
 	return true;
 }
 
+/*
+ * Split: the flushes threads need of their own, now, on their barrier parent's device (file
+ * level: its descriptor and call, fsync or fdatasync; a call a source knows is not the
+ * recording's by its arg). Not counted in the thread's depth: it is the thread's commit.
+ */
+static int issue_splits(struct run *r)
+{
+	struct dep_sched *d = sched_of(r);
+	uint64_t now_rel = now_mono_ns() - r->start_mono;
+	unsigned int n = 0;
+
+	while (d->nsplitq && r->inflight < r->depth) {
+		uint32_t w = d->splitq[--d->nsplitq];
+		const struct dslot *s = &d->slot[w];
+		const struct dslot *p = &d->slot[wslot(s->bar_seq - 1)];
+		struct sev f = { .t = now_rel, .dev = p->s.dev, .tid = s->s.tid,
+				 .stream = DEP_BARRIER, .op = p->s.op };
+		int ret;
+
+		if (d->file_level)
+			f.arg = DEP_ADDED_CALL;
+		else
+			f.op = IO_OP_FLUSH;
+		ret = run_issue(r, &f, now_rel, DEP_WINDOW + w);
+		if (ret)
+			return ret;
+		if (f.op < DEP_EL_OPS)
+			r->res->elastic.split[f.op]++;
+		n++;
+	}
+	return n ? run_submit(r) : 0;
+}
+
 /* Issues every ready I/O due by now; false when the in-flight cap stopped it. */
 static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned int *nissued)
 {
@@ -601,6 +701,8 @@ static int dep_loop(struct run *r)
 		if (r->inflight)
 			run_reap(r, 0);
 		ret = admit_ready(r);
+		if (!ret && d->nsplitq)
+			ret = issue_splits(r);
 		if (ret)
 			break;
 		if (!d->nheap) {
@@ -787,8 +889,10 @@ static void dep_finish(struct run *r)
 {
 	struct dep_mode *m = r->mode_state;
 
-	if (m && m->infer)
+	if (m && m->infer) {
 		r->res->dep = *dep_infer__stats(m->infer);
+		r->res->elastic.grounded = r->res->dep.split_grounded;
+	}
 }
 
 static void dep_free(struct run *r)

@@ -234,8 +234,9 @@ void file_complete(struct run *r, struct replay_io *io, struct done_ev *dv)
 	x->iface = io->op == OP_HERE ? IO_FIF_SYSCALL : f->iface;
 	if (io->fop == IO_FOP_READ && io->res >= 0 && (uint64_t)io->res < io->arg)
 		f->res->short_reads++;
-	if (!by_name && uses_slot(io->fop))
-		use_done(f, io->dev); /* a dup's is the descriptor it copied */
+	/* a dup's is the descriptor it copied; a call dep mode added was never counted */
+	if (!by_name && uses_slot(io->fop) && io->arg != DEP_ADDED_CALL)
+		use_done(f, io->dev);
 }
 
 /* On the helper thread: the result trace, the analysis, the figures per call. */

@@ -4,7 +4,7 @@
 # set latency (--null-latency: every I/O completes exactly that long after it was queued). Each
 # trace was "recorded" on a fast device (I/Os of 0.1-5 ms); its rounds lie 1 s apart, far
 # longer than a round takes on the slowed target, so every round meets the same situation.
-#  - group commit, 100 ms per I/O: per round, thread B's flush comes due while A's flush, issued
+#  - group commit, 100 ms per I/O: per round, thread B's flush comes due while D's flush, issued
 #    after B's write completed, is in flight: coalesced. D's flush was issued in the recording
 #    while A's was in flight: kept (redundant). E's write completes after every flush in flight
 #    was issued: its flush is issued. So: exactly 1 coalesced flush per round.
@@ -12,10 +12,15 @@
 #    (a new burst, 50 ms later) the same pages again. On the slowed target its first burst
 #    still holds pages 2-9 when the second burst is due: those 8 are absorbed, 0 and 1 (out
 #    before it lagged) are not.
+#  - split flushes, 100 ms per I/O: per round, B reads, writes, and wakes after A's flush, which
+#    in the recording was issued after B's write completed (B waited on it for its write). On
+#    the slowed target B's write completes only after A's flush went out: B issues its own
+#    flush, exactly 1 split per round, and its read waits for that one.
 #  - with the models on, onto a fast target (null engine, no latency), per-op counts equal the
 #    recording's: nothing is coalesced or absorbed. With them off (the default) nothing is,
 #    on the slowed target too.
-# Function, not timing: the designs leave every decision 10 ms or more either side.
+# Function, not timing: the designs leave every decision 20 ms or more either side (a busy
+# machine here delayed a completion's reaping by 3 ms).
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -35,13 +40,13 @@ for k in range(int(sys.argv[3])):
     # fresh threads each round: each starts on the trace's clock (an open I/O)
     a, b, dd, e = 100 + k, 200 + k, 300 + k, 400 + k
     io(T, T + 100, "write", 4096 * 1, 4096, b)
-    io(T + 30000, T + 30100, "flush", 0, 0, b)        # due while A's flush is in flight
-    io(T + 10000, T + 10100, "write", 4096 * 2, 4096, a)
-    io(T + 10110, T + 15110, "flush", 0, 0, a)        # a slow flush in the recording
+    io(T + 90000, T + 90100, "flush", 0, 0, b)        # due while A's and D's are in flight
+    io(T + 20000, T + 20100, "write", 4096 * 2, 4096, a)
+    io(T + 20110, T + 80110, "flush", 0, 0, a)        # a slow flush in the recording
     io(T, T + 100, "write", 4096 * 3, 4096, dd)
-    io(T + 12110, T + 12210, "flush", 0, 0, dd)       # issued while A's was in flight
-    io(T + 15000, T + 15100, "write", 4096 * 4, 4096, e)
-    io(T + 40000, T + 40100, "flush", 0, 0, e)        # its write done after A's went
+    io(T + 40000, T + 40100, "flush", 0, 0, dd)       # issued while A's was in flight
+    io(T + 65000, T + 65100, "write", 4096 * 4, 4096, e)
+    io(T + 95000, T + 95100, "flush", 0, 0, e)        # its write done after D's went
 rows.sort(key=lambda r: r[0])
 with open(sys.argv[1], "w") as f:
     f.write(sys.argv[2] + "\n")
@@ -66,7 +71,27 @@ with open(sys.argv[1], "w") as f:
     for r in rows:
         f.write(",".join(str(x) for x in r) + "\n")
 PY
+python3 - "$d/sp.csv" "$CSV_HEADER" "$ROUNDS" <<'PY'
+import sys
+rows = []
+def io(q, c, op, off, ln, tid, flags=""):
+    rows.append((q * 1000, "", c * 1000, "dev0", off, ln, op, flags, 0, 42, tid, "db", 0, 0))
+for k in range(int(sys.argv[3])):
+    T = 1000 + k * 1000000
+    a, b = 600 + k, 700 + k
+    io(T + 1000, T + 1100, "write", 4096 * 5, 4096, a)
+    io(T + 50000, T + 51000, "flush", 0, 0, a)         # covers B's write too
+    io(T, T + 100, "read", 4096 * 6, 4096, b)
+    io(T + 200, T + 300, "write", 4096 * 7, 4096, b)   # done before A's flush went
+    io(T + 51010, T + 51110, "read", 4096 * 8, 4096, b)  # woke by A's flush
+rows.sort(key=lambda r: r[0])
+with open(sys.argv[1], "w") as f:
+    f.write(sys.argv[2] + "\n")
+    for r in rows:
+        f.write(",".join(str(x) for x in r) + "\n")
+PY
 mktrace "$d/gc.csv" "$d/gc.ioreel"
+mktrace "$d/sp.csv" "$d/sp.ioreel"
 mktrace "$d/ab.csv" "$d/ab.ioreel"
 
 # rp NAME TRACE ARGS...: a dep replay onto the null engine, its JSON in $d/NAME.json
@@ -88,7 +113,6 @@ row = j["fidelity"]["elastic"]["ops"][op]
 got = [row["trace"], row["issued"], row["coalesced"], row["absorbed"]]
 print("%s %s: trace %d, issued %d, coalesced %d, absorbed %d" % (sys.argv[1], op, *got))
 assert got == want, "expected trace/issued/coalesced/absorbed %s, got %s" % (want, got)
-assert row["split"] == 0
 # what reached the target (the analysis of the result) is what the report says was issued
 got = j["jobs"][0]["sync" if op == "flush" else op]["total_ios"]
 assert got == row["issued"], (got, row["issued"])
@@ -96,7 +120,7 @@ PY
 }
 
 echo "== group commit on, a target 100 ms per I/O"
-# think times up to 30 ms are the threads' own here (the default 10 ms would take them as
+# think times up to 90 ms are the threads' own here (the default 10 ms would take them as
 # waits for a client and keep the trace's clock)
 rp gc_slow "$d/gc.ioreel" --null-latency 100ms --dep-group-commit on --dep-think-max 1s
 check gc_slow flush $((4 * ROUNDS)) $((3 * ROUNDS)) "$ROUNDS" 0
@@ -130,6 +154,20 @@ check ab_off write $((20 * ROUNDS)) $((20 * ROUNDS)) 0 0
 echo "== absorbed writes on, a fast target: the recording's counts"
 rp ab_fast "$d/ab.ioreel" --dep-absorb on --dep-group-commit on
 check ab_fast write $((20 * ROUNDS)) $((20 * ROUNDS)) 0 0
+
+echo "== split flushes on, a target 100 ms per I/O"
+rp sp_slow "$d/sp.ioreel" --null-latency 100ms --dep-split on --dep-think-max 1s
+check sp_slow flush "$ROUNDS" $((2 * ROUNDS)) 0 0
+assert_eq "$(json_get "$d/sp_slow.json" "d['fidelity']['elastic']['ops']['flush']['split']")" \
+	"$ROUNDS" "split flushes"
+assert_eq "$(json_get "$d/sp_slow.json" "d['fidelity']['elastic']['split_grounded']")" \
+	"$ROUNDS" "reads grounded as waiting on A's flush"
+rp sp_off "$d/sp.ioreel" --null-latency 100ms --dep-think-max 1s
+check sp_off flush "$ROUNDS" "$ROUNDS" 0 0
+rp sp_fast "$d/sp.ioreel" --dep-split on --dep-group-commit on --dep-absorb on \
+	--dep-think-max 1s
+check sp_fast flush "$ROUNDS" "$ROUNDS" 0 0
+check sp_fast read $((2 * ROUNDS)) $((2 * ROUNDS)) 0 0
 
 echo "== options"
 rc=0

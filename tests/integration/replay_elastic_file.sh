@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 180
 # Group commit at file level (--dep-group-commit, replay/dep/dep_el.h): two threads of one
-# process share a log file. Per round, B writes its record, thinks 30 ms, then fdatasyncs; A
-# sleeps 10 ms, writes its own record and fdatasyncs at once. Recorded at file level on ext4,
+# process share a log file. Per round, B writes its record, thinks 80 ms, then fdatasyncs; A
+# sleeps 40 ms, writes its own record and fdatasyncs at once (every decision 40 ms either side). Recorded at file level on ext4,
 # then replayed with the null engine at 100 ms per call: B's write completes before A's
 # fdatasync is issued, and B's fdatasync comes due while A's is in flight, so every B
 # fdatasync the recording did not itself issue under A's (flushes_kept_redundant: a slow
@@ -28,10 +28,10 @@ while not os.path.exists(os.path.join(d, "go")):
     time.sleep(0.01)
 def b():
     os.pwrite(fd, b"b" * 4096, 4096)
-    time.sleep(0.03)
+    time.sleep(0.08)
     os.fdatasync(fd)
 def a():
-    time.sleep(0.01)
+    time.sleep(0.04)
     os.pwrite(fd, b"a" * 4096, 8192)
     os.fdatasync(fd)
 for k in range(int(sys.argv[2]) if len(sys.argv) > 2 else 3):
