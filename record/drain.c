@@ -269,20 +269,13 @@ static void settle(struct rec_drain *d, uint64_t before)
 	sort_arrivals(d);
 	a = d->arr;
 	while (!d->err) {
-		const struct rec_key *k;
+		bool from_run = i < d->re && (j == d->na || a[j].queue_ns >= r[i].queue_ns);
+		const struct rec_key *k = from_run ? &r[i] : &a[j];
 
-		if (i < d->re && (j == d->na || a[j].queue_ns >= r[i].queue_ns))
-			k = &r[i];
-		else if (j < d->na)
-			k = &a[j];
-		else
+		if ((!from_run && j == d->na) || k->queue_ns >= before)
 			break;
-		if (k->queue_ns >= before)
-			break;
-		if (k == &r[i])
-			i++;
-		else
-			j++;
+		i += from_run;
+		j += !from_run;
 		if (emit(d, k))
 			break;
 	}
