@@ -36,6 +36,9 @@ enum fl_op {
 	FL_OP_SYNCFS,
 	FL_OP_FORK,
 	FL_OP_EXIT,
+	FL_OP_STAT, /* bpf/file_ops.h */
+	FL_OP_MKDIR,
+	FL_OP_RMDIR,
 	FL_OP__TRACE,	  /* ops above this are never written to the trace */
 	FL_OP_AIO_SUBMIT, /* io_submit: its iocbs are recorded one by one */
 	FL_OP_AIO_REAP,	  /* io_getevents: completes the iocbs it returns */

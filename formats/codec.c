@@ -516,7 +516,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 	uint64_t len[DEC_BATCH], dev[DEC_BATCH], pid[DEC_BATCH], tid[DEC_BATCH], err[DEC_BATCH];
 	uint64_t stream[DEC_BATCH], cpu[DEC_BATCH], op[DEC_BATCH], fl[DEC_BATCH], comm[DEC_BATCH];
 	uint32_t nq = 0, ni = 0, nc = 0, jq = 0, ji = 0, jc = 0;
-	uint64_t bad = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
+	uint64_t bad = 0, newop = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
 	uint64_t nops = d->file ? IO_FOP__COUNT : IO_OP__COUNT;
 	uint64_t flmask = d->file ? IO_FF__ALL : IO_F__ALL;
 	struct codec_col *col = d->col;
@@ -577,8 +577,8 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 			d->prev_end[s] = o + len[i];
 		}
 		bad |= (len[i] | pid[i] | t | stream[i]) >> 32 | (err[i] + (1ull << 31)) >> 32 |
-		       cpu[i] >> 16 | (op[i] >= nops) | (fl[i] & ~flmask) |
-		       (dev[i] >= ndev) | (comm[i] >= d->ndict);
+		       cpu[i] >> 16 | (fl[i] & ~flmask) | (dev[i] >= ndev) | (comm[i] >= d->ndict);
+		newop |= op[i] >= nops;
 		e->queue_ns = q;
 		e->issue_ns = is;
 		e->complete_ns = c;
@@ -598,6 +598,11 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 	}
 	if (bad) {
 		*what = "a column value is out of range";
+		return -EBADMSG;
+	}
+	if (newop) {
+		/* ops are appended (formats/file.h): a newer ioreel's, not a damaged file */
+		*what = "an op this ioreel does not know, from a newer ioreel: upgrade to read it";
 		return -EBADMSG;
 	}
 	return 0;

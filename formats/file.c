@@ -21,6 +21,9 @@ static const char *const fop_names[IO_FOP__COUNT] = {
     [IO_FOP_SYNCFS] = "syncfs",
     [IO_FOP_FORK] = "fork",
     [IO_FOP_EXIT] = "exit",
+    [IO_FOP_STAT] = "stat",
+    [IO_FOP_MKDIR] = "mkdir",
+    [IO_FOP_RMDIR] = "rmdir",
 };
 
 static const char *const iface_names[IO_FIF__COUNT] = {"syscall", "aio", "uring", "start"};

@@ -31,6 +31,10 @@ enum io_fop {
 	IO_FOP_SYNCFS = 14,
 	IO_FOP_FORK = 15, /* a recorded process made a new one (it inherits the descriptors) */
 	IO_FOP_EXIT = 16, /* a recorded process ended (its descriptors are closed) */
+	/* calls by name that move no data (fio's filestat, dircreate, dirdelete engines) */
+	IO_FOP_STAT = 17,  /* stat, lstat, newfstatat, statx of a path */
+	IO_FOP_MKDIR = 18, /* mkdir, mkdirat */
+	IO_FOP_RMDIR = 19, /* rmdir, unlinkat(AT_REMOVEDIR) */
 	IO_FOP__COUNT
 };
 

@@ -132,6 +132,7 @@ struct replay_file_result {
 	char strip[4096]; /* the recorded directory it stands for */
 	/* before the clock: files recreated */
 	uint64_t files, files_sparse, files_empty, files_guess, layout_bytes, layout_ns;
+	uint64_t dirs; /* directories made before the clock (stat'ed or removed by the trace) */
 	uint64_t layout_conflicts; /* files sharing a path with one laid out before them */
 	uint64_t opened_at_start;  /* descriptors opened before the clock (open at start) */
 	uint64_t opened_unseen;	   /* descriptors used without their open in the trace */

@@ -186,6 +186,7 @@ static struct fcall *call_new(struct fdec *d, const struct io_event *ev, uint8_t
 	c->s.op = op;
 	c->s.dev = slot;
 	c->s.tid = ev->tid;
+	c->s.stream = ev->stream; /* closed mode: the synthesized job it belongs to */
 	c->s.t = io_event_time(ev); /* the trace's time: file_feed makes it a deadline */
 	c->seq = d->seq++;
 	/* inference sees reads, writes and flush-class syncs, per file (for overlaps) */
@@ -316,6 +317,7 @@ static void first_sight(struct fdec *d, uint32_t file, const struct io_event *ev
 		ff->layout = FLAY_NONE; /* the trace makes it */
 	else
 		ff->layout = FLAY_DATA;
+	fops_first_sight(d->f, file, ev, x);
 }
 
 /* A call on a descriptor: read, write, the syncs, fallocate, fcntl, ftruncate, syncfs. */
@@ -353,7 +355,8 @@ static int fd_call(struct fdec *d, const struct io_event *ev, const struct io_fe
 	return 0;
 }
 
-/* A call by name: unlink, truncate, rename (the source and destination names). */
+/* A call by name: unlink, truncate, stat, mkdir, rmdir, rename (the source and destination
+ * names). */
 static int name_call(struct fdec *d, const struct io_event *ev, const struct io_fext *x)
 {
 	uint32_t name = d->cur_name[x->file], dst = 0;
@@ -373,7 +376,12 @@ static int name_call(struct fdec *d, const struct io_event *ev, const struct io_
 	c->s.arg = name | (uint64_t)dst << 32;
 	c->s.aux = x->aux;
 	c->s.offset = ev->offset;
-	after_name(d, c, name);
+	if (ev->op == IO_FOP_STAT)
+		after_name_open(d, c, name); /* looks at the name, changes nothing */
+	else
+		after_name(d, c, name);
+	if (ev->op == IO_FOP_MKDIR)
+		d->name_file[name] = x->file;
 	if (ev->op == IO_FOP_RENAME) {
 		uint32_t there = d->name_file[dst];
 
@@ -385,7 +393,7 @@ static int name_call(struct fdec *d, const struct io_event *ev, const struct io_
 			d->cur_name[there] = name;
 			d->name_file[name] = there;
 		}
-	} else if (ev->op == IO_FOP_UNLINK) {
+	} else if (ev->op == IO_FOP_UNLINK || ev->op == IO_FOP_RMDIR) {
 		d->name_file[name] = 0;
 	}
 	return 0;
@@ -544,6 +552,9 @@ int fdec_event(struct fdec *d, const struct io_event *ev, const struct io_fext *
 	}
 	case IO_FOP_RENAME:
 	case IO_FOP_UNLINK:
+	case IO_FOP_STAT:
+	case IO_FOP_MKDIR:
+	case IO_FOP_RMDIR:
 		return name_call(d, ev, x);
 	case IO_FOP_TRUNCATE:
 		return x->fd < 0 ? name_call(d, ev, x) : fd_call(d, ev, x);

@@ -10,7 +10,8 @@
  * recorded calls into struct sev (file_decode.c, file_setup.c); the loops of run.c and
  * dep_run.c release them as they release block I/Os; reads, writes, syncs and fallocate go to
  * the engine, calls on names and descriptors (open, close, dup, fcntl, rename, unlink,
- * truncate) are made by the scheduling thread itself when released (file_run.c).
+ * truncate, stat, mkdir, rmdir) are made by the scheduling thread itself when released
+ * (file_run.c, file_ops.c).
  *
  * A call (struct sev of a file-level replay):
  *   op      enum io_fop
@@ -21,7 +22,8 @@
  *           sync_file_range: flags; fallocate: mode; rename: renameat2 flags
  *   arg     read: bytes the recording got; sync_file_range, fallocate: length; open: its
  *           name; dup: the new slot; close: calls on the slot before it; rename: the source
- *           name | the destination name << 32; unlink, truncate by name: the name
+ *           name | the destination name << 32; unlink, truncate by name, stat, mkdir,
+ *           rmdir: the name
  */
 #ifndef IOREEL_REPLAY_FILE_INT_H
 #define IOREEL_REPLAY_FILE_INT_H
@@ -46,6 +48,7 @@ struct fname {
 	char *rel;	  /* relative to the root: no leading '/', no "." or ".." component */
 	const char *base; /* its last component, in rel */
 	int dirfd;	  /* its directory, opened beneath the root (O_PATH); -1 until made */
+	bool dir;	  /* the trace has a directory there (file_ops.c) */
 };
 
 enum flayout {
@@ -60,6 +63,7 @@ struct ffile {
 	uint8_t layout;	    /* enum flayout */
 	bool seen;	    /* prescan: a call named it */
 	bool tmpfile;	    /* opened with O_TMPFILE: no name, its calls are not replayed */
+	bool dir;	    /* a directory (FLAY_DATA: made before the clock, empty) */
 };
 
 /* Per slot, fixed by the decoder's first pass. */
@@ -188,6 +192,17 @@ int file_issue(struct run *r, struct replay_io *io);
 int file_reap(struct run *r, struct replay_io **done, unsigned int max);
 void file_complete(struct run *r, struct replay_io *io, struct done_ev *d);
 void file_out(struct run *r, const struct done_ev *d);
+
+/* file_ops.c: stat, mkdir, rmdir and the directories a trace names */
+bool fops_is_dir_op(uint8_t op);
+bool fops_by_name_op(uint8_t op);
+void fops_first_sight(struct frun *f, uint32_t file, const struct io_event *ev,
+		      const struct io_fext *x);
+int fops_by_name(struct frun *f, const struct replay_io *io);
+int fops_clear(struct frun *f, uint32_t name, char *err, size_t errlen);
+int fops_lay_out_dir(struct frun *f, uint32_t id, char *err, size_t errlen);
+int fops_each(struct run *r, int (*fn)(struct run *r, const struct sev *s, void *arg), void *arg,
+	      char *err, size_t errlen);
 
 /* file_setup.c: open flags, x86-64 values (as recorded) to this machine's; and those a
  * recorded open is replayed with (--buffered drops O_DIRECT) */

@@ -49,10 +49,11 @@ void replay_file_print(const struct replay_result *r, FILE *out)
 		return;
 	fprintf(out, "file level (under %s, standing for %s):\n", f->root, f->strip);
 	fprintf(out,
-		"  recreated: %llu files (%llu sparse as recorded, %llu empty names), %s of "
-		"data in %s\n",
+		"  recreated: %llu files (%llu sparse as recorded, %llu empty names), %llu "
+		"directories, %s of data in %s\n",
 		(unsigned long long)f->files, (unsigned long long)f->files_sparse,
-		(unsigned long long)f->files_empty, fmt_bytes(f->layout_bytes, a, sizeof(a)),
+		(unsigned long long)f->files_empty, (unsigned long long)f->dirs,
+		fmt_bytes(f->layout_bytes, a, sizeof(a)),
 		fmt_ns(f->layout_ns, b, sizeof(b)));
 	if (f->files_guess)
 		fprintf(out,
@@ -159,11 +160,12 @@ int replay_file_json(const struct replay_result *r, char *buf, size_t len)
 	put(buf, len, &n,
 	    ", \"file\": {\"root\": %s, \"strip\": %s, \"recreated\": {\"files\": %llu, "
 	    "\"sparse\": %llu, \"empty_names\": %llu, \"dense_guess\": %llu, \"conflicts\": %llu, "
-	    "\"bytes\": %llu, \"ns\": %llu}, \"opened_at_start\": %llu, \"opened_unseen\": %llu, "
+	    "\"dirs\": %llu, \"bytes\": %llu, \"ns\": %llu}, \"opened_at_start\": %llu, \"opened_unseen\": %llu, "
 	    "\"ops\": {",
 	    root, strip, (unsigned long long)f->files, (unsigned long long)f->files_sparse,
 	    (unsigned long long)f->files_empty, (unsigned long long)f->files_guess,
-	    (unsigned long long)f->layout_conflicts, (unsigned long long)f->layout_bytes,
+	    (unsigned long long)f->layout_conflicts, (unsigned long long)f->dirs,
+	    (unsigned long long)f->layout_bytes,
 	    (unsigned long long)f->layout_ns, (unsigned long long)f->opened_at_start,
 	    (unsigned long long)f->opened_unseen);
 	for (int op = 0, first = 1; op < IO_FOP__COUNT; op++) {

@@ -432,7 +432,7 @@ static int name_vet(struct frun *f, uint32_t i, char *err, size_t errlen)
 
 	if (n->dirfd < 0 || fstatat(n->dirfd, n->base, &st, AT_SYMLINK_NOFOLLOW))
 		return 0;
-	if (S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode) || (S_ISDIR(st.st_mode) && n->dir))
 		return 0;
 	snprintf(err, errlen, "%s/%s is %s, where the trace has a file: refused, nothing was "
 			      "replayed", f->res->root, n->rel,
@@ -584,14 +584,16 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 		ret = name_dir(f, i, true, err, errlen);
 		if (!ret)
 			ret = name_vet(f, i, err, errlen);
-		if (!ret && unlinkat(n->dirfd, n->base, 0) && errno != ENOENT) {
+		if (!ret && n->dir)
+			ret = fops_clear(f, i, err, errlen);
+		else if (!ret && unlinkat(n->dirfd, n->base, 0) && errno != ENOENT) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot remove %s/%s left by an earlier replay: %s",
 				 f->res->root, n->rel, strerror(errno));
 		}
 	}
 	for (uint32_t id = 1; !ret && id <= f->nfiles; id++)
-		if (f->files[id].layout == FLAY_DATA)
+		if (f->files[id].layout == FLAY_DATA && !f->files[id].dir)
 			write_data(&l, -1, trace_reader__file(f->rd, id), true);
 	l.buf = malloc(LAYOUT_CHUNK);
 	if (!ret && !l.buf)
@@ -600,7 +602,8 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 		pattern_random(l.buf, LAYOUT_CHUNK);
 	for (uint32_t id = 1; !ret && id <= f->nfiles; id++)
 		if (f->files[id].layout != FLAY_NONE)
-			ret = lay_out_one(&l, id, err, errlen);
+			ret = f->files[id].dir ? fops_lay_out_dir(f, id, err, errlen)
+					       : lay_out_one(&l, id, err, errlen);
 	free(l.buf);
 	if (f->o->progress && l.next_progress)
 		fprintf(stderr, "\r\033[K");

@@ -3,7 +3,7 @@
  * A file-level replay while its clock runs. run.c's run_issue() hands each released call here
  * first: reads, writes, fsync, fdatasync, sync_file_range and fallocate go on to the engine on
  * their open file's descriptor; calls on names and descriptors (open, close, dup, fcntl,
- * ftruncate, rename, unlink, syncfs) are made here, on the scheduling thread, when released,
+ * ftruncate, rename, unlink, syncfs; stat, mkdir, rmdir in file_ops.c) are made here, on the scheduling thread, when released,
  * and handed back by the next reap like any completion. They are short next to the syncs that
  * dominate a database's file I/O, and doing them in order on one thread keeps what the
  * engines see simple: a descriptor exists before any I/O on it is queued.
@@ -103,6 +103,8 @@ static int do_by_name(struct frun *f, const struct replay_io *io)
 		close(fd);
 		return ret;
 	}
+	if (fops_by_name_op(io->fop))
+		return fops_by_name(f, io);
 	return -EINVAL;
 }
 

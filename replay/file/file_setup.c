@@ -61,6 +61,8 @@ static void prescan_call(struct prescan *p, const struct fcall *c)
 	p->events++;
 	p->no_completion += c->iev.complete_ns == IO_TS_NONE;
 	p->no_tid += !c->s.tid;
+	if (c->s.stream > p->max_stream)
+		p->max_stream = c->s.stream;
 	if (c->s.op == IO_FOP_READ)
 		p->count[IO_OP_READ]++;
 	else if (c->s.op == IO_FOP_WRITE)
@@ -166,10 +168,11 @@ static int scan(struct run *r, struct prescan *p, char *err, size_t errlen)
 	ret = froot_open(f, r->o->root, r->o->force, err, errlen);
 	if (!ret)
 		ret = froot_names(f, r->o->strip, err, errlen);
-	if (!ret)
-		ret = froot_vet(f, err, errlen);
+	/* the prescan first: it learns which names are directories, which the vetting allows */
 	if (!ret)
 		ret = prescan(r, p, err, errlen);
+	if (!ret)
+		ret = froot_vet(f, err, errlen);
 	if (ret)
 		return ret;
 	settle_layout(f);
@@ -390,6 +393,7 @@ const struct replay_source_ops replay_source_file = {
 	.buffers = buffers,
 	.engine_targets = engine_targets,
 	.open_output = open_output,
+	.each = fops_each,
 	.feed = feed,
 	.out = file_out,
 	.issue = file_issue,

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Calls on names that move no data: stat, mkdir and rmdir (fio's filestat, dirstat,
+ * dircreate and dirdelete engines; a recording's stat/statx/newfstatat, mkdir/mkdirat,
+ * rmdir/unlinkat(AT_REMOVEDIR)), and the directories a trace names as files: which existed
+ * before their first call (made before the clock), and how a name the replay made earlier
+ * is cleared. Everything acts beneath the root through the name's directory descriptor
+ * (opened with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), never following a symlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "replay/file/file_int.h"
+
+bool fops_is_dir_op(uint8_t op)
+{
+	return op == IO_FOP_MKDIR || op == IO_FOP_RMDIR;
+}
+
+bool fops_by_name_op(uint8_t op)
+{
+	return op == IO_FOP_STAT || op == IO_FOP_MKDIR || op == IO_FOP_RMDIR;
+}
+
+/* A file-table entry stands for a directory: its mode says so (a synthesized trace, an entry
+ * the recorder stat()ed), or a call made or removed it as one. */
+void fops_first_sight(struct frun *f, uint32_t file, const struct io_event *ev,
+		      const struct io_fext *x)
+{
+	const struct trace_file *tf = trace_reader__file(f->rd, file);
+	struct ffile *ff = &f->files[file];
+
+	if (!S_ISDIR(tf->mode) && !fops_is_dir_op(ev->op))
+		return;
+	ff->dir = true;
+	f->names[ff->name].dir = true;
+	/* a directory the trace makes is not made before; one it stats or removes existed */
+	ff->layout = ev->op == IO_FOP_MKDIR || x->result < 0 ? FLAY_NONE : FLAY_DATA;
+}
+
+/* The call io stands for, on its name: 0 or -errno (stat's result is 0: the trace keeps no
+ * stat buffer). */
+int fops_by_name(struct frun *f, const struct replay_io *io)
+{
+	const struct fname *n = &f->names[(uint32_t)io->arg];
+	struct stat st;
+
+	if (n->dirfd < 0)
+		return -ENOENT;
+	switch (io->fop) {
+	case IO_FOP_STAT:
+		/* no symlink is followed under the root: lstat's answer for stat's */
+		return fstatat(n->dirfd, n->base, &st, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	case IO_FOP_MKDIR:
+		/* the mode asked (fio's dircreate asks S_IFDIR alone: no permission bit) */
+		return mkdirat(n->dirfd, n->base, io->aux & 07777) ? -errno : 0;
+	case IO_FOP_RMDIR:
+		return unlinkat(n->dirfd, n->base, AT_REMOVEDIR) ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
+/* Before the clock: what an earlier replay left at a directory's name goes (an empty
+ * directory, or a file there); a directory with something in it is refused, since the
+ * replay did not put that there. */
+int fops_clear(struct frun *f, uint32_t name, char *err, size_t errlen)
+{
+	const struct fname *n = &f->names[name];
+
+	if (!unlinkat(n->dirfd, n->base, AT_REMOVEDIR) || errno == ENOENT)
+		return 0;
+	if (errno == ENOTDIR && !unlinkat(n->dirfd, n->base, 0))
+		return 0;
+	snprintf(err, errlen, "cannot remove %s/%s left by an earlier replay: %s%s", f->res->root,
+		 n->rel, strerror(errno),
+		 errno == ENOTEMPTY ? " (it holds files the trace does not name: remove them, or "
+				      "pick another --root)"
+				    : "");
+	return -errno;
+}
+
+/* A directory that existed before its first call, made before the clock. */
+int fops_lay_out_dir(struct frun *f, uint32_t id, char *err, size_t errlen)
+{
+	const struct trace_file *tf = trace_reader__file(f->rd, id);
+	const struct fname *n = &f->names[f->files[id].name];
+	unsigned int mode = tf->mode & 07777 ? tf->mode & 07777 : 0755;
+
+	if (mkdirat(n->dirfd, n->base, mode) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make the directory %s/%s (file %u of the trace): %s",
+			 f->res->root, n->rel, id, strerror(errno));
+		return -errno;
+	}
+	f->res->dirs++;
+	return 0;
+}
+
+/*
+ * Every call of the trace, for closed mode (a synthesized file-level trace: fio's file and
+ * directory engines, jobs over several files): the decoder's pass over the whole trace before
+ * the clock, its calls handed to fn in file order, each carrying its stream (the job). The
+ * calls on one descriptor stay in their stream's order: opens, stats and the other calls by
+ * name are made on the scheduling thread as they are released, so a stream's open is done
+ * before its next call is issued, at any depth.
+ */
+int fops_each(struct run *r, int (*fn)(struct run *r, const struct sev *s, void *arg), void *arg,
+	      char *err, size_t errlen)
+{
+	struct frun *f = frun_of(r);
+	long n;
+	int ret = 0;
+
+	while (!ret && (n = trace_reader__next_file(r->rd, f->ev, f->x, RUN_DECODE)) > 0)
+		for (long i = 0; !ret && i < n; i++) {
+			ret = fdec_event(&f->dec, &f->ev[i], &f->x[i]);
+			for (size_t k = 0; !ret && k < f->npend; k++)
+				ret = fn(r, &f->pend[k].s, arg);
+			f->npend = 0;
+		}
+	if (!ret && n < 0) {
+		snprintf(err, errlen, "reading %s: %s", r->o->trace, trace_reader__error(r->rd));
+		return (int)n;
+	}
+	if (ret)
+		snprintf(err, errlen, "decoding %s: %s", r->o->trace, strerror(-ret));
+	f->eof = true;
+	return ret;
+}
