@@ -376,6 +376,8 @@ static __always_inline __u64 rw_count(__u64 n)
 /* libaio's iocbs and io_uring's requests: file_async.h, included once here (it uses the
  * helpers above, and the system call handlers below use its libaio callbacks). */
 #include "file_async.h"
+/* stat, mkdir, rmdir: fops_enter(), which put_name() above serves */
+#include "file_ops.h"
 
 /* ---- system calls ---- */
 
@@ -561,7 +563,9 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 		need_file = false;
 		break;
 	default:
-		return;
+		if (!fops_enter(k, a, &e))
+			return;
+		need_file = false;
 	}
 	if (need_file) {
 		e.fd = a[0];

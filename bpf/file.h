@@ -104,6 +104,12 @@ enum fl_sc {
 	FL_SC_IO_URING_ENTER, /* only when the io_uring tracepoints are not loaded */
 	FL_SC_FADVISE,
 	FL_SC_READAHEAD,
+	FL_SC_STAT, /* bpf/file_ops.h: stat, lstat */
+	FL_SC_NEWFSTATAT,
+	FL_SC_STATX,
+	FL_SC_MKDIR,
+	FL_SC_MKDIRAT,
+	FL_SC_RMDIR,
 	FL_SC__COUNT
 };
 

@@ -273,7 +273,8 @@ static void translate(const struct fl_drain *d, const struct fl_event *e, uint32
 	o->tid = e->tid;
 	o->error = e->result < 0 && e->result >= INT32_MIN ? (int32_t)e->result : 0;
 	o->cpu = e->cpu;
-	o->op = e->op;
+	/* unlinkat(AT_REMOVEDIR) removes a directory: the trace's rmdir (FORMAT.md) */
+	o->op = e->op == FL_OP_UNLINK && (e->aux & 0x200) ? IO_FOP_RMDIR : e->op;
 	o->flags = e->flags & IO_FF__ALL;
 	memcpy(o->comm, e->comm, IO_COMM_LEN);
 	o->comm[IO_COMM_LEN - 1] = '\0';
@@ -329,6 +330,14 @@ static struct fl_file *path_file(struct fl_drain *d, const struct fl_event *e, u
 	*outside = false;
 	if (!p)
 		return NULL;
+	/* a stat, mkdir or rmdir of the --under directory itself (fio's of its directory) is
+	 * not a call on a file under it: a name for it would make the replay's root its parent */
+	if ((e->op == FL_OP_STAT || e->op == FL_OP_MKDIR || e->op == FL_OP_RMDIR) &&
+	    fl_files__is_under_dir(d->t, p->path)) {
+		*outside = true;
+		free(p);
+		return NULL;
+	}
 	if (e->result < 0 && !fl_files__known_path(d->t, p->path)) {
 		*outside = !fl_files__wants_path(d->t, p->path);
 	} else {
@@ -381,9 +390,14 @@ static bool resolve(struct fl_drain *d, const struct fl_event *e, struct fev *fv
 		outside = outside && (out2 || !to);
 		break;
 	case FL_OP_UNLINK:
+	case FL_OP_RMDIR:
 		f = path_file(d, e, 0, &outside);
 		if (f && e->result == 0)
 			fl_files__unlinked(d->t, f);
+		break;
+	case FL_OP_STAT:
+	case FL_OP_MKDIR:
+		f = path_file(d, e, 0, &outside);
 		break;
 	case FL_OP_TRUNCATE:
 		if (!e->ino) {

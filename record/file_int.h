@@ -66,6 +66,8 @@ void fl_files__unlinked(struct fl_files *t, struct fl_file *f);
 bool fl_files__known_path(struct fl_files *t, const char *path);
 /* Would a file at path be in the trace (--under)? */
 bool fl_files__wants_path(const struct fl_files *t, const char *path);
+/* path is the --under directory itself (not a file under it) */
+bool fl_files__is_under_dir(const struct fl_files *t, const char *path);
 
 /* A path argument as the kernel gave it, and the directory it is relative to. */
 struct fl_join {

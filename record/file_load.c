@@ -87,6 +87,15 @@ static const struct {
     {"fadvise64", SYS_fadvise64, FL_SC_FADVISE},
 #endif
     {"readahead", SYS_readahead, FL_SC_READAHEAD},
+#ifdef SYS_stat
+    {"newstat", SYS_stat, FL_SC_STAT},
+    {"newlstat", SYS_lstat, FL_SC_STAT},
+    {"mkdir", SYS_mkdir, FL_SC_MKDIR},
+    {"rmdir", SYS_rmdir, FL_SC_RMDIR},
+#endif
+    {"newfstatat", SYS_newfstatat, FL_SC_NEWFSTATAT},
+    {"statx", SYS_statx, FL_SC_STATX},
+    {"mkdirat", SYS_mkdirat, FL_SC_MKDIRAT},
 };
 
 #define NSC (sizeof(sc_table) / sizeof(sc_table[0]))

@@ -276,6 +276,15 @@ bool fl_files__wants_path(const struct fl_files *t, const char *path)
 	return fl_path_is_under(t->under, path);
 }
 
+bool fl_files__is_under_dir(const struct fl_files *t, const char *path)
+{
+	size_t n = strlen(t->under);
+
+	while (n > 1 && t->under[n - 1] == '/')
+		n--;
+	return n && path && !strncmp(path, t->under, n) && (!path[n] || !strcmp(path + n, "/"));
+}
+
 void fl_files__stats(const struct fl_files *t, struct fl_files_stats *s)
 {
 	*s = t->st;

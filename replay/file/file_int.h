@@ -49,6 +49,7 @@ struct fname {
 	const char *base; /* its last component, in rel */
 	int dirfd;	  /* its directory, opened beneath the root (O_PATH); -1 until made */
 	bool dir;	  /* the trace has a directory there (file_ops.c) */
+	bool parent;	  /* other names lie under it: a directory */
 };
 
 enum flayout {
@@ -64,6 +65,7 @@ struct ffile {
 	bool seen;	    /* prescan: a call named it */
 	bool tmpfile;	    /* opened with O_TMPFILE: no name, its calls are not replayed */
 	bool dir;	    /* a directory (FLAY_DATA: made before the clock, empty) */
+	bool weak;	    /* laid out only because a stat found the name (file_ops.c) */
 };
 
 /* Per slot, fixed by the decoder's first pass. */
@@ -194,6 +196,8 @@ void file_complete(struct run *r, struct replay_io *io, struct done_ev *d);
 void file_out(struct run *r, const struct done_ev *d);
 
 /* file_ops.c: stat, mkdir, rmdir and the directories a trace names */
+int fops_mark_parents(struct frun *f);
+int fops_settle_weak(struct frun *f);
 bool fops_is_dir_op(uint8_t op);
 bool fops_by_name_op(uint8_t op);
 void fops_first_sight(struct frun *f, uint32_t file, const struct io_event *ev,

@@ -168,11 +168,15 @@ static int scan(struct run *r, struct prescan *p, char *err, size_t errlen)
 	ret = froot_open(f, r->o->root, r->o->force, err, errlen);
 	if (!ret)
 		ret = froot_names(f, r->o->strip, err, errlen);
+	if (!ret)
+		ret = fops_mark_parents(f);
 	/* the prescan first: it learns which names are directories, which the vetting allows */
 	if (!ret)
 		ret = prescan(r, p, err, errlen);
 	if (!ret)
 		ret = froot_vet(f, err, errlen);
+	if (!ret)
+		ret = fops_settle_weak(f);
 	if (ret)
 		return ret;
 	settle_layout(f);
