@@ -128,6 +128,9 @@ struct replay_source_ops {
 	int (*issue)(struct run *r, struct replay_io *io);
 	int (*reap)(struct run *r, struct replay_io **done, unsigned int max);
 	void (*complete)(struct run *r, struct replay_io *io, struct done_ev *d);
+	/* a call the mode took out instead of issuing it (dep's elastic models: a coalesced
+	 * sync, an absorbed write), as done for the source's own accounting; may be NULL */
+	void (*skip)(struct run *r, const struct sev *s);
 	void (*free)(struct run *r);
 };
 

@@ -522,6 +522,13 @@ static void ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_re
 	wake(d, &s->wait_issue, s);
 }
 
+/* The source counts a call taken out as done (file level: its descriptor's uses). */
+static void took_out(struct run *r, const struct dslot *s)
+{
+	if (r->src->skip)
+		r->src->skip(r, &s->s);
+}
+
 /*
  * Group commit: a flush due now, of a thread that waited for it (not an asynchronous burst),
  * that the recording did not issue while covered, rides on the latest flush of its device
@@ -549,6 +556,7 @@ static bool try_coalesce(struct run *r, uint32_t w, uint64_t now_rel)
 	if (s->s.op < DEP_EL_OPS)
 		r->res->elastic.coalesced[s->s.op]++;
 	ride(d, w, wslot(gs - 1), now_rel);
+	took_out(r, s);
 	return true;
 }
 
@@ -583,6 +591,7 @@ static bool try_absorb(struct run *r, uint32_t w, uint64_t now_rel)
 		return false;
 	r->res->elastic.absorbed[s->s.op]++;
 	ride(d, w, wslot(ls - 1), now_rel);
+	took_out(r, s);
 	return true;
 }
 

@@ -193,6 +193,7 @@ extern const struct replay_source_ops replay_source_file;
 int file_issue(struct run *r, struct replay_io *io);
 int file_reap(struct run *r, struct replay_io **done, unsigned int max);
 void file_complete(struct run *r, struct replay_io *io, struct done_ev *d);
+void file_skip(struct run *r, const struct sev *s);
 void file_out(struct run *r, const struct done_ev *d);
 
 /* file_ops.c: stat, mkdir, rmdir and the directories a trace names */

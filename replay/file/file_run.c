@@ -241,6 +241,14 @@ void file_complete(struct run *r, struct replay_io *io, struct done_ev *dv)
 		use_done(f, io->dev);
 }
 
+/* A call dep mode took out (a coalesced sync): a use of its descriptor all the same, so a
+ * close waiting for the calls before it still comes. */
+void file_skip(struct run *r, const struct sev *s)
+{
+	if (s->dev != FSLOT_NONE && uses_slot(s->op))
+		use_done(frun_of(r), s->dev);
+}
+
 /* On the helper thread: the result trace, the analysis, the figures per call. */
 void file_out(struct run *r, const struct done_ev *dv)
 {

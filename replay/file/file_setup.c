@@ -403,5 +403,6 @@ const struct replay_source_ops replay_source_file = {
 	.issue = file_issue,
 	.reap = file_reap,
 	.complete = file_complete,
+	.skip = file_skip,
 	.free = file_free,
 };
