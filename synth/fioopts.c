@@ -51,6 +51,7 @@ static const struct fio_optdef opts[] = {
 	{ "random_sequence_stride", P, NULL }, { "percentage_random", P, NULL },
 	{ "percentage_sequential", P, NULL }, { "ioengine", P, NULL }, { "direct", P, NULL },
 	{ "buffered", P, NULL }, { "filename", P, NULL }, { "nrfiles", P, NULL },
+	{ "file_service_type", P, NULL }, { "stat_type", P, NULL },
 	{ "nr_files", P, NULL }, { "fill_device", P, NULL }, { "fill_fs", P, NULL },
 	{ "zonemode", P, NULL }, { "zonesize", P, NULL }, { "zonerange", P, NULL },
 	{ "zoneskip", P, NULL }, { "verify", P, NULL }, { "do_verify", P, NULL },
@@ -117,7 +118,7 @@ static const struct fio_optdef opts[] = {
 	{ "fallocate", I, FILES }, { "overwrite", I, FILES }, { "unlink", I, FILES },
 	{ "unlink_each_loop", I, FILES }, { "lockfile", I, FILES }, { "invalidate", I, FILES },
 	{ "fadvise_hint", I, FILES }, { "pre_read", I, FILES }, { "openfiles", I, FILES },
-	{ "file_service_type", I, FILES }, { "opendir", I, FILES }, { "skip_bad", I, FILES },
+	{ "opendir", I, FILES }, { "skip_bad", I, FILES },
 	{ "continue_on_error", I, ERRORS }, { "ignore_error", I, ERRORS },
 	{ "error_dump", I, ERRORS }, { "exitall_on_error", I, ERRORS }, { "exit_what", I, ERRORS },
 	{ "buffer_pattern", I, DATA }, { "buffer_compress_percentage", I, DATA },
@@ -274,21 +275,11 @@ static const struct fio_engine engines[] = {
 	{ "page_fault", FIO_ENGINE_REFUSED, "touches memory pages: no storage I/O", false },
 	{ "e4defrag", FIO_ENGINE_REFUSED, "asks ext4 to move extents (EXT4_IOC_MOVE_EXT): the "
 					  "kernel's copies are not I/O a trace can issue", false },
-	{ "falloc", FIO_ENGINE_REFUSED, "calls fallocate() (allocate, keep size, punch hole) "
-					"instead of reading and writing", false },
-	{ "ftruncate", FIO_ENGINE_REFUSED, "calls ftruncate(): file sizes, not I/O", false },
-	{ "filecreate", FIO_ENGINE_REFUSED, "creates files: file-system metadata operations, "
-					    "not block I/O", false },
-	{ "filestat", FIO_ENGINE_REFUSED, "stats files: file-system metadata operations, not "
-					  "block I/O", false },
-	{ "filedelete", FIO_ENGINE_REFUSED, "deletes files: file-system metadata operations, "
-					    "not block I/O", false },
-	{ "dircreate", FIO_ENGINE_REFUSED, "creates directories: file-system metadata "
-					   "operations, not block I/O", false },
-	{ "dirstat", FIO_ENGINE_REFUSED, "stats directories: file-system metadata operations, "
-					 "not block I/O", false },
-	{ "dirdelete", FIO_ENGINE_REFUSED, "deletes directories: file-system metadata "
-					   "operations, not block I/O", false },
+	/* calls other than reads and writes: a file-level trace (synth/fileops.c) */
+	{ "falloc", FIO_ENGINE_SYNC, NULL, false }, { "ftruncate", FIO_ENGINE_SYNC, NULL, false },
+	{ "filecreate", FIO_ENGINE_SYNC, NULL, false }, { "filestat", FIO_ENGINE_SYNC, NULL, false },
+	{ "filedelete", FIO_ENGINE_SYNC, NULL, false }, { "dircreate", FIO_ENGINE_SYNC, NULL, false },
+	{ "dirstat", FIO_ENGINE_SYNC, NULL, false }, { "dirdelete", FIO_ENGINE_SYNC, NULL, false },
 };
 
 const struct fio_engine *fio_engine_find(const char *name)

@@ -31,6 +31,7 @@ void synth_job_defaults(struct synth_job *j)
 	j->perc_rand = 100;
 	j->flow_lead = -1;
 	j->lat_pct_ppm = 1000000; /* fio's latency_percentile default: 100 */
+	j->buffered = true;	  /* fio's direct=0 */
 }
 
 void synth_innodb_defaults(struct synth_innodb *m)
@@ -344,6 +345,7 @@ static int set_engine(struct opt_ctx *c)
 		return refuse(c, e->why);
 	c->j->sync_engine = e->cls == FIO_ENGINE_SYNC;
 	c->j->device_engine = e->names_device;
+	c->j->fileop = (uint8_t)synth_fileop_of(c->v);
 	return 0;
 }
 
@@ -452,6 +454,8 @@ static int set_direct(struct opt_ctx *c)
 
 	if (fio_parse_bool(c->v, &b))
 		return bad(c, "0 or 1");
+	/* a file-level trace opens its files with O_DIRECT or without, as the job does */
+	c->j->buffered = b != (c->key[0] == 'd' || c->key[0] == 'D');
 	if (b == (c->key[0] == 'd' || c->key[0] == 'D'))
 		return 0;
 	snprintf(c->why, c->why_len,
@@ -658,9 +662,21 @@ static int set_opt(struct opt_ctx *c, const char *k)
 		return 0;
 	}
 	if (!strcmp(k, "nrfiles") || !strcmp(k, "nr-files")) {
-		if (set_u64(c, &u, 1, UINT32_MAX))
+		/* a job over several files becomes a file-level trace (synth/fileops.c) */
+		if (set_u64(c, &u, 1, SYNTH_MAX_FILES))
 			return -EINVAL;
-		return u == 1 ? 0 : refuse(c, "several files per job are not modeled");
+		c->j->nrfiles = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(k, "file-service-type"))
+		return synth_file_service_set(c->j, c->v, c->why, c->why_len);
+	if (!strcmp(k, "stat-type")) {
+		/* filestat, dirstat: stat, lstat and statx all look the name up and read its
+		 * attributes; the trace's stat stands for each */
+		if (!c->v || (strcmp(c->v, "stat") && strcmp(c->v, "lstat") &&
+			      strcmp(c->v, "statx")))
+			return bad(c, "stat, lstat or statx");
+		return 0;
 	}
 	if (!strcmp(k, "fill-device") || !strcmp(k, "fill-fs"))
 		return set_flag(c, &j->fill);

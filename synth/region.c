@@ -426,6 +426,11 @@ static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 	return 0;
 }
 
+int synth_spec_groups(struct synth_spec *s, char *why, size_t why_len)
+{
+	return resolve_groups(s, why, why_len);
+}
+
 int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, size_t why_len)
 {
 	uint64_t next = 0;

@@ -142,6 +142,10 @@ int synth_write_trace(const struct synth_spec *s, const char *path, const char *
 		snprintf(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
+	if (synth_spec_file_level(s)) { /* synth/fileops.c */
+		free(c);
+		return synth_write_file_trace(s, path, cmdline, meta, counts, why, why_len);
+	}
 	trace_meta_init(meta, "synth");
 	/* A synthesized trace never happened: no wall-clock genesis, and --seed gives
 	 * byte-identical files. */
@@ -269,7 +273,7 @@ static void print_result(const char *path, const struct trace_meta *m,
 		printf("], \"time_based\": %s, \"runtime_ns\": %llu, \"device_size\": %llu, "
 		       "\"events\": %llu, \"reads\": %llu, \"writes\": %llu, \"flushes\": %llu, "
 		       "\"trims\": %llu, \"bytes_read\": %llu, \"bytes_written\": %llu, "
-		       "\"bytes_trimmed\": %llu, \"span_ns\": %llu}",
+		       "\"bytes_trimmed\": %llu, \"span_ns\": %llu",
 		       m->time_based ? "true" : "false", (unsigned long long)m->runtime_ns,
 		       (unsigned long long)m->devices[0].size_bytes, (unsigned long long)c->events,
 		       (unsigned long long)c->ops[IO_OP_READ], (unsigned long long)c->ops[IO_OP_WRITE],
@@ -279,10 +283,36 @@ static void print_result(const char *path, const struct trace_meta *m,
 		       (unsigned long long)c->bytes[IO_OP_WRITE],
 		       (unsigned long long)c->bytes[IO_OP_DISCARD],
 		       (unsigned long long)(m->mode == TRACE_MODE_TIMED ? c->last_ns : 0));
+		if (m->level == TRACE_LEVEL_FILE) {
+			printf(", \"level\": \"file\", \"files\": %u, \"calls\": {", c->files);
+			for (unsigned int op = 0, n = 0; op < IO_FOP__COUNT; op++)
+				if (c->fops[op])
+					printf("%s\"%s\": %llu", n++ ? ", " : "", io_fop_name(op),
+					       (unsigned long long)c->fops[op]);
+			printf("}");
+		}
+		printf("}");
 		return;
 	}
 	char b1[32], b2[32], t[32];
 
+	if (m->level == TRACE_LEVEL_FILE) {
+		bool any = false;
+
+		printf("%s: file-level trace, %u files, %llu calls (", path, c->files,
+		       (unsigned long long)c->events);
+		for (unsigned int op = 0; op < IO_FOP__COUNT; op++)
+			if (c->fops[op])
+				printf("%s%llu %s", any ? ", " : "", (unsigned long long)c->fops[op],
+				       io_fop_name(op)), any = true;
+		printf("), closed, %u stream%s (depth %u%s); replay it with --root DIR "
+		       "--allow-writes\n",
+		       m->nstreams, m->nstreams == 1 ? "" : "s", m->streams[0].depth,
+		       m->nstreams > 1 && m->streams[m->nstreams - 1].depth != m->streams[0].depth
+			       ? ", varies"
+			       : " each");
+		return;
+	}
 	printf("%s: %llu I/Os (%llu reads %s, %llu writes %s, %llu flushes, %llu trims), "
 	       "%s, %u stream%s",
 	       path, (unsigned long long)c->events, (unsigned long long)c->ops[IO_OP_READ],
@@ -568,7 +598,8 @@ int cmd_synth(int argc, char **argv)
 		}
 		/* fio: without size, a job works on the whole file; here that is --device-size,
 		 * or the target met at replay */
-		err = synth_spec_resolve(sv, devsize, why, sizeof(why));
+		err = synth_spec_file_level(sv) ? synth_fileops_prepare(sv, why, sizeof(why))
+						: synth_spec_resolve(sv, devsize, why, sizeof(why));
 		if (err) {
 			cli_error("%s", why);
 			rc = EXIT_USAGE;

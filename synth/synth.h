@@ -11,11 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "formats/event.h"
+#include "formats/file.h"
 #include "formats/trace.h"
 #include "synth/dist.h"
 
 #define SYNTH_MAX_BS 64	   /* bssplit entries per direction */
 #define SYNTH_MAX_JOBS 64  /* job sections in one spec */
+#define SYNTH_MAX_FILES (1u << 20) /* nrfiles of one job */
 #define SYNTH_DEFAULT_SEED 0x89 /* fio's default randseed: runs repeat unless told otherwise */
 
 enum synth_ddir { SYNTH_DDIR_READ = 0, SYNTH_DDIR_WRITE = 1, SYNTH_DDIR_TRIM = 2, SYNTH_DDIR_N };
@@ -109,7 +111,30 @@ struct synth_job {
 	uint32_t flow;	      /* fio flow: this job's weight among its flow_id's jobs (0: none) */
 	uint32_t flow_id;
 	int32_t flow_lead;    /* the first job of its flow set, whose stream it shares (-1: none) */
+	/* ---- file-level traces (synth/fileops.c) ---- */
+	uint8_t fileop;	      /* enum synth_fileop: the engine's call (0: reads and writes) */
+	uint8_t file_service; /* enum synth_fsvc: fio's file_service_type */
+	bool buffered;	      /* direct=0 (fio's default): files opened without O_DIRECT */
+	uint32_t nrfiles;     /* files per job clone (fio's nrfiles; 0 or 1: one) */
+	uint32_t fsvc_batch;  /* file_service_type=...:N, I/Os per file before the next (0: 1) */
+	uint64_t fsize;	      /* each file's size once resolved (file-level traces) */
 };
+
+/* fio's engines that call something else than read and write (a file-level trace). */
+enum synth_fileop {
+	SYNTH_FOP_NONE = 0,
+	SYNTH_FOP_FALLOC,     /* fallocate(): read KEEP_SIZE, write 0, trim PUNCH_HOLE|KEEP_SIZE */
+	SYNTH_FOP_FTRUNCATE,  /* ftruncate(offset) per write */
+	SYNTH_FOP_FILECREATE, /* open(O_CREAT) and close per file */
+	SYNTH_FOP_FILESTAT,   /* stat per file */
+	SYNTH_FOP_FILEDELETE, /* unlink per file */
+	SYNTH_FOP_DIRCREATE,  /* mkdir per directory */
+	SYNTH_FOP_DIRSTAT,    /* stat per directory */
+	SYNTH_FOP_DIRDELETE,  /* rmdir per directory */
+};
+
+/* fio's file_service_type: which of a job's files the next I/O goes to. */
+enum synth_fsvc { SYNTH_FSVC_RR = 0, SYNTH_FSVC_SEQ, SYNTH_FSVC_RANDOM };
 
 /* The InnoDB-like model (synth/PRESETS.md describes it). */
 struct synth_innodb {
@@ -170,6 +195,10 @@ int synth_job_check(const struct synth_job *j, char *why, size_t why_len);
  */
 int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, size_t why_len);
 
+/* Only the run groups (stonewall, wait_for, exitall): what a file-level trace needs of
+ * synth_spec_resolve. 0 or -EINVAL with why. */
+int synth_spec_groups(struct synth_spec *s, char *why, size_t why_len);
+
 /* Fills meta's mode, streams, runtime and device (name, size) for the spec. 0 or -EINVAL. */
 int synth_spec_meta(const struct synth_spec *s, struct trace_meta *meta, const char *devname,
 		    uint64_t device_size, char *why, size_t why_len);
@@ -183,6 +212,8 @@ int synth_generate(const struct synth_spec *s, synth_emit_fn emit, void *ctx);
 /* What a written trace holds (synth/synth.c). */
 struct synth_counts {
 	uint64_t events, ops[IO_OP__COUNT], bytes[IO_OP__COUNT], last_ns;
+	uint64_t fops[IO_FOP__COUNT]; /* a file-level trace: calls per op */
+	uint32_t files;		      /* a file-level trace: its file table */
 };
 
 /*
@@ -224,6 +255,22 @@ struct fiojob_result {
  */
 int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 		struct fiojob_result *res, char *why, size_t why_len);
+
+/* ---- file-level traces (synth/fileops.c) ---- */
+
+/* The engine's call for an fio engine name (SYNTH_FOP_NONE for any other). */
+enum synth_fileop synth_fileop_of(const char *engine);
+/* fio's file_service_type value: 0, or -EINVAL / -EOPNOTSUPP with why. */
+int synth_file_service_set(struct synth_job *j, const char *v, char *why, size_t why_len);
+/* The spec needs a file-level trace: a job of a file or directory engine, or over several
+ * files. */
+bool synth_spec_file_level(const struct synth_spec *s);
+/* Before synth_spec_resolve: each job's files as one region (nrfiles x the file size). */
+int synth_fileops_prepare(struct synth_spec *s, char *why, size_t why_len);
+/* A file-level trace of s (level 1, a file table, closed loop) at path. */
+int synth_write_file_trace(const struct synth_spec *s, const char *path, const char *cmdline,
+			   struct trace_meta *meta, struct synth_counts *counts, char *why,
+			   size_t why_len);
 
 /* ---- presets (synth/presets.c) ---- */
 

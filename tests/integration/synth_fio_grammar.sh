@@ -92,4 +92,97 @@ printf '[a]\nbs=4k\nsize=1m\nflow=1\nthinktime=1ms\n[b]\nbs=4k\nsize=1m\nflow=2\
 out=$("$IOREEL" synth --fio-job "$d/bad.fio" -o "$d/bad.ioreel" 2>&1) && fail "flow + thinktime accepted"
 case $out in *"think time or a latency target"*) ;; *) fail "flow + thinktime: $out" ;; esac
 [ -e "$d/bad.ioreel" ] && fail "a refused job left its output"
+# File and directory engines, jobs over several files (nrfiles, filesize, file_service_type,
+# stat_type, openfiles, create_on_open): a file-level trace with fio's calls per job (fio's
+# clat samples: one per call, FIO_NOSTATS engines included) and fio's file order. fio 3.33 has
+# no dircreate/dirstat/dirdelete (fio 3.34): those jobs are checked against fio's source.
+fd=$d/fileops
+mkdir -p "$fd"
+"$IOREEL" synth --fio-job "$jobs/fileops.fio" -o "$d/fileops.ioreel" --json >"$d/fileops.json" \
+	2>"$d/fileops.err" || fail "synth fileops.fio: $(cat "$d/fileops.err")"
+"$IOREEL" convert "$d/fileops.ioreel" "$d/fileops.csv" >/dev/null || fail "convert fileops"
+have_dir_engines=0
+fio --enghelp=dircreate >/dev/null 2>&1 && have_dir_engines=1
+python3 - "$jobs/fileops.fio" "$fd/fileops.fio" "$have_dir_engines" <<'PY' || fail "fileops.fio for fio"
+import re, sys
+src, dst, dirs = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+out = []
+for part in re.split(r"(?m)^(?=\[)", open(src).read()):
+    m = re.match(r"\[(\w+)\]", part)
+    if m and m.group(1) in ("mkdirs", "dstat", "rmdirs") and not dirs:
+        continue
+    if m and m.group(1) != "global":  # fio logs each job's calls on its own
+        part = part.replace("]\n", "]\nwrite_iolog=%s.iolog\n" % m.group(1), 1)
+    out.append(part)
+open(dst, "w").write("".join(out))
+PY
+(cd "$fd" && fio --output-format=json --output=fio.json fileops.fio >/dev/null 2>fio.err) ||
+	fail "fio fileops.fio: $(cat "$fd/fio.err")"
+python3 - "$d/fileops.json" "$d/fileops.csv" "$fd" "$have_dir_engines" <<'PY' || fail "fileops.fio: ioreel differs from fio"
+import collections, csv, json, os, sys
+syn, tcsv, fd, dirs = json.load(open(sys.argv[1]))["traces"][0], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+rows = [r for r in csv.DictReader(l for l in open(tcsv) if not l.startswith("#"))]
+calls = collections.Counter()  # per job: its calls, not the descriptors opened before them
+for r in rows:
+    if not (r["op"] == "open" and r["iface"] == "start") and r["op"] != "close":
+        calls[r["comm"]] += 1
+fio = {j["jobname"]: sum(j[k]["clat_ns"].get("N", 0) for k in ("read", "write", "trim"))
+       for j in json.load(open(os.path.join(fd, "fio.json")))["jobs"]}
+bad = [f"{j}: fio {n} calls, trace {calls[j]}" for j, n in fio.items() if calls[j] != n]
+# fio 3.33 lacks the directory engines: their calls as engines/fileoperations.c makes them
+for j, n in (("mkdirs", 4), ("dstat", 4), ("rmdirs", 4)):
+    if not dirs and calls[j] != n:
+        bad.append(f"{j}: {calls[j]} calls, want {n}")
+ops = lambda j: collections.Counter((r["op"], r["aux"]) for r in rows
+                                    if r["comm"] == j and r["iface"] != "start")
+want = {"create": {("open", "384"): 8, ("close", "0"): 8}, "stat": {("stat", "0"): 8},
+        "delete": {("unlink", "0"): 8}, "mkdirs": {("mkdir", "0"): 4},
+        "dstat": {("stat", "0"): 4}, "rmdirs": {("rmdir", "512"): 4},
+        "alloc": {("fallocate", "0"): 64}, "keep": {("fallocate", "1"): 64},
+        "punch": {("fallocate", "3"): 16}, "trunc": {("truncate", "0"): 16}}
+for j, w in want.items():
+    if dict(ops(j)) != w:
+        bad.append(f"{j}: calls {dict(ops(j))}, want {w}")
+# the truncates walk the file as fio's writes do: 0, 4k, ... 60k
+tr = [int(r["offset"]) for r in rows if r["comm"] == "trunc" and r["op"] == "truncate"]
+if tr != list(range(0, 65536, 4096)):
+    bad.append(f"trunc: sizes {tr}")
+# each job's reads and writes go to its files in fio's order (file_service_type)
+def fio_order(j):
+    seq = []
+    for line in open(os.path.join(fd, j + ".iolog")):
+        f = line.split()
+        if len(f) == 5 and f[2] in ("read", "write"):
+            seq.append((os.path.basename(f[1]), int(f[3])))
+    return seq
+for j in ("rr", "seq", "rr2"):
+    ours = [(os.path.basename(r["path"]), int(r["offset"])) for r in rows
+            if r["comm"] == j and r["op"] in ("read", "write")]
+    if ours != fio_order(j):
+        bad.append(f"{j}: order {ours[:6]}..., fio {fio_order(j)[:6]}...")
+rnd = [(os.path.basename(r["path"]), int(r["offset"])) for r in rows
+       if r["comm"] == "rnd" and r["op"] == "read"]
+if len(rnd) != 12 or len(set(rnd)) != 12 or set(p for p, _ in rnd) != {"rnd.0.0", "rnd.0.1", "rnd.0.2"}:
+    bad.append(f"rnd: {rnd}")
+# the file table: fio's names, the sizes fio lays out (filecreate's and dircreate's names are
+# made by the calls); depth 1 each (sync engines), one stream per job
+if syn["files"] != 49 or syn["streams"] != 14 or set(syn["depth"]) != {1}:
+    bad.append(f"trace: {syn['files']} files, {syn['streams']} streams, depths {syn['depth']}")
+print("  fileops.fio: calls per job as fio's", "" if not bad else "WRONG:", *bad, sep="\n    ")
+sys.exit(1 if bad else 0)
+PY
+# what a file-level trace cannot hold is refused, naming the job (a bad value: its line)
+for bad in "ioengine=ftruncate;rw=randread|fio fails them|'j'" \
+	"nrfiles=2;filename=x|drop nrfiles or filename|'j'" \
+	"nrfiles=2;file_service_type=zipf|skewed distribution|'j'" \
+	"nrfiles=2;file_service_type=roundrobin:0|with :N|bad.fio:5" \
+	"ioengine=filestat;stat_type=fstat|stat, lstat or statx|bad.fio:5" \
+	"nrfiles=2;rate_iops=100|closed loop|'j'"; do
+	IFS='|' read -r opts want who <<<"$bad"
+	printf '[j]\nbs=4k\nsize=1m\n%s\n' "${opts//;/$'\n'}" >"$d/bad.fio"
+	out=$("$IOREEL" synth --fio-job "$d/bad.fio" -o "$d/bad.ioreel" 2>&1) &&
+		fail "$opts accepted"
+	case $out in *"$want"*) ;; *) fail "$opts: no '$want' in: $out" ;; esac
+	case $out in *"$who"*) ;; *) fail "$opts: '$who' not named: $out" ;; esac
+done
 echo "synth_fio_grammar: ok"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 300
+# fio's file and directory engines and jobs over several files, synthesized as a file-level
+# trace (tests/data/fio-grammar/fileops.fio: filecreate, filestat, filedelete, dircreate,
+# dirstat, dirdelete, falloc in its three modes, ftruncate, nrfiles with each
+# file_service_type), replayed under --root on ext4 with every engine in closed mode: every
+# call of the trace is made once and none fails, fallocate's mode reaches the kernel as the
+# trace gives it (the result trace's, and the holes punched), and the root ends as fio leaves
+# its directory (created files and directories there, deleted ones gone, sizes). A time-based
+# job cycles its calls for its runtime.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd python3
+mnt=$(make_fs ext4 "$(make_loop 128)")
+out=$(scratch_dir)
+"$IOREEL" synth --fio-job "$TESTS_DIR/data/fio-grammar/fileops.fio" -o "$out/f.ioreel" \
+	>/dev/null 2>"$out/synth.err" || fail "synth: $(cat "$out/synth.err")"
+"$IOREEL" convert "$out/f.ioreel" "$out/f.csv" >/dev/null || fail "convert"
+
+for eng in io_uring libaio psync null; do
+	root=$mnt/$eng
+	mkdir -p "$root"
+	"$IOREEL" replay "$out/f.ioreel" --root "$root" --allow-writes --engine "$eng" --json \
+		-o "$out/$eng.ioreel" >"$out/$eng.json" 2>"$out/$eng.err" ||
+		fail "replay with $eng: $(cat "$out/$eng.err")"
+	"$IOREEL" convert "$out/$eng.ioreel" "$out/$eng.csv" >/dev/null || fail "convert $eng"
+	python3 - "$out/f.csv" "$out/$eng.json" "$out/$eng.csv" "$root" "$eng" <<'PY' ||
+import collections, csv, json, os, stat, sys
+tcsv, rep, rcsv, root, eng = sys.argv[1:6]
+rows = lambda p: [r for r in csv.DictReader(l for l in open(p) if not l.startswith("#"))]
+trace, res = rows(tcsv), rows(rcsv)
+rj = json.load(open(rep))
+f = rj["file"]
+bad = []
+want = collections.Counter(r["op"] for r in trace if r["iface"] != "start")
+for op, n in want.items():
+    got = f["ops"].get(op, {})
+    if got.get("replayed") != n or got.get("failed"):
+        bad.append(f"{op}: {n} in the trace, {got}")
+if rj["fidelity"]["mode"] != "closed":
+    bad.append(f"mode {rj['fidelity']['mode']}")
+# fallocate's mode as the trace gives it: falloc's write 0, read KEEP_SIZE, trim PUNCH|KEEP
+modes = collections.Counter(r["aux"] for r in res if r["op"] == "fallocate")
+if modes != {"0": 64, "1": 64, "3": 16}:
+    bad.append(f"fallocate modes {dict(modes)}")
+if eng != "null":  # the null engine makes no call: only the lay-out is there
+    ls = {n: os.lstat(os.path.join(root, n)) for n in os.listdir(root) if n != ".ioreel-replay"}
+    def has(names, kind, size=None, mode=None):
+        for n in names:
+            s = ls.get(n)
+            if not s or not kind(s.st_mode) or (size is not None and s.st_size != size) or \
+               (mode is not None and stat.S_IMODE(s.st_mode) != mode):
+                bad.append(f"{n}: {s}")
+    has([f"create.0.{k}" for k in range(8)], stat.S_ISREG, 0, 0o600)
+    has([f"stat.0.{k}" for k in range(8)], stat.S_ISREG, 16384)
+    has([f"mkdirs.0.{k}" for k in range(4)], stat.S_ISDIR, mode=0)  # mkdir(name, S_IFDIR)
+    has([f"dstat.0.{k}" for k in range(4)], stat.S_ISDIR)
+    has([f"{j}.0.{k}" for j in ("rr", "seq", "rnd") for k in range(3)] + ["rr2.0.0", "rr2.0.1"],
+        stat.S_ISREG, 16384)
+    has(["frag"], stat.S_ISREG, 262144)
+    has(["trunc"], stat.S_ISREG, 61440)
+    gone = [n for n in ls if n.startswith(("delete.", "rmdirs."))]
+    if gone:
+        bad.append(f"left though deleted: {gone}")
+    if len(ls) != 8 + 8 + 4 + 4 + 9 + 2 + 2:
+        bad.append(f"{len(ls)} names under the root: {sorted(ls)}")
+    # 16 distinct 4 KiB holes punched in the 256 KiB laid out with data (st_blocks counts the
+    # extent tree's blocks too: one block of room)
+    if "frag" in ls and ls["frag"].st_blocks * 512 > 262144 - 16 * 4096 + 4096:
+        bad.append(f"frag: {ls['frag'].st_blocks * 512} bytes allocated, holes not punched")
+print(eng + ":", "ok" if not bad else "WRONG", *bad, sep="\n  ")
+sys.exit(1 if bad else 0)
+PY
+		fail "replay with $eng differs (above)"
+done
+
+# time_based: the calls cycle for the runtime, one stream per job clone
+printf '[s]\nioengine=filestat\nnrfiles=4\nfilesize=4k\ntime_based\nruntime=1\nnumjobs=2\n' \
+	>"$out/t.fio"
+"$IOREEL" synth --fio-job "$out/t.fio" -o "$out/t.ioreel" >/dev/null 2>&1 || fail "synth t.fio"
+mkdir -p "$mnt/t"
+"$IOREEL" replay "$out/t.ioreel" --root "$mnt/t" --allow-writes --json >"$out/t.json" ||
+	fail "replay t.ioreel"
+python3 - "$out/t.json" <<'PY' || fail "time-based stat job (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+st = r["file"]["ops"]["stat"]
+print("time_based: stat", st["trace"], "in the trace, replayed", st["replayed"], "in",
+      r["fidelity"]["replay_span_ns"], "ns")
+sys.exit(0 if st["trace"] == 8 and st["replayed"] > 8 * 10 and st["failed"] == 0 else 1)
+PY
+echo PASS
