@@ -356,12 +356,35 @@ static uint32_t job_oflags(const struct synth_job *j)
 	return X86_O_RDWR | (j->buffered ? 0 : X86_O_DIRECT) | (j->sync_writes ? X86_O_SYNC : 0);
 }
 
+/*
+ * The calls a per-file job makes at most: number_ios counts fio's fake I/Os (a file's size in
+ * blocks), and fio opens a file as its first one comes: the next file at the next I/O
+ * (roundrobin, random), or once a file's blocks are done (sequential).
+ */
+static uint64_t per_file_cap(const struct synth_job *j)
+{
+	uint64_t per = j->fsize / synth_job_min_bs(j) ? j->fsize / synth_job_min_bs(j) : 1;
+
+	if (!j->number_ios)
+		return UINT64_MAX;
+	return j->file_service == SYNTH_FSVC_SEQ ? (j->number_ios + per - 1) / per : j->number_ios;
+}
+
+/* The files of a job clone the trace names: all, or those a per-file job reaches. */
+static uint32_t files_used(const struct synth_job *j)
+{
+	uint32_t n = j->nrfiles ? j->nrfiles : 1;
+
+	return per_file_op(j) && per_file_cap(j) < n ? (uint32_t)per_file_cap(j) : n;
+}
+
 /* One call per file and loop: filecreate, filestat, filedelete, dircreate, dirstat, dirdelete */
 static int per_file_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, uint32_t c,
 			   uint32_t s)
 {
-	uint32_t n = j->nrfiles ? j->nrfiles : 1, *ids = calloc(n, sizeof(*ids));
-	uint64_t loops = j->time_based ? 1 : j->loops ? j->loops : 1;
+	uint32_t n = files_used(j), *ids = calloc(n, sizeof(*ids));
+	uint64_t loops = j->time_based ? 1 : j->loops ? j->loops : 1, calls = 0;
+	uint64_t cap = per_file_cap(j);
 	char path[TRACE_FILE_PATH_MAX];
 	bool dir = dir_op(j);
 	int err = ids ? 0 : -ENOMEM;
@@ -376,7 +399,7 @@ static int per_file_stream(struct fw *fw, struct fset *fs, const struct synth_jo
 			      &ids[k]);
 	}
 	for (uint64_t l = 0; !err && l < loops; l++)
-		for (uint32_t k = 0; !err && k < n; k++) {
+		for (uint32_t k = 0; !err && k < n && calls++ < cap; k++) {
 			switch (j->fileop) {
 			case SYNTH_FOP_FILECREATE:
 				err = fw_add(fw, j, s, IO_FOP_OPEN, ids[k], -100, 0, 0, 0600, 0,
@@ -567,7 +590,7 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 		const struct synth_job *j = &s->jobs[i];
 
 		for (uint32_t c = 0; !err && c < j->numjobs; c++, st++) {
-			uint32_t n = j->nrfiles ? j->nrfiles : 1, id;
+			uint32_t n = files_used(j), id;
 			char p[TRACE_FILE_PATH_MAX];
 
 			for (uint32_t k = 0; !err && k < n; k++) {

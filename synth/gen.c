@@ -168,9 +168,9 @@ static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32
 			return err;
 		if ((j->rate_iops > 0) != timed) {
 			snprintf(why, why_len,
-				 "job '%s' %s a rate and job '%s' %s: a trace is either timed or "
+				 "job '%s' %s and job '%s' %s: a trace is either timed or "
 				 "closed-loop; pick one with --section",
-				 s->jobs[0].name, timed ? "has" : "has no", j->name,
+				 s->jobs[0].name, timed ? "has a rate" : "has no rate", j->name,
 				 timed ? "has none" : "has one");
 			return -EOPNOTSUPP;
 		}

@@ -52,7 +52,8 @@ if eng != "null":  # the null engine makes no call: only the lay-out is there
             if not s or not kind(s.st_mode) or (size is not None and s.st_size != size) or \
                (mode is not None and stat.S_IMODE(s.st_mode) != mode):
                 bad.append(f"{n}: {s}")
-    has([f"create.0.{k}" for k in range(8)], stat.S_ISREG, 0, 0o600)
+    has([f"create.0.{k}" for k in range(8)] + [f"capped.0.{k}" for k in range(7)],
+        stat.S_ISREG, 0, 0o600)
     has([f"stat.0.{k}" for k in range(8)], stat.S_ISREG, 16384)
     has([f"mkdirs.0.{k}" for k in range(4)], stat.S_ISDIR, mode=0)  # mkdir(name, S_IFDIR)
     has([f"dstat.0.{k}" for k in range(4)], stat.S_ISDIR)
@@ -63,7 +64,7 @@ if eng != "null":  # the null engine makes no call: only the lay-out is there
     gone = [n for n in ls if n.startswith(("delete.", "rmdirs."))]
     if gone:
         bad.append(f"left though deleted: {gone}")
-    if len(ls) != 8 + 8 + 4 + 4 + 9 + 2 + 2:
+    if len(ls) != 8 + 7 + 8 + 4 + 4 + 9 + 2 + 2:
         bad.append(f"{len(ls)} names under the root: {sorted(ls)}")
     # 16 distinct 4 KiB holes punched in the 256 KiB laid out with data (st_blocks counts the
     # extent tree's blocks too: one block of room)
