@@ -10,11 +10,11 @@
  * the events are released up to the oldest I/O still in flight at its end, or its end less
  * record's margin, whichever is earlier (collect.c). A chunk is flushed per second of trace
  * time, as record does. SPEED (default 1) divides the trace's times, for the rates of a quiet
- * machine from a trace recorded on a busy one: the reorder heap holds about (PASS_MS + 5 ms) of
- * I/Os, so its depth follows the rate. OUT depends only on IN, so two builds of drain.c can be compared
- * byte for byte, and their cost counted without the machine's load: `valgrind --tool=callgrind
- * --toggle-collect=feed` gives the instructions of the main thread's work (printed per event
- * here too in thread CPU time, which the load does change).
+ * machine from a trace recorded on a busy one: about (PASS_MS + 5 ms) of I/Os wait to be
+ * ordered, so the reorder stage's work follows the rate. OUT depends only on IN, so two builds
+ * of drain.c can be compared byte for byte, and their cost counted without the machine's load:
+ * `valgrind --tool=callgrind --toggle-collect=feed` gives the instructions of the main thread's
+ * work (printed per event here too in thread CPU time, which the load does change).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -132,7 +132,8 @@ int main(int argc, char **argv)
 	if (argc > 4)
 		speed = strtoull(argv[4], NULL, 10);
 	if (!pass_ns || !speed) {
-		fprintf(stderr, "record_drain_bench: PASS_MS and SPEED are whole numbers above 0\n");
+		fprintf(stderr,
+			"record_drain_bench: PASS_MS and SPEED are whole numbers above 0\n");
 		return 2;
 	}
 	r = trace_reader__open(argv[1], 0, NULL, 0);
@@ -162,7 +163,8 @@ int main(int argc, char **argv)
 			x = &a[n++];
 			memset(x, 0, sizeof(*x));
 			x->queue = x->e.queue_ns = GENESIS + e->queue_ns / speed;
-			x->e.issue_ns = e->issue_ns == IO_TS_NONE ? 0 : GENESIS + e->issue_ns / speed;
+			x->e.issue_ns =
+			    e->issue_ns == IO_TS_NONE ? 0 : GENESIS + e->issue_ns / speed;
 			/* ended unseen: handed over when the next I/O on its request started */
 			x->e.complete_ns =
 			    e->complete_ns == IO_TS_NONE ? 0 : GENESIS + e->complete_ns / speed;

@@ -40,7 +40,8 @@ void info_no_end(struct trace_reader *r, bool json)
 		return;
 	if (json) {
 		printf("\"ended_unseen\": %llu, \"unfinished\": %llu, ",
-		       (unsigned long long)(u ? u->value : 0), (unsigned long long)(f ? f->value : 0));
+		       (unsigned long long)(u ? u->value : 0),
+		       (unsigned long long)(f ? f->value : 0));
 		return;
 	}
 	printf("  no end     %llu written without a completion time (ended unseen %llu, "

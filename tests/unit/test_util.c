@@ -79,7 +79,7 @@ static void test_heap_pop_arrangement(void)
 		}
 		for (size_t k = 0; k < na; k++)
 			if (na != nb || a[k].key != b[k].key || a[k].tag != b[k].tag) {
-				CHECK(0, "step %d: pop left another arrangement than a sift-down", i);
+				CHECK(0, "step %d: pop left another arrangement than sift-down", i);
 				return;
 			}
 	}
