@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# fio's file and directory engines against their file-level traces, run for real on a
+# filesystem (issue 26, synth/FIO.md "File operations and several files"). For each job, alone
+# (its [global] kept, stonewall dropped):
+#  1. fio runs it in A/JOB on the filesystem, recorded by `ioreel record --level file --comm fio
+#     --under A/JOB` (the files a job reads or stats laid out before, by fio --create_only=1,
+#     outside the recording): fio's operations per second (its clat samples, one per call, over
+#     the job's runtime), the calls per op of the recording, the names fio leaves and their
+#     sizes;
+#  2. `ioreel synth --fio-job` of the same job, `ioreel replay --root B/JOB` on the same
+#     filesystem (closed mode, ENGINE): the replay's calls per second (the job's calls over
+#     the replay's span), the calls per op of its result trace, the names it leaves;
+#  3. per job: ops/s of both and their ratio (the issue asks within 10 %), calls per op side by
+#     side (fio's own bookkeeping calls, such as its stat of each file before opening it, show
+#     as differences), and whether the two directories hold the same names with the same sizes.
+# Figures, not pass/fail: run it on a quiet machine (it measures rates). Jobs: JOBS (a job
+# file; default tests/data/fio-grammar/fileops.fio, whose dircreate/dirstat/dirdelete jobs need
+# fio 3.34) and, with FIO_EXAMPLES=/path/to/fio/examples, fio's falloc, ftruncate and
+# *-ioengine examples. Env: FS (xfs; ext4), SIZE_MB (2048), ENGINE (io_uring), RUNTIME (cap on
+# a time-based job, seconds: 10).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/lib.sh"
+need_root
+need_cmd fio python3
+fs=${FS:-xfs}
+engine=${ENGINE:-io_uring}
+runtime=${RUNTIME:-10}
+d=$(scratch_dir)
+mnt=$(make_fs "$fs" "$(make_loop "${SIZE_MB:-2048}")")
+files=("${JOBS:-$here/../tests/data/fio-grammar/fileops.fio}")
+if [ -n "${FIO_EXAMPLES:-}" ]; then
+	for n in falloc ftruncate filecreate-ioengine filestat-ioengine filedelete-ioengine \
+		dircreate-ioengine dirstat-ioengine dirdelete-ioengine; do
+		[ -f "$FIO_EXAMPLES/$n.fio" ] && files+=("$FIO_EXAMPLES/$n.fio")
+	done
+fi
+
+# split FILE OUTDIR: one job file per job section, [global] kept, directory= and stonewall
+# dropped (each runs alone, in its own directory), a time-based runtime capped at RUNTIME
+split() {
+	python3 - "$1" "$2" "$runtime" <<'PY'
+import re, sys
+src, out, cap = sys.argv[1], sys.argv[2], int(sys.argv[3])
+parts = re.split(r"(?m)^(?=\[)", open(src).read())
+glob = "".join(p for p in parts if re.match(r"\[global", p))
+for p in parts:
+    m = re.match(r"\[([^\]]+)\]", p)
+    if not m or m.group(1).startswith("global"):
+        continue
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", m.group(1))
+    body = "\n".join(l for l in (glob + p).splitlines()
+                     if not re.match(r"\s*(directory|stonewall|wait_for_previous)\b", l))
+    body = re.sub(r"(?m)^(\s*runtime\s*=\s*)(\d+)\s*s?\s*$",
+                  lambda k: k.group(1) + str(min(int(k.group(2)), cap)), body)
+    open(f"{out}/{name}.fio", "w").write(body + "\n")
+PY
+}
+
+for f in "${files[@]}"; do
+	mkdir -p "$d/jobs"
+	rm -f "$d/jobs"/*.fio
+	split "$f" "$d/jobs"
+	echo "$(basename "$f"):"
+	for j in "$d/jobs"/*.fio; do
+		n=$(basename "$j" .fio)
+		a=$mnt/A/$n b=$mnt/B/$n
+		rm -rf "$a" "$b"
+		mkdir -p "$a" "$b"
+		if ! "$IOREEL" synth --fio-job "$j" -o "$d/$n.ioreel" >/dev/null 2>"$d/$n.synth.err"; then
+			echo "  $n: ioreel refuses it: $(grep -v note: "$d/$n.synth.err" | head -1)"
+			continue
+		fi
+		case $(grep -m1 -o 'ioengine=[a-z]*' "$j") in
+		ioengine=filecreate | ioengine=dircreate) ;;
+		*) (cd "$a" && fio --create_only=1 --output=/dev/null "$j" 2>/dev/null) ;;
+		esac
+		"$IOREEL" record --level file --comm fio --under "$a" -o "$d/$n.rec.ioreel" \
+			--json >"$d/$n.rec.json" 2>"$d/$n.rec.err" &
+		rec=$!
+		cleanup_push "kill -9 $rec 2>/dev/null"
+		for ((i = 0; i < 200; i++)); do
+			grep -q ' level$' "$d/$n.rec.err" 2>/dev/null && break
+			sleep 0.05
+		done
+		if ! (cd "$a" && fio --output-format=json --output="$d/$n.fio.json" "$j" \
+			>/dev/null 2>"$d/$n.fio.err"); then
+			kill -INT "$rec"
+			wait "$rec"
+			echo "  $n: fio cannot run it here: $(grep -v '^$' "$d/$n.fio.err" | head -1)"
+			continue
+		fi
+		kill -INT "$rec"
+		wait "$rec" || { echo "  $n: the recording failed: $(cat "$d/$n.rec.err")"; continue; }
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		"$IOREEL" replay "$d/$n.ioreel" --root "$b" --allow-writes --engine "$engine" \
+			--json -q -o "$d/$n.run.ioreel" >"$d/$n.run.json" 2>"$d/$n.run.err" ||
+			{ echo "  $n: replay failed: $(cat "$d/$n.run.err")"; continue; }
+		"$IOREEL" convert "$d/$n.rec.ioreel" "$d/$n.rec.csv" >/dev/null 2>&1
+		"$IOREEL" convert "$d/$n.run.ioreel" "$d/$n.run.csv" >/dev/null 2>&1
+		python3 - "$n" "$d/$n.fio.json" "$d/$n.run.json" "$d/$n.rec.csv" "$d/$n.run.csv" \
+			"$a" "$b" <<'PY'
+import collections, csv, json, os, sys
+n, fj, rj, rec, run, a, b = sys.argv[1:8]
+jobs = json.load(open(fj))["jobs"]
+calls = sum(j[k]["clat_ns"].get("N", 0) for j in jobs for k in ("read", "write", "trim"))
+secs = max(j["job_runtime"] for j in jobs) / 1e3
+r = json.load(open(rj))
+ops = r["file"]["ops"]
+done = sum(v["replayed"] for k, v in ops.items() if k not in ("close",))
+span = r["fidelity"]["replay_span_ns"] / 1e9
+fr, ir = calls / secs if secs else 0, done / span if span else 0
+# fio's job_runtime is in whole ms: a job shorter than that has no rate to compare
+print(f"  {n}: fio {calls} calls, " + (f"{fr:,.0f}/s" if fr else "under 1 ms") +
+      f"; ioreel {done} calls, {ir:,.0f}/s" + (f"; ratio {ir / fr:.3f}" if fr else ""))
+def per_op(p):
+    c = collections.Counter()
+    for row in csv.DictReader(l for l in open(p) if not l.startswith("#")):
+        if row["iface"] != "start":
+            c[row["op"]] += 1
+    return c
+pa, pb = per_op(rec), per_op(run)
+print("    calls per op (fio recorded / replayed): " +
+      ", ".join(f"{op} {pa[op]}/{pb[op]}" for op in sorted(set(pa) | set(pb))))
+def tree(root):
+    out = {}
+    for dp, ds, fs in os.walk(root):
+        for x in ds + fs:
+            p = os.path.join(dp, x)
+            st = os.lstat(p)
+            out[os.path.relpath(p, root)] = "dir" if os.path.isdir(p) else st.st_size
+    out.pop(".ioreel-replay", None)
+    return out
+ta, tb = tree(a), tree(b)
+same = ta == tb
+print(f"    files: fio {len(ta)}, ioreel {len(tb)}, " + ("same names and sizes" if same else
+      "differ: " + str(sorted(set(ta.items()) ^ set(tb.items()))[:6])))
+PY
+	done
+done
