@@ -10,7 +10,9 @@
 #     tests/integration/fio_compare.py: op shares, block-size shares, offset range, the offset
 #     histogram (zone shares), strides, depth. bench/fio_examples.py makes each example runnable
 #     for both alike (the loop device as filename, a log per job, at most IOS I/Os and RUNTIME
-#     seconds per job, engines this fio lacks replaced by one of the same kind).
+#     seconds per job, engines this fio lacks replaced by one of the same kind);
+#  3. (bench/fio_fileops.sh) fio's falloc, ftruncate and *-ioengine examples, fio against
+#     synth + replay --root on one filesystem: ops/s, calls per op, the files left.
 # Left out of the default list because fio 3.33 cannot run them here: poisson- and
 # fixed-rate-submission (io_submit_mode=offload with a rate hung), mtd (its trim block
 # histogram), example_latency_steadystate (steadystate=lat:5% does not parse), numa (one NUMA
@@ -99,3 +101,7 @@ for n in ${COMPARE:-jesd219 rand-zones iometer-file-access-server backwards-read
 		--fio-json "$d/$n/fio.json" --synth "$d/$n/t.csv" --run "$d/$n/run.csv" \
 		--info "$d/$n/info.json" --zones "$zones" | sed 's/^/  /'
 done
+
+echo "3. the file and directory engines' examples, run for real on a filesystem"
+# fio and the replay side by side: ops/s, calls per op, the files each leaves
+FIO_EXAMPLES=$ex bash "$here/fio_fileops.sh" | sed 's/^/  /'

@@ -141,9 +141,19 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 	       " without a path, %" PRIu64 " sparse); at first sight %s, %s allocated\n",
 	       trace_reader__file_count(r), in->at_start, in->name_only, in->no_path, in->sparse,
 	       fmt_bytes(in->size, b1, sizeof(b1)), fmt_bytes(in->alloc, b2, sizeof(b2)));
-	printf("  span       %s (%.9f s)", fmt_ns(dur, b1, sizeof(b1)), dur / 1e9);
-	if (dur)
-		printf(", mean %.0f calls/s", in->events * 1e9 / dur);
+	if (m->mode == TRACE_MODE_CLOSED) { /* synth's file-level jobs: times are an order */
+		uint64_t depth = 0;
+
+		for (uint32_t i = 0; i < m->nstreams && i < TRACE_MAX_STREAMS; i++)
+			depth += m->streams[i].depth;
+		printf("  times      an order, not a schedule: closed loop, %u stream%s keeping "
+		       "%" PRIu64 " calls in flight at most", m->nstreams,
+		       m->nstreams == 1 ? "" : "s", depth);
+	} else {
+		printf("  span       %s (%.9f s)", fmt_ns(dur, b1, sizeof(b1)), dur / 1e9);
+		if (dur)
+			printf(", mean %.0f calls/s", in->events * 1e9 / dur);
+	}
 	printf("\n  on disk    %s, %.2f bytes/event\n", fmt_bytes(fb, b1, sizeof(b1)),
 	       in->events ? (double)fb / in->events : 0.0);
 	if (st) {

@@ -17,6 +17,8 @@ out=$(scratch_dir)
 "$IOREEL" synth --fio-job "$TESTS_DIR/data/fio-grammar/fileops.fio" -o "$out/f.ioreel" \
 	>/dev/null 2>"$out/synth.err" || fail "synth: $(cat "$out/synth.err")"
 "$IOREEL" convert "$out/f.ioreel" "$out/f.csv" >/dev/null || fail "convert"
+# info says the times are an order (closed loop), not a span of nanoseconds
+output_has 'closed loop, 15 streams' "$IOREEL" info "$out/f.ioreel" || fail "info: not closed loop"
 
 for eng in io_uring libaio psync null; do
 	root=$mnt/$eng
