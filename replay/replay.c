@@ -56,8 +56,9 @@ static void usage(FILE *f)
 "timing:\n"
 "  -e, --engine NAME        io_uring, libaio, psync, null (no I/O). Default: io_uring, or\n"
 "                           libaio for a device that refuses RWF_NOWAIT (zram, md, dm)\n"
-"      --null-latency TIME  engine null: each I/O completes TIME after it was queued (a\n"
-"                           target slowed by a known amount, for tests)\n"
+"      --null-latency TIME[,FLUSH]  engine null: each I/O completes TIME after it was\n"
+"                           queued, flushes and syncs FLUSH after (a target slowed by a\n"
+"                           known amount, for tests)\n"
 "      --mode MODE          dep (default for recordings), timed (default for imported\n"
 "                           traces), afap, closed (default for synthesized jobs), auto\n"
 "                           dep: each I/O once the I/Os it waited for completed on the\n"
@@ -295,12 +296,23 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		if (o->think_scale == 0)
 			o->think_scale = 1e-9; /* 0 means the default inside replay */
 		return 0;
-	case OPT_NULL_LATENCY:
-		if (parse_duration_ns(arg, &o->null_lat_ns) || o->null_lat_ns > 60000000000ULL) {
-			cli_error("--null-latency wants a duration up to 60s like 5ms, got '%s'", arg);
+	case OPT_NULL_LATENCY: {
+		char buf[64], *comma;
+
+		snprintf(buf, sizeof(buf), "%s", arg);
+		comma = strchr(buf, ',');
+		if (comma)
+			*comma++ = '\0';
+		o->null_flush_lat_ns = 0;
+		if (parse_duration_ns(buf, &o->null_lat_ns) || o->null_lat_ns > 60000000000ULL ||
+		    (comma && (parse_duration_ns(comma, &o->null_flush_lat_ns) ||
+			       o->null_flush_lat_ns > 60000000000ULL))) {
+			cli_error("--null-latency wants a duration up to 60s like 5ms, or two (I/O, "
+				  "flush) like 1ms,20ms, got '%s'", arg);
 			return EXIT_USAGE;
 		}
 		return 0;
+	}
 	}
 	return -1;
 }
@@ -513,7 +525,7 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 		cli_error("--strip goes with --root (file-level traces)");
 		return EXIT_USAGE;
 	}
-	if (o.null_lat_ns && (!o.engine || strcmp(o.engine, "null"))) {
+	if ((o.null_lat_ns || o.null_flush_lat_ns) && (!o.engine || strcmp(o.engine, "null"))) {
 		cli_error("--null-latency slows the null engine only: give --engine null too");
 		return EXIT_USAGE;
 	}

@@ -67,6 +67,7 @@ struct replay_opts {
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
 	uint64_t spin_ns;	    /* timed, dep: spin this long before a deadline; 0 = 200 us */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
+	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */
 	const char *command_line;   /* stored in the result trace's options */
 	/* dep mode */

@@ -109,6 +109,7 @@ int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t er
 	ep.arena = r->arena;
 	ep.arena_len = r->arena_len;
 	ep.lat_ns = r->o->null_lat_ns;
+	ep.flush_lat_ns = r->o->null_flush_lat_ns;
 	r->src->engine_targets(r, &ep);
 	r->e = r->eng->init(&ep, why, sizeof(why));
 	if (!r->e) {

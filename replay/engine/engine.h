@@ -76,6 +76,7 @@ struct engine_params {
 	 * closes files): the engine reads targets[i].fd at each I/O instead of registering them. */
 	bool fds_change;
 	uint64_t lat_ns; /* null: every I/O completes this long after it was queued (0: at once) */
+	uint64_t flush_lat_ns; /* null: flushes and syncs this long (0: lat_ns) */
 };
 
 struct engine;

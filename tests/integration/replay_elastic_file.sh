@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# timeout: 180
+# timeout: 240
 # Group commit at file level (--dep-group-commit, replay/dep/dep_el.h): two threads of one
-# process share a log file. Per round, B writes its record, thinks 80 ms, then fdatasyncs; A
-# sleeps 40 ms, writes its own record and fdatasyncs at once (every decision 40 ms either side). Recorded at file level on ext4,
-# then replayed with the null engine at 100 ms per call: B's write completes before A's
-# fdatasync is issued, and B's fdatasync comes due while A's is in flight, so every B
-# fdatasync the recording did not itself issue under A's (flushes_kept_redundant: a slow
-# fdatasync in the recording) is coalesced: rounds - kept, exactly. With the model off, or onto
-# the null engine without latency, none is, and every call is issued as recorded.
+# process share a log file. Per round, B writes its record, thinks 300 ms, then fdatasyncs; A
+# sleeps 40 ms, writes its own record and fdatasyncs at once; rounds 2.5 s apart. Recorded at
+# file level on ext4, then replayed with the null engine at 100 ms per call and 2 s per sync:
+# B's write completes before A's (so before A's fdatasync is issued), and B's fdatasync comes
+# due while A's is in flight (by 1.7 s or more), so every B fdatasync the recording did not
+# itself issue under A's (flushes_kept_redundant: a slow fdatasync in the recording) is
+# coalesced: rounds - kept, exactly. With the model off, or onto the null engine without
+# latency (the two fdatasyncs 260 ms apart), none is, and every call is issued as recorded.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 . "$(dirname "$0")/replay_common.inc"
@@ -28,7 +29,7 @@ while not os.path.exists(os.path.join(d, "go")):
     time.sleep(0.01)
 def b():
     os.pwrite(fd, b"b" * 4096, 4096)
-    time.sleep(0.08)
+    time.sleep(0.3)
     os.fdatasync(fd)
 def a():
     time.sleep(0.04)
@@ -40,7 +41,7 @@ for k in range(int(sys.argv[2]) if len(sys.argv) > 2 else 3):
         t.start()
     for t in ts:
         t.join()
-    time.sleep(0.3)
+    time.sleep(2.5)
 PY
 rec_file_workload "$out/work.py" "$w" "$out/f.ioreel"
 n=$(grep -c ',fdatasync,' "$out/f.csv")
@@ -70,9 +71,9 @@ assert row["coalesced"] == want, "expected %d coalesced" % want
 assert row["issued"] == row["trace"] - want and w["issued"] == w["trace"]
 PY
 }
-rp on --null-latency 100ms --dep-group-commit on
+rp on --null-latency 100ms,2s --dep-group-commit on
 check on kept
-rp off --null-latency 100ms
+rp off --null-latency 100ms,2s
 check off 0
 rp fast --dep-group-commit on
 check fast 0
