@@ -274,6 +274,69 @@ static void test_group_commit_grounding(void)
 	dep_infer__free(d);
 }
 
+/*
+ * Split's grounding: B's read wakes after A's flush (a barrier edge), which was queued after B's
+ * write completed: B waited on it for its write (DEP_F_SPLIT). Not when B flushed the write
+ * itself, when another flush queued after B's write came before A's, or when A's barrier
+ * parent is a preflush write (replay does not issue the preflush: no flush to share).
+ */
+static void test_split_grounding(void)
+{
+	struct io_event e[] = {
+		ev(2, 0, 100, IO_OP_WRITE, 0, 8192, 4096),  /* 0: B writes */
+		ev(1, 200, 300, IO_OP_WRITE, 0, 0, 4096),   /* 1: A writes */
+		ev(1, 310, 900, IO_OP_FLUSH, 0, 0, 0),	    /* 2: A's flush covers B's write */
+		ev(2, 910, 1000, IO_OP_READ, 0, 65536, 4096), /* 3: B wakes after it */
+	};
+	struct dep_info x[6];
+	struct dep_infer *d;
+
+	d = infer(e, 4, x, NULL);
+	CHECK(has_edge(&x[3], DEP_BARRIER, 1, 10), "B's read follows A's flush");
+	CHECK(x[3].flags & DEP_F_SPLIT, "B waited on A's flush for its write: flags %x",
+	      x[3].flags);
+	CHECK(dep_infer__stats(d)->split_grounded == 1, "one grounded");
+	dep_infer__free(d);
+
+	/* B flushed its write itself before A's flush: it did not wait on A's for it */
+	{
+		struct io_event f[] = {
+			ev(2, 0, 100, IO_OP_WRITE, 0, 8192, 4096),
+			ev(2, 110, 150, IO_OP_FLUSH, 0, 0, 0),
+			ev(1, 200, 300, IO_OP_WRITE, 0, 0, 4096),
+			ev(1, 310, 900, IO_OP_FLUSH, 0, 0, 0),
+			ev(2, 910, 1000, IO_OP_READ, 0, 65536, 4096),
+		};
+
+		d = infer(f, 5, x, NULL);
+		CHECK(!(x[4].flags & DEP_F_SPLIT), "B's own flush covered it: flags %x",
+		      x[4].flags);
+		dep_infer__free(d);
+	}
+	/* another thread's flush queued after B's write came first: that one covered it */
+	{
+		struct io_event f[] = {
+			ev(2, 0, 100, IO_OP_WRITE, 0, 8192, 4096),
+			ev(3, 120, 150, IO_OP_FLUSH, 0, 0, 0),
+			ev(1, 200, 300, IO_OP_WRITE, 0, 0, 4096),
+			ev(1, 310, 900, IO_OP_FLUSH, 0, 0, 0),
+			ev(2, 910, 1000, IO_OP_READ, 0, 65536, 4096),
+		};
+
+		d = infer(f, 5, x, NULL);
+		CHECK(!(x[4].flags & DEP_F_SPLIT), "C's earlier flush covered it: flags %x",
+		      x[4].flags);
+		dep_infer__free(d);
+	}
+	/* a journal's preflush commit write: replay issues no preflush, nothing to split from */
+	e[2] = ev(1, 310, 900, IO_OP_WRITE, IO_F_PREFLUSH | IO_F_FUA, 4096, 4096);
+	d = infer(e, 4, x, NULL);
+	CHECK(has_edge(&x[3], DEP_BARRIER, 1, 10), "B's read follows the commit write");
+	CHECK(!(x[3].flags & DEP_F_SPLIT), "a preflush write is not split from: flags %x",
+	      x[3].flags);
+	dep_infer__free(d);
+}
+
 int main(void)
 {
 	test_sync_thread();
@@ -284,6 +347,7 @@ int main(void)
 	test_far_parents();
 	test_fitness();
 	test_group_commit_grounding();
+	test_split_grounding();
 	if (!failures)
 		printf("dep inference: all checks passed\n");
 	return failures ? 1 : 0;
