@@ -29,6 +29,7 @@
 #include "formats/file.h"
 #include "synth/jobgen.h"
 #include "synth/synth.h"
+#include "util/num.h"
 
 #define X86_O_RDWR 02
 #define X86_O_CREAT 0100
@@ -210,11 +211,7 @@ struct fset {
 
 static uint32_t path_hash(const char *p)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (; *p; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
-	return h;
+	return (uint32_t)fnv1a_str(p);
 }
 
 static int fset_index(struct fset *fs, uint32_t id)
