@@ -3,7 +3,8 @@
  * libFuzzer target for replay: the input, its checksums fixed up (so that mutations reach the
  * header fields and events replay acts on), is written as a .ioreel file and replayed with the
  * null engine onto a 64 MiB sparse file, writes allowed, in the trace's default mode and in one
- * other mode picked from a hash of the input (timed, afap, closed or dep). Must never crash,
+ * other mode picked from a hash of the input (timed, afap, closed or dep; one time in two with
+ * dep mode's elastic models on and the null engine slowed a few us). Must never crash,
  * leak or hang: a hostile header can ask for an hour of runtime or a deadline a year away, so
  * a watchdog thread sets replay_stop (what SIGINT does in the verb) 150 ms after the clock
  * started (2 s after the call if it has not), and aborts if replay_run has not returned 5 s
@@ -108,7 +109,9 @@ static void discard_warning(const char *msg)
 	(void)msg;
 }
 
-static void replay_once(const char *trace, const char *target, int mode)
+/* elastic: dep mode's models on (group commit, absorbed writes, split flushes), the null engine
+ * slowed by a few us per I/O and per flush so that I/Os and flushes are in flight together */
+static void replay_once(const char *trace, const char *target, int mode, uint32_t elastic)
 {
 	struct replay_opts o = {
 		.trace = trace,
@@ -131,6 +134,12 @@ static void replay_once(const char *trace, const char *target, int mode)
 	int ret;
 
 	dep_opts_default(&o.dep);
+	if (elastic) {
+		o.dep.group_commit = o.dep.absorb = o.dep.split = true;
+		o.dep_set = true;
+		o.null_lat_ns = 1000 * (elastic % 16);
+		o.null_flush_lat_ns = 1000 * (elastic / 16 % 128);
+	}
 	pthread_mutex_lock(&lock);
 	replay_stop = 0;
 	t0 = now_ns();
@@ -326,7 +335,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		save_trace(fd, getenv("FUZZ_REPLAY_SAVE"));
 	for (size_t i = 0; i < size; i++)
 		h = (h ^ data[i]) * 16777619u;
-	replay_once(path, target, REPLAY_MODE_AUTO);
-	replay_once(path, target, modes[h % 4]);
+	replay_once(path, target, REPLAY_MODE_AUTO, 0);
+	/* dep mode (a recording's default, or picked) with its models on, one time in two */
+	replay_once(path, target, modes[h % 4], (h >> 2) & 1 ? 1 + (h >> 3) % 2048 : 0);
 	return 0;
 }
