@@ -183,10 +183,6 @@ int synth_fileops_prepare(struct synth_spec *s, char *why, size_t why_len)
 		if (j->filesize && j->size && !j->io_size)
 			j->io_size = j->size;
 		j->size = F - j->offset - (uint64_t)(j->numjobs - 1) * j->offset_inc;
-		if (j->io_size)
-			j->io_size = j->io_size / n;
-		if (j->number_ios)
-			j->number_ios = (j->number_ios + n - 1) / n;
 		j->file_base = 0;
 		j->clone_span = 0;
 		j->rel = false;
@@ -496,10 +492,21 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 	struct jobgen **g = calloc(n, sizeof(*g));
 	uint32_t *ids = calloc(n, sizeof(*ids));
 	bool *done = calloc(n, sizeof(*done));
-	uint64_t issued = 0, limit = j->number_ios ? j->number_ios * n : UINT64_MAX;
+	/* over several files, number_ios and io_size count the job's I/Os and bytes over all of
+	 * them (fio's): each file's generator walks its whole region, the job stops at either */
+	struct synth_job *jf = n > 1 ? malloc(sizeof(*jf)) : NULL;
+	uint64_t issued = 0, limit = n > 1 && j->number_ios ? j->number_ios : UINT64_MAX;
+	uint64_t bytes = 0, blimit = UINT64_MAX;
 	char path[TRACE_FILE_PATH_MAX];
 	struct synth_rng rng;
-	int err = g && ids && done ? 0 : -ENOMEM, cur = -1;
+	int err = g && ids && done && (n == 1 || jf) ? 0 : -ENOMEM, cur = -1;
+
+	if (jf) {
+		*jf = *j;
+		jf->number_ios = jf->io_size = 0;
+		if (j->io_size)
+			blimit = j->io_size * (j->time_based ? 1 : j->loops ? j->loops : 1);
+	}
 
 	rng_seed(&rng, j->seed ^ (0x51ed2701ULL + s));
 	for (uint32_t k = 0; !err && k < n; k++) {
@@ -512,11 +519,11 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 				     0644, 0, job_oflags(j), FIRST_FD + k, true);
 		/* every file its own numbers: stream s's k-th generator */
 		if (!err && !opens)
-			g[k] = jobgen_new(j, s * SYNTH_MAX_FILES + k, c, false, 0, &err);
+			g[k] = jobgen_new(jf ? jf : j, s * SYNTH_MAX_FILES + k, c, false, 0, &err);
 	}
 	if (opens)
 		limit = 0;
-	while (!err && issued < limit) {
+	while (!err && issued < limit && bytes < blimit) {
 		struct io_event b;
 		double key;
 		int more = 0;
@@ -524,7 +531,7 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 		cur = next_file(j, done, n, cur, &rng);
 		if (cur < 0)
 			break;
-		for (uint32_t i = 0; !err && i < batch && issued < limit; i++) {
+		for (uint32_t i = 0; !err && i < batch && issued < limit && bytes < blimit; i++) {
 			more = jobgen_next(g[cur], &b, &key);
 			if (more <= 0) {
 				done[cur] = true;
@@ -533,6 +540,7 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 			}
 			err = io_call(fw, j, s, &b, ids[cur], FIRST_FD + cur);
 			issued += b.op != IO_OP_FLUSH;
+			bytes += b.op != IO_OP_FLUSH ? b.length : 0;
 		}
 	}
 	for (uint32_t k = 0; g && k < n; k++)
@@ -541,6 +549,7 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 	free(g);
 	free(ids);
 	free(done);
+	free(jf);
 	return err;
 }
 

@@ -18,7 +18,7 @@ out=$(scratch_dir)
 	>/dev/null 2>"$out/synth.err" || fail "synth: $(cat "$out/synth.err")"
 "$IOREEL" convert "$out/f.ioreel" "$out/f.csv" >/dev/null || fail "convert"
 # info says the times are an order (closed loop), not a span of nanoseconds
-output_has 'closed loop, 15 streams' "$IOREEL" info "$out/f.ioreel" || fail "info: not closed loop"
+output_has 'closed loop, 17 streams' "$IOREEL" info "$out/f.ioreel" || fail "info: not closed loop"
 
 for eng in io_uring libaio psync null; do
 	root=$mnt/$eng
@@ -59,14 +59,15 @@ if eng != "null":  # the null engine makes no call: only the lay-out is there
     has([f"stat.0.{k}" for k in range(8)], stat.S_ISREG, 16384)
     has([f"mkdirs.0.{k}" for k in range(4)], stat.S_ISDIR, mode=0)  # mkdir(name, S_IFDIR)
     has([f"dstat.0.{k}" for k in range(4)], stat.S_ISDIR)
-    has([f"{j}.0.{k}" for j in ("rr", "seq", "rnd") for k in range(3)] + ["rr2.0.0", "rr2.0.1"],
+    has([f"{j}.0.{k}" for j in ("rr", "seq", "rnd", "rrn", "iosz") for k in range(3)] +
+        ["rr2.0.0", "rr2.0.1"],
         stat.S_ISREG, 16384)
     has(["frag"], stat.S_ISREG, 262144)
     has(["trunc"], stat.S_ISREG, 61440)
     gone = [n for n in ls if n.startswith(("delete.", "rmdirs."))]
     if gone:
         bad.append(f"left though deleted: {gone}")
-    if len(ls) != 8 + 7 + 8 + 4 + 4 + 9 + 2 + 2:
+    if len(ls) != 8 + 7 + 8 + 4 + 4 + 15 + 2 + 2:
         bad.append(f"{len(ls)} names under the root: {sorted(ls)}")
     # 16 distinct 4 KiB holes punched in the 256 KiB laid out with data (st_blocks counts the
     # extent tree's blocks too: one block of room)

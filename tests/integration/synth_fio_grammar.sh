@@ -155,7 +155,7 @@ def fio_order(j):
         if len(f) == 5 and f[2] in ("read", "write"):
             seq.append((os.path.basename(f[1]), int(f[3])))
     return seq
-for j in ("rr", "seq", "rr2"):
+for j in ("rr", "seq", "rr2", "rrn", "iosz"):
     ours = [(os.path.basename(r["path"]), int(r["offset"])) for r in rows
             if r["comm"] == j and r["op"] in ("read", "write")]
     if ours != fio_order(j):
@@ -167,7 +167,7 @@ if len(rnd) != 12 or len(set(rnd)) != 12 or set(p for p, _ in rnd) != {"rnd.0.0"
 # the file table: fio's names, the sizes fio lays out (filecreate's and dircreate's names are
 # made by the calls; capped's 7 of its 50, as number_ios stops fio); depth 1 each (sync
 # engines), one stream per job
-if syn["files"] != 56 or syn["streams"] != 15 or set(syn["depth"]) != {1}:
+if syn["files"] != 62 or syn["streams"] != 17 or set(syn["depth"]) != {1}:
     bad.append(f"trace: {syn['files']} files, {syn['streams']} streams, depths {syn['depth']}")
 print("  fileops.fio: calls per job as fio's", "" if not bad else "WRONG:", *bad, sep="\n    ")
 sys.exit(1 if bad else 0)
