@@ -43,10 +43,10 @@
 #define FIRST_FD 3
 
 static const char *const fop_engines[] = {
-	[SYNTH_FOP_FALLOC] = "falloc",	       [SYNTH_FOP_FTRUNCATE] = "ftruncate",
-	[SYNTH_FOP_FILECREATE] = "filecreate", [SYNTH_FOP_FILESTAT] = "filestat",
-	[SYNTH_FOP_FILEDELETE] = "filedelete", [SYNTH_FOP_DIRCREATE] = "dircreate",
-	[SYNTH_FOP_DIRSTAT] = "dirstat",       [SYNTH_FOP_DIRDELETE] = "dirdelete",
+    [SYNTH_FOP_FALLOC] = "falloc",	   [SYNTH_FOP_FTRUNCATE] = "ftruncate",
+    [SYNTH_FOP_FILECREATE] = "filecreate", [SYNTH_FOP_FILESTAT] = "filestat",
+    [SYNTH_FOP_FILEDELETE] = "filedelete", [SYNTH_FOP_DIRCREATE] = "dircreate",
+    [SYNTH_FOP_DIRSTAT] = "dirstat",	   [SYNTH_FOP_DIRDELETE] = "dirdelete",
 };
 
 enum synth_fileop synth_fileop_of(const char *engine)
@@ -70,7 +70,7 @@ static bool dir_op(const struct synth_job *j)
 
 int synth_file_service_set(struct synth_job *j, const char *v, char *why, size_t why_len)
 {
-	static const char *const names[] = { "roundrobin", "sequential", "random" };
+	static const char *const names[] = {"roundrobin", "sequential", "random"};
 	char *end = NULL;
 	size_t n = v ? strcspn(v, ":") : 0;
 	unsigned long batch = 1;
@@ -79,8 +79,10 @@ int synth_file_service_set(struct synth_job *j, const char *v, char *why, size_t
 		errno = 0;
 		batch = strtoul(v + n + 1, &end, 10);
 		if (errno || !batch || *end || batch > UINT32_MAX) {
-			snprintf(why, why_len, "file_service_type=%s: expected roundrobin, "
-					       "sequential or random, with :N (I/Os per file) >= 1", v);
+			snprintf(why, why_len,
+				 "file_service_type=%s: expected roundrobin, "
+				 "sequential or random, with :N (I/Os per file) >= 1",
+				 v);
 			return -EINVAL;
 		}
 	}
@@ -90,15 +92,19 @@ int synth_file_service_set(struct synth_job *j, const char *v, char *why, size_t
 			j->fsvc_batch = (uint32_t)batch;
 			return 0;
 		}
-	if (v && (!strncmp(v, "zipf", n) || !strncmp(v, "pareto", n) ||
-		  !strncmp(v, "normal", n) || !strncmp(v, "gauss", n))) {
-		snprintf(why, why_len, "file_service_type=%s: files picked by a skewed "
-				       "distribution are not modeled (roundrobin, sequential and "
-				       "random are)", v);
+	if (v && (!strncmp(v, "zipf", n) || !strncmp(v, "pareto", n) || !strncmp(v, "normal", n) ||
+		  !strncmp(v, "gauss", n))) {
+		snprintf(why, why_len,
+			 "file_service_type=%s: files picked by a skewed "
+			 "distribution are not modeled (roundrobin, sequential and "
+			 "random are)",
+			 v);
 		return -EOPNOTSUPP;
 	}
-	snprintf(why, why_len, "file_service_type=%s: expected roundrobin, sequential or random "
-			       "(with :N, I/Os per file)", v ? v : "");
+	snprintf(why, why_len,
+		 "file_service_type=%s: expected roundrobin, sequential or random "
+		 "(with :N, I/Os per file)",
+		 v ? v : "");
 	return -EINVAL;
 }
 
@@ -136,24 +142,29 @@ int synth_fileops_prepare(struct synth_spec *s, char *why, size_t why_len)
 
 		if (j->rate_iops > 0 || j->rate_bytes[0] || j->rate_bytes[1] || j->rate_bytes[2] ||
 		    j->rate_ios[0] || j->rate_ios[1] || j->rate_ios[2])
-			return refuse_job(j, why, why_len, "rate or rate_iops: a file-level trace "
-				"is replayed as a closed loop");
+			return refuse_job(j, why, why_len,
+					  "rate or rate_iops: a file-level trace "
+					  "is replayed as a closed loop");
 		if (j->flow)
 			return refuse_job(j, why, why_len, "flow: not modeled");
 		if (j->size_ppm || j->offset_ppm || j->inc_ppm || j->size_nz || j->offset_nz ||
 		    j->inc_nz || j->fill)
-			return refuse_job(j, why, why_len, "a size or offset in % or zones, or "
-				"fill_device: each file's size must be known in bytes");
+			return refuse_job(j, why, why_len,
+					  "a size or offset in % or zones, or "
+					  "fill_device: each file's size must be known in bytes");
 		if (j->device_engine)
 			return refuse_job(j, why, why_len, "an engine that names its device");
 		if (j->file[0] && n > 1)
-			return refuse_job(j, why, why_len, "filename with nrfiles > 1: fio gives "
-				"the job the files filename lists (one here); drop nrfiles or "
-				"filename");
+			return refuse_job(
+			    j, why, why_len,
+			    "filename with nrfiles > 1: fio gives "
+			    "the job the files filename lists (one here); drop nrfiles or "
+			    "filename");
 		if (j->fileop == SYNTH_FOP_FTRUNCATE &&
 		    (j->ddirs & (1u << SYNTH_DDIR_READ | 1u << SYNTH_DDIR_TRIM)))
-			return refuse_job(j, why, why_len, "ioengine=ftruncate with reads or trims: "
-				"fio fails them (EINVAL), only writes truncate");
+			return refuse_job(j, why, why_len,
+					  "ioengine=ftruncate with reads or trims: "
+					  "fio fails them (EINVAL), only writes truncate");
 		if (j->zeroes_pct && j->fileop)
 			return refuse_job(j, why, why_len, "write_mode=zeroes with a file engine");
 		if (!mn || mn == UINT32_MAX)
@@ -165,8 +176,9 @@ int synth_fileops_prepare(struct synth_spec *s, char *why, size_t why_len)
 		else if (per_file_op(j))
 			F = mn; /* fio's filecreate and dircreate: a block per file */
 		else
-			return refuse_job(j, why, why_len, "no size or filesize: the files' size "
-				"would come from the target");
+			return refuse_job(j, why, why_len,
+					  "no size or filesize: the files' size "
+					  "would come from the target");
 		if (per_file_op(j)) {
 			/* the region only bounds the generator's checks: the calls are per file */
 			j->fsize = dir_op(j) ? 0 : F;
@@ -232,8 +244,8 @@ static int fset_index(struct fset *fs, uint32_t id)
 }
 
 /* The file id of path (1, 2, ...), added at its first use; size: the largest asked. */
-static int file_id(struct fset *fs, const char *path, uint32_t mode, uint32_t origin,
-		   uint64_t size, uint32_t *id)
+static int file_id(struct fset *fs, const char *path, uint32_t mode, uint32_t origin, uint64_t size,
+		   uint32_t *id)
 {
 	for (uint32_t h = fs->nslot ? path_hash(path) & (fs->nslot - 1) : 0;
 	     fs->nslot && fs->slot[h]; h = (h + 1) & (fs->nslot - 1)) {
@@ -261,8 +273,8 @@ static int file_id(struct fset *fs, const char *path, uint32_t mode, uint32_t or
 	fs->paths[fs->n] = strdup(path);
 	if (!fs->paths[fs->n])
 		return -ENOMEM;
-	fs->tf[fs->n] = (struct trace_file){ .id = fs->n + 1, .origin = origin, .mode = mode,
-					     .size = size, .alloc = size };
+	fs->tf[fs->n] = (struct trace_file){
+	    .id = fs->n + 1, .origin = origin, .mode = mode, .size = size, .alloc = size};
 	fs->tf[fs->n].path = fs->paths[fs->n];
 	*id = ++fs->n;
 	return fset_index(fs, *id);
@@ -306,9 +318,9 @@ static int fw_flush(struct fw *fw)
 }
 
 /* A call of stream s (its own process, pid 1000 + s). at_start: a descriptor open before it. */
-static int fw_add(struct fw *fw, const struct synth_job *j, uint32_t s, uint8_t op,
-		  uint32_t file, int32_t fd, uint64_t offset, uint32_t len, uint32_t aux,
-		  uint64_t arg, uint32_t oflags, int64_t result, bool at_start)
+static int fw_add(struct fw *fw, const struct synth_job *j, uint32_t s, uint8_t op, uint32_t file,
+		  int32_t fd, uint64_t offset, uint32_t len, uint32_t aux, uint64_t arg,
+		  uint32_t oflags, int64_t result, bool at_start)
 {
 	struct io_event *e = &fw->ev[fw->n];
 	struct io_fext *x = &fw->x[fw->n];
@@ -415,8 +427,8 @@ static int per_file_stream(struct fw *fw, struct fset *fs, const struct synth_jo
 					     false);
 				break;
 			case SYNTH_FOP_DIRDELETE:
-				err = fw_add(fw, j, s, IO_FOP_RMDIR, ids[k], -100, 0, 0, 0x200, 0, 0,
-					     0, false);
+				err = fw_add(fw, j, s, IO_FOP_RMDIR, ids[k], -100, 0, 0, 0x200, 0,
+					     0, 0, false);
 				break;
 			}
 		}
@@ -558,7 +570,7 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 			   size_t why_len)
 {
 	struct fw *fw = calloc(1, sizeof(*fw));
-	struct fset fs = { 0 };
+	struct fset fs = {0};
 	uint32_t ns = 0;
 	int err = fw ? 0 : -ENOMEM;
 
@@ -585,7 +597,7 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 		goto out;
 	fw->c = counts;
 	/* the calls first, in memory per stream; the file table must precede them in the file */
-	fw->w = trace_writer__open(path, meta, &(struct trace_writer_opts){ .replace = true });
+	fw->w = trace_writer__open(path, meta, &(struct trace_writer_opts){.replace = true});
 	if (!fw->w) {
 		err = -errno;
 		snprintf(why, why_len, "cannot create %s: %s", path, strerror(errno));
@@ -605,9 +617,9 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 
 				file_path(j, c, k, p, sizeof(p));
 				err = file_id(&fs, p, dir_op(j) ? S_DIR | 0700 : S_REG | 0644,
-					      made		? TRACE_FILE_NAME_ONLY
+					      made	       ? TRACE_FILE_NAME_ONLY
 					      : per_file_op(j) ? TRACE_FILE_OPENED
-								: TRACE_FILE_AT_START,
+							       : TRACE_FILE_AT_START,
 					      made ? 0 : j->fsize, &id);
 			}
 		}
@@ -621,8 +633,9 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 				err = io_stream(fw, &fs, &s->jobs[i], c, st, true);
 	for (unsigned int i = 0, st = 0; !err && i < s->njobs; i++)
 		for (uint32_t c = 0; !err && c < s->jobs[i].numjobs; c++, st++)
-			err = per_file_op(&s->jobs[i]) ? per_file_stream(fw, &fs, &s->jobs[i], c, st)
-						       : io_stream(fw, &fs, &s->jobs[i], c, st, false);
+			err = per_file_op(&s->jobs[i])
+				  ? per_file_stream(fw, &fs, &s->jobs[i], c, st)
+				  : io_stream(fw, &fs, &s->jobs[i], c, st, false);
 	if (!err)
 		err = fw_flush(fw);
 	if (!err && fs.n != counts->files)
@@ -634,7 +647,7 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 		trace_writer__abort(fw->w);
 		goto out;
 	}
-	err = trace_writer__close(fw->w, &(struct trace_stats){ .events = counts->events });
+	err = trace_writer__close(fw->w, &(struct trace_stats){.events = counts->events});
 	if (err)
 		snprintf(why, why_len, "closing %s failed: %s", path, strerror(-err));
 out:

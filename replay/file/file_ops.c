@@ -75,7 +75,8 @@ void fops_first_sight(struct frun *f, uint32_t file, const struct io_event *ev,
 	if (!S_ISDIR(tf->mode) && !fops_is_dir_op(ev->op) && !f->names[ff->name].parent) {
 		/* a name first seen by a stat that found it: it existed (a name only has no size:
 		 * made empty, as an unlinked name is) */
-		if (ev->op == IO_FOP_STAT && (tf->origin & TRACE_FILE_NAME_ONLY) && x->result >= 0) {
+		if (ev->op == IO_FOP_STAT && (tf->origin & TRACE_FILE_NAME_ONLY) &&
+		    x->result >= 0) {
 			ff->layout = tf->size ? FLAY_DATA : FLAY_EMPTY;
 			ff->weak = true;
 		}
