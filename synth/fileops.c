@@ -471,39 +471,61 @@ static int io_call(struct fw *fw, const struct synth_job *j, uint32_t s, const s
 	return -EINVAL;
 }
 
-/* Which file the next batch goes to, as fio's get_next_file: -1 when every file is done. */
-static int next_file(const struct synth_job *j, const bool *done, uint32_t n, int cur,
+/* The files of one job clone while its calls are written: which are done and which open. */
+struct fstate {
+	bool *done, *open;
+	uint32_t n, nopen, limit; /* limit: openfiles (n: every file open before the clock) */
+};
+
+/* fio may go on with file k: not done, and open or openable (fewer than openfiles open) */
+static bool usable(const struct fstate *st, uint32_t k)
+{
+	return !st->done[k] && (st->open[k] || st->nopen < st->limit);
+}
+
+/* Which file the next batch goes to, as fio's get_next_file: -1 when every file is done. With
+ * openfiles below nrfiles fio picks among the files it has open or may open (checked against
+ * fio 3.33: openfiles=1 does the files one after the other, whatever file_service_type). */
+static int next_file(const struct synth_job *j, const struct fstate *st, int cur,
 		     struct synth_rng *rng)
 {
-	uint32_t left = 0, pick;
+	uint32_t left = 0, pick, n = st->n;
 
 	for (uint32_t k = 0; k < n; k++)
-		left += !done[k];
+		left += usable(st, k);
 	if (!left)
 		return -1;
 	if (j->file_service == SYNTH_FSVC_RANDOM) {
 		pick = (uint32_t)(rng_below(rng, left));
 		for (uint32_t k = 0; k < n; k++)
-			if (!done[k] && !pick--)
+			if (usable(st, k) && !pick--)
 				return (int)k;
 	}
-	if (j->file_service == SYNTH_FSVC_SEQ && cur >= 0 && !done[cur])
+	if (j->file_service == SYNTH_FSVC_SEQ && cur >= 0 && usable(st, (uint32_t)cur))
 		return cur;
 	for (uint32_t k = 1; k <= n; k++) /* the first file first (cur -1) */
-		if (!done[(uint32_t)(cur + (int)k) % n])
+		if (usable(st, (uint32_t)(cur + (int)k) % n))
 			return (int)((uint32_t)(cur + (int)k) % n);
 	return -1;
 }
 
 /* Reads, writes, fallocate, ftruncate over the job's files: one generator per file (its own
  * offsets and random map, as fio keeps per file), interleaved by file_service_type. */
+static bool lazy_opens(const struct synth_job *j)
+{
+	return j->openfiles && j->openfiles < (j->nrfiles ? j->nrfiles : 1);
+}
+
 static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, uint32_t c,
 		     uint32_t s, bool opens)
 {
 	uint32_t n = j->nrfiles ? j->nrfiles : 1, batch = j->fsvc_batch ? j->fsvc_batch : 1;
 	struct jobgen **g = calloc(n, sizeof(*g));
-	uint32_t *ids = calloc(n, sizeof(*ids));
-	bool *done = calloc(n, sizeof(*done));
+	uint32_t *ids = calloc(n, sizeof(*ids)), of = job_oflags(j);
+	struct fstate st = {.done = calloc(n, sizeof(bool)),
+			    .open = calloc(n, sizeof(bool)),
+			    .n = n,
+			    .limit = lazy_opens(j) ? j->openfiles : n};
 	/* over several files, number_ios and io_size count the job's I/Os and bytes over all of
 	 * them (fio's): each file's generator walks its whole region, the job stops at either */
 	struct synth_job *jf = n > 1 ? malloc(sizeof(*jf)) : NULL;
@@ -511,7 +533,7 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 	uint64_t bytes = 0, blimit = UINT64_MAX;
 	char path[TRACE_FILE_PATH_MAX];
 	struct synth_rng rng;
-	int err = g && ids && done && (n == 1 || jf) ? 0 : -ENOMEM, cur = -1;
+	int err = g && ids && st.done && st.open && (n == 1 || jf) ? 0 : -ENOMEM, cur = -1;
 
 	if (jf) {
 		*jf = *j;
@@ -519,34 +541,42 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 		if (j->io_size)
 			blimit = j->io_size * (j->time_based ? 1 : j->loops ? j->loops : 1);
 	}
-
 	rng_seed(&rng, j->seed ^ (0x51ed2701ULL + s));
 	for (uint32_t k = 0; !err && k < n; k++) {
 		file_path(j, c, k, path, sizeof(path));
 		err = file_id(fs, path, S_REG | 0644, TRACE_FILE_AT_START, j->fsize, &ids[k]);
 		/* open before the clock, as fio opens a job's files before its I/O (all the
-		 * streams' first: they are at time 0, the calls after) */
-		if (!err && opens)
+		 * streams' first: they are at time 0, the calls after); with openfiles below
+		 * nrfiles the opens and closes are calls of the stream (below) */
+		if (!err && opens && !lazy_opens(j))
 			err = fw_add(fw, j, s, IO_FOP_OPEN, ids[k], FIRST_FD + (int32_t)k, 0, 0,
-				     0644, 0, job_oflags(j), FIRST_FD + k, true);
+				     0644, 0, of, FIRST_FD + k, true);
 		/* every file its own numbers: stream s's k-th generator */
 		if (!err && !opens)
 			g[k] = jobgen_new(jf ? jf : j, s * SYNTH_MAX_FILES + k, c, false, 0, &err);
 	}
 	if (opens)
 		limit = 0;
+	if (!lazy_opens(j))
+		memset(st.open, 1, n * sizeof(bool)); /* open before the clock */
 	while (!err && issued < limit && bytes < blimit) {
 		struct io_event b;
 		double key;
 		int more = 0;
 
-		cur = next_file(j, done, n, cur, &rng);
+		cur = next_file(j, &st, cur, &rng);
 		if (cur < 0)
 			break;
+		if (!st.open[cur]) { /* fio opens a file as it first comes to it */
+			st.open[cur] = true;
+			st.nopen++;
+			err = fw_add(fw, j, s, IO_FOP_OPEN, ids[cur], -100, 0, 0, 0644, 0, of,
+				     FIRST_FD + cur, false);
+		}
 		for (uint32_t i = 0; !err && i < batch && issued < limit && bytes < blimit; i++) {
 			more = jobgen_next(g[cur], &b, &key);
 			if (more <= 0) {
-				done[cur] = true;
+				st.done[cur] = true;
 				err = more;
 				break;
 			}
@@ -554,13 +584,26 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 			issued += b.op != IO_OP_FLUSH;
 			bytes += b.op != IO_OP_FLUSH ? b.length : 0;
 		}
+		/* and closes a finished one, making room for the next */
+		if (!err && st.done[cur] && lazy_opens(j)) {
+			st.open[cur] = false;
+			st.nopen--;
+			err = fw_add(fw, j, s, IO_FOP_CLOSE, ids[cur], FIRST_FD + cur, 0, 0, 0, 0,
+				     of, 0, false);
+		}
 	}
+	/* the job's end closes what is still open */
+	for (uint32_t k = 0; !err && !opens && lazy_opens(j) && k < n; k++)
+		if (st.open[k])
+			err = fw_add(fw, j, s, IO_FOP_CLOSE, ids[k], FIRST_FD + (int32_t)k, 0, 0, 0,
+				     0, of, 0, false);
 	for (uint32_t k = 0; g && k < n; k++)
 		if (g[k])
 			jobgen_free(g[k]);
 	free(g);
 	free(ids);
-	free(done);
+	free(st.done);
+	free(st.open);
 	free(jf);
 	return err;
 }
@@ -616,11 +659,12 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 					    j->fileop == SYNTH_FOP_DIRCREATE;
 
 				file_path(j, c, k, p, sizeof(p));
-				err = file_id(&fs, p, dir_op(j) ? S_DIR | 0700 : S_REG | 0644,
-					      made	       ? TRACE_FILE_NAME_ONLY
-					      : per_file_op(j) ? TRACE_FILE_OPENED
-							       : TRACE_FILE_AT_START,
-					      made ? 0 : j->fsize, &id);
+				err =
+				    file_id(&fs, p, dir_op(j) ? S_DIR | 0700 : S_REG | 0644,
+					    made			      ? TRACE_FILE_NAME_ONLY
+					    : per_file_op(j) || lazy_opens(j) ? TRACE_FILE_OPENED
+									      : TRACE_FILE_AT_START,
+					    made ? 0 : j->fsize, &id);
 			}
 		}
 	}

@@ -668,6 +668,14 @@ static int set_opt(struct opt_ctx *c, const char *k)
 		c->j->nrfiles = (uint32_t)u;
 		return 0;
 	}
+	if (!strcmp(k, "openfiles")) {
+		/* fewer than nrfiles: fio opens a file as it comes to it and closes a finished
+		 * one before it opens another (synth/fileops.c) */
+		if (set_u64(c, &u, 1, UINT32_MAX))
+			return -EINVAL;
+		c->j->openfiles = (uint32_t)u;
+		return 0;
+	}
 	if (!strcmp(k, "file-service-type"))
 		return synth_file_service_set(c->j, c->v, c->why, c->why_len);
 	if (!strcmp(k, "stat-type")) {

@@ -117,6 +117,7 @@ struct synth_job {
 	bool buffered;	      /* direct=0 (fio's default): files opened without O_DIRECT */
 	uint32_t nrfiles;     /* files per job clone (fio's nrfiles; 0 or 1: one) */
 	uint32_t fsvc_batch;  /* file_service_type=...:N, I/Os per file before the next (0: 1) */
+	uint32_t openfiles;   /* fio's openfiles: files open at once (0: all) */
 	uint64_t fsize;	      /* each file's size once resolved (file-level traces) */
 };
 

@@ -80,6 +80,8 @@ struct fslot_info {
 struct fslot {
 	uint64_t done_uses; /* calls on it completed */
 	uint64_t close_at;  /* close the descriptor once done_uses reaches this; UINT64_MAX: open */
+	uint64_t open_base; /* done_uses at its open: a closed loop cycles a stream's open, calls
+			     * and close, and the close counts the calls since that open */
 	uint32_t oflags;    /* its flags now (x86-64 values), for the result */
 };
 

@@ -65,6 +65,7 @@ static int do_open(struct run *r, struct replay_io *io)
 		return fd;
 	f->tg[io->dev].fd = fd;
 	f->slots[io->dev].oflags = io->aux;
+	f->slots[io->dev].open_base = f->slots[io->dev].done_uses;
 	return fd;
 }
 
@@ -72,7 +73,7 @@ static int do_close(struct frun *f, const struct replay_io *io)
 {
 	struct fslot *s = &f->slots[io->dev];
 
-	s->close_at = io->arg;
+	s->close_at = s->open_base + io->arg; /* the calls since its open (once, unless cycled) */
 	/* uses done already: close now (use_done's check, without counting a use) */
 	if (s->done_uses >= s->close_at) {
 		s->done_uses--;

@@ -18,7 +18,7 @@ out=$(scratch_dir)
 	>/dev/null 2>"$out/synth.err" || fail "synth: $(cat "$out/synth.err")"
 "$IOREEL" convert "$out/f.ioreel" "$out/f.csv" >/dev/null || fail "convert"
 # info says the times are an order (closed loop), not a span of nanoseconds
-output_has 'closed loop, 17 streams' "$IOREEL" info "$out/f.ioreel" || fail "info: not closed loop"
+output_has 'closed loop, 19 streams' "$IOREEL" info "$out/f.ioreel" || fail "info: not closed loop"
 
 for eng in io_uring libaio psync null; do
 	root=$mnt/$eng
@@ -59,7 +59,8 @@ if eng != "null":  # the null engine makes no call: only the lay-out is there
     has([f"stat.0.{k}" for k in range(8)], stat.S_ISREG, 16384)
     has([f"mkdirs.0.{k}" for k in range(4)], stat.S_ISDIR, mode=0)  # mkdir(name, S_IFDIR)
     has([f"dstat.0.{k}" for k in range(4)], stat.S_ISDIR)
-    has([f"{j}.0.{k}" for j in ("rr", "seq", "rnd", "rrn", "iosz") for k in range(3)] +
+    has([f"{j}.0.{k}" for j in ("rr", "seq", "rnd", "rrn", "iosz", "of1", "of2")
+         for k in range(3)] +
         ["rr2.0.0", "rr2.0.1"],
         stat.S_ISREG, 16384)
     has(["frag"], stat.S_ISREG, 262144)
@@ -67,7 +68,7 @@ if eng != "null":  # the null engine makes no call: only the lay-out is there
     gone = [n for n in ls if n.startswith(("delete.", "rmdirs."))]
     if gone:
         bad.append(f"left though deleted: {gone}")
-    if len(ls) != 8 + 7 + 8 + 4 + 4 + 15 + 2 + 2:
+    if len(ls) != 8 + 7 + 8 + 4 + 4 + 21 + 2 + 2:
         bad.append(f"{len(ls)} names under the root: {sorted(ls)}")
     # 16 distinct 4 KiB holes punched in the 256 KiB laid out with data (st_blocks counts the
     # extent tree's blocks too: one block of room)
@@ -93,5 +94,22 @@ st = r["file"]["ops"]["stat"]
 print("time_based: stat", st["trace"], "in the trace, replayed", st["replayed"], "in",
       r["fidelity"]["replay_span_ns"], "ns")
 sys.exit(0 if st["trace"] == 8 and st["replayed"] > 8 * 10 and st["failed"] == 0 else 1)
+PY
+# openfiles below nrfiles at depth 4, time based: each cycle opens, uses and closes the files
+# again; a close waits for the calls on its file since that open (none fails, none on a
+# closed descriptor)
+printf '[o]\nioengine=libaio\niodepth=4\nrw=randread\nnrfiles=3\nopenfiles=1\nfilesize=64k\ntime_based\nruntime=1\n' \
+	>"$out/o.fio"
+"$IOREEL" synth --fio-job "$out/o.fio" -o "$out/o.ioreel" >/dev/null 2>&1 || fail "synth o.fio"
+mkdir -p "$mnt/o"
+"$IOREEL" replay "$out/o.ioreel" --root "$mnt/o" --allow-writes --engine libaio --json \
+	>"$out/o.json" || fail "replay o.ioreel"
+python3 - "$out/o.json" <<'PY' || fail "openfiles, time based (above)"
+import json, sys
+f = json.load(open(sys.argv[1]))["file"]
+o = {k: (v["trace"], v["replayed"], v["failed"]) for k, v in f["ops"].items()}
+print("openfiles=1, time based:", o, "not open", f["not_open"])
+sys.exit(0 if o["open"][0] == 3 and o["open"][1] > 3 and o["read"][1] > o["read"][0] and
+         not any(v[2] for v in o.values()) and f["not_open"] == 0 else 1)
 PY
 echo PASS

@@ -122,9 +122,9 @@ python3 - "$d/fileops.json" "$d/fileops.csv" "$fd" "$have_dir_engines" <<'PY' ||
 import collections, csv, json, os, sys
 syn, tcsv, fd, dirs = json.load(open(sys.argv[1]))["traces"][0], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 rows = [r for r in csv.DictReader(l for l in open(tcsv) if not l.startswith("#"))]
-calls = collections.Counter()  # per job: its calls, not the descriptors opened before them
-for r in rows:
-    if not (r["op"] == "open" and r["iface"] == "start") and r["op"] != "close":
+calls = collections.Counter()  # per job: its calls, not its files' opens and closes (fio's
+for r in rows:                 # are not timed, filecreate's open apart)
+    if r["op"] != "close" and (r["op"] != "open" or r["comm"] in ("create", "capped")):
         calls[r["comm"]] += 1
 fio = {j["jobname"]: sum(j[k]["clat_ns"].get("N", 0) for k in ("read", "write", "trim"))
        for j in json.load(open(os.path.join(fd, "fio.json")))["jobs"]}
@@ -148,16 +148,21 @@ tr = [int(r["offset"]) for r in rows if r["comm"] == "trunc" and r["op"] == "tru
 if tr != list(range(0, 65536, 4096)):
     bad.append(f"trunc: sizes {tr}")
 # each job's reads and writes go to its files in fio's order (file_service_type)
+# (openfiles below nrfiles: the opens and closes too, where fio makes them)
 def fio_order(j):
     seq = []
     for line in open(os.path.join(fd, j + ".iolog")):
         f = line.split()
         if len(f) == 5 and f[2] in ("read", "write"):
             seq.append((os.path.basename(f[1]), int(f[3])))
+        elif len(f) == 3 and f[2] in ("open", "close") and j.startswith("of"):
+            seq.append((os.path.basename(f[1]), f[2]))
     return seq
-for j in ("rr", "seq", "rr2", "rrn", "iosz"):
-    ours = [(os.path.basename(r["path"]), int(r["offset"])) for r in rows
-            if r["comm"] == j and r["op"] in ("read", "write")]
+for j in ("rr", "seq", "rr2", "rrn", "iosz", "of1", "of2"):
+    ours = [(os.path.basename(r["path"]),
+             r["op"] if r["op"] in ("open", "close") else int(r["offset"])) for r in rows
+            if r["comm"] == j and r["op"] in ("read", "write", "open", "close") and
+            r["iface"] != "start"]
     if ours != fio_order(j):
         bad.append(f"{j}: order {ours[:6]}..., fio {fio_order(j)[:6]}...")
 rnd = [(os.path.basename(r["path"]), int(r["offset"])) for r in rows
@@ -167,7 +172,7 @@ if len(rnd) != 12 or len(set(rnd)) != 12 or set(p for p, _ in rnd) != {"rnd.0.0"
 # the file table: fio's names, the sizes fio lays out (filecreate's and dircreate's names are
 # made by the calls; capped's 7 of its 50, as number_ios stops fio); depth 1 each (sync
 # engines), one stream per job
-if syn["files"] != 62 or syn["streams"] != 17 or set(syn["depth"]) != {1}:
+if syn["files"] != 68 or syn["streams"] != 19 or set(syn["depth"]) != {1}:
     bad.append(f"trace: {syn['files']} files, {syn['streams']} streams, depths {syn['depth']}")
 print("  fileops.fio: calls per job as fio's", "" if not bad else "WRONG:", *bad, sep="\n    ")
 sys.exit(1 if bad else 0)
