@@ -30,12 +30,12 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 	fprintf(out, "  elastic models: group commit %s, absorbed writes %s, split flushes %s\n",
 		e->group_commit ? "on" : "off", e->absorb ? "on" : "off",
 		e->splits ? "on" : "off");
-	fprintf(out, "    %-12s %12s %12s %10s %10s %8s %9s\n", "op", "in trace", "issued",
+	fprintf(out, "    %-12s %10s %10s %10s %10s %8s %13s\n", "op", "in trace", "issued",
 		"coalesced", "absorbed", "split", "issued/trace");
 	for (int op = 0; op < DEP_EL_OPS; op++) {
 		if (!shown(e, op))
 			continue;
-		fprintf(out, "    %-12s %12llu %12llu %10llu %10llu %8llu %9.3f\n",
+		fprintf(out, "    %-12s %10llu %10llu %10llu %10llu %8llu %13.3f\n",
 			op_name(e, (unsigned int)op), (unsigned long long)e->trace[op],
 			(unsigned long long)issued(e, op), (unsigned long long)e->coalesced[op],
 			(unsigned long long)e->absorbed[op], (unsigned long long)e->split[op],
@@ -43,13 +43,13 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 	}
 	if (e->group_commit)
 		fprintf(out,
-			"    %llu of %llu flushes were issued in the recording while another "
-			"thread's covered them: never coalesced\n",
+			"    %llu of %llu flushes were issued in the recording under another "
+			"thread's covering one: never coalesced\n",
 			redundant, flushes);
 	if (e->splits)
 		fprintf(out,
-			"    %llu I/Os woke in the recording after another thread's flush that "
-			"covered their thread's writes: split where it no longer did\n",
+			"    %llu I/Os waited in the recording on another thread's flush for their "
+			"writes: split where it no longer covered them\n",
 			(unsigned long long)e->grounded);
 }
 
