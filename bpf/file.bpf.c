@@ -52,6 +52,8 @@ const volatile __u32 under_devs[FL_UNDER_DEVS] = {};
 const volatile __u8 sc_kind[FL_NR_MAX] = {}; /* syscall number -> enum fl_sc */
 /* Set by record/: 1 until it is ready, and at the end (no new call is tracked then). */
 volatile __u32 stopping = 1;
+/* Record each thread's on-CPU time and the host's CPU load (bpf/oncpu.bpf.h). */
+const volatile bool oncpu_enabled = false;
 /* Entries in sync_more: the exit path looks there only when it holds any. */
 volatile __u64 more_count = 0;
 
@@ -121,6 +123,8 @@ static __always_inline void count(__u32 slot, __u64 n)
 	if (v)
 		*v += n;
 }
+
+#include "oncpu.bpf.h"
 
 /* Is the current task one we record? Cheapest checks first: this runs for every traced call. */
 static __always_inline bool wanted(void)
@@ -392,6 +396,7 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 
 	now = bpf_ktime_get_ns();
 	fill_task(&e, now);
+	e.oncpu = oncpu_since(now, e.tid, false);
 	switch (k) {
 	case FL_SC_READ:
 	case FL_SC_WRITE:
@@ -646,6 +651,9 @@ static __always_inline void on_return(__s64 ret)
 			e->len = ret;
 		emit(e);
 	}
+	/* the thread's next gap starts here (a call that made no event included: its time
+	 * is the kernel's, which the replay's own call spends again) */
+	oncpu_mark(now, tid);
 	pend_done(tid, slot);
 }
 

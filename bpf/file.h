@@ -159,7 +159,8 @@ struct fl_event {
 	__u8 iface; /* enum fl_iface */
 	__u8 flags; /* enum fl_flag */
 	__u8 _pad0;
-	__u32 _pad1;
+	__u32 oncpu; /* the thread's on-CPU ns since its previous recorded call (bpf/oncpu.bpf.h),
+		      * saturated at ONCPU_SAT; 0: not known */
 	char comm[16];
 };
 

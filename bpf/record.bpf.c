@@ -37,6 +37,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Filters and tuning, set by record/ before load. */
 const volatile __u32 filter_tgid = 0;
+/* The recorder's own process (idle for the CPU load) and whether to record CPU time
+ * (bpf/oncpu.bpf.h). */
+const volatile __u32 self_tgid = 0;
+const volatile bool oncpu_enabled = false;
 const volatile bool filter_by_comm = false;
 const volatile char filter_comm[16] = {};
 const volatile bool filter_by_cgroup = false;
@@ -56,6 +60,8 @@ volatile __u32 stopping = 0;
 /* The genesis (CLOCK_MONOTONIC ns): an I/O queued before it is not tracked, so a genesis set
  * ahead (the fleet's) starts the trace at that instant whenever the recorder's thread wakes. */
 volatile __u64 track_from = 0;
+
+#include "oncpu.bpf.h"
 
 /* The recorded disks: a read-only table, not a map, because it is consulted for every I/O of
  * the machine and a scan of one or two constant entries costs less than a hash lookup. */

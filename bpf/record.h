@@ -64,9 +64,12 @@ struct rec_event {
 	__u8 op;      /* enum rec_op */
 	__u8 flags;   /* enum rec_flag bits */
 	char comm[16];
+	__u32 oncpu; /* the submitter's on-CPU ns since its previous I/O (bpf/oncpu.bpf.h),
+		      * saturated at ONCPU_SAT; 0: not known (kernel threads, a first I/O) */
+	__u32 _pad;
 };
 
-_Static_assert(sizeof(struct rec_event) == 72, "rec_event layout changed: update record/");
+_Static_assert(sizeof(struct rec_event) == 80, "rec_event layout changed: update record/");
 
 /*
  * One entry of the "slots" array: the in-flight table's fast path, a direct-mapped table
@@ -80,7 +83,7 @@ struct rec_slot {
 	struct rec_event e;
 };
 
-_Static_assert(sizeof(struct rec_slot) == 80, "rec_slot layout changed: update record/");
+_Static_assert(sizeof(struct rec_slot) == 88, "rec_slot layout changed: update record/");
 
 #define REC_SLOTS 8192 /* a power of two */
 
@@ -108,7 +111,7 @@ struct rec_rec {
 };
 
 _Static_assert(sizeof(struct rec_ring_ctl) == 128, "rec_ring_ctl layout changed");
-_Static_assert(sizeof(struct rec_rec) == 80, "rec_rec layout changed: update record/");
+_Static_assert(sizeof(struct rec_rec) == 88, "rec_rec layout changed: update record/");
 
 #define REC_RING_SLACK 16
 

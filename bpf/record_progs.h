@@ -58,6 +58,9 @@ static __always_inline void P(fill)(struct rec_event *e, __u64 now, __u32 dev, _
 		flags |= REC_F_KTHREAD;
 #endif
 	e->flags = flags;
+	/* a kernel thread's CPU is the kernel's work for the I/O: a replay makes it again */
+	e->oncpu = (flags & REC_F_KTHREAD) ? 0 : oncpu_since(now, e->tid, true);
+	e->_pad = 0;
 #if RAW
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 #else

@@ -32,8 +32,9 @@ struct codec_enc {
 	uint32_t cap, n;
 	bool file;
 	unsigned int ncols;
-	uint64_t *v[COL__FCOUNT];
-	uint32_t nv[COL__FCOUNT];
+	bool oncpu; /* some event of the chunk has oncpu_ns: the optional column is written */
+	uint64_t *v[COL__ALL];
+	uint32_t nv[COL__ALL];
 	uint64_t prev_q, prev_i, prev_c;
 	uint64_t first, last, prev_t;
 	bool sorted;
@@ -57,7 +58,9 @@ struct codec_enc *codec_enc_new(uint32_t cap, bool file)
 	e->hmask = hs - 1;
 	e->hash = calloc(hs, sizeof(*e->hash));
 	e->dict = malloc((size_t)cap * IO_COMM_LEN);
-	for (unsigned int c = 0; c < e->ncols; c++) {
+	for (unsigned int c = 0; c < COL__ALL; c++) {
+		if (c >= e->ncols && c != COL_ONCPU)
+			continue;
 		e->v[c] = malloc((size_t)cap * sizeof(uint64_t));
 		if (!e->v[c])
 			goto fail;
@@ -77,7 +80,7 @@ void codec_enc_free(struct codec_enc *e)
 {
 	if (!e)
 		return;
-	for (int c = 0; c < COL__FCOUNT; c++)
+	for (int c = 0; c < COL__ALL; c++)
 		free(e->v[c]);
 	free(e->hash);
 	free(e->dict);
@@ -155,6 +158,8 @@ void codec_enc_add(struct codec_enc *e, const struct io_event *ev)
 	e->v[COL_OP][i] = ev->op;
 	e->v[COL_FLAGS][i] = ev->flags;
 	e->v[COL_COMM][i] = comm_index(e, ev->comm);
+	e->v[COL_ONCPU][i] = ev->oncpu_ns;
+	e->oncpu |= ev->oncpu_ns != 0;
 
 	t = io_event_time(ev);
 	if (t < e->first)
@@ -182,12 +187,12 @@ void codec_enc_add_file(struct codec_enc *e, const struct io_event *ev, const st
 
 size_t codec_enc_raw_bound(const struct codec_enc *e)
 {
-	return 16 + (size_t)e->ndict * IO_COMM_LEN + e->ncols * (24 + 8 * (size_t)e->n);
+	return 16 + (size_t)e->ndict * IO_COMM_LEN + (e->ncols + 1) * (24 + 8 * (size_t)e->n);
 }
 
 size_t codec_enc_max_cuts(void)
 {
-	return COL__FCOUNT * 8 + 2;
+	return COL__ALL * 8 + 2;
 }
 
 /* Minimum (as signed: deltas may be negative) and largest distance to it. */
@@ -244,15 +249,17 @@ static uint64_t delta_range(const struct codec_enc *e)
 size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t *ncuts)
 {
 	size_t pos = 16, nc = 0;
+	unsigned int ncols = e->ncols + e->oncpu;
 
 	put_u32(out, e->n);
 	put_u32(out + 4, e->ndict);
-	put_u32(out + 8, e->ncols);
+	put_u32(out + 8, ncols);
 	put_u32(out + 12, 0);
 	memcpy(out + pos, e->dict, (size_t)e->ndict * IO_COMM_LEN);
 	pos += (size_t)e->ndict * IO_COMM_LEN;
 
-	for (unsigned int c = 0; c < e->ncols; c++) {
+	for (unsigned int at = 0; at < ncols; at++) {
+		unsigned int c = at < e->ncols ? at : COL_ONCPU;
 		uint32_t n = (c >= COL_Q && c <= COL_C) ? e->nv[c] : e->n;
 		uint64_t *v = e->v[c], min, range, g = 0, scaled;
 		unsigned int width = 0, mode = 0, radix;
@@ -334,6 +341,7 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 	*ncuts = nc;
 
 	e->n = 0;
+	e->oncpu = false;
 	memset(e->nv, 0, sizeof(e->nv));
 	e->prev_q = e->prev_i = e->prev_c = 0;
 	e->first = UINT64_MAX;
@@ -374,7 +382,10 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 	}
 	d->dict = raw + pos;
 	pos += (size_t)d->ndict * IO_COMM_LEN;
-	for (uint32_t c = 0; c < ncols; c++) {
+	for (uint32_t at = 0; at < ncols; at++) {
+		/* the column after the known ones is the optional on-CPU one (1.6); later
+		 * ones, a newer minor's, are skipped */
+		uint32_t c = at < known ? at : at == known ? COL_ONCPU : COL__ALL;
 		struct codec_col col;
 		uint64_t bytes;
 
@@ -397,14 +408,16 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 		if (col.width > 8 || raw[pos - 21] || (col.radix && (!col.digits || !col.width)) ||
 		    bytes > len - pos ||
 		    col.mode > (c == COL_OFF ? 1 : 0) || col.n > d->count ||
-		    (c < known && !(c >= COL_Q && c <= COL_C) && col.n != d->count)) {
+		    ((c < known || c == COL_ONCPU) && !(c >= COL_Q && c <= COL_C) &&
+		     col.n != d->count)) {
 			*what = "bad column header";
 			return -EBADMSG;
 		}
 		col.data = raw + pos;
 		pos += bytes;
-		if (c >= known)
+		if (c == COL__ALL)
 			continue;
+		d->oncpu |= c == COL_ONCPU;
 		d->col[c] = col;
 		for (unsigned int b = 0; col.radix && b < 256; b++)
 			for (unsigned int j = 0, x = b; j < col.digits; j++, x /= col.radix)
@@ -515,6 +528,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 	uint64_t pres[DEC_BATCH], tq[DEC_BATCH], ti[DEC_BATCH], tc[DEC_BATCH], off[DEC_BATCH];
 	uint64_t len[DEC_BATCH], dev[DEC_BATCH], pid[DEC_BATCH], tid[DEC_BATCH], err[DEC_BATCH];
 	uint64_t stream[DEC_BATCH], cpu[DEC_BATCH], op[DEC_BATCH], fl[DEC_BATCH], comm[DEC_BATCH];
+	uint64_t oncpu[DEC_BATCH];
 	uint32_t nq = 0, ni = 0, nc = 0, jq = 0, ji = 0, jc = 0;
 	uint64_t bad = 0, newop = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
 	uint64_t nops = d->file ? IO_FOP__COUNT : IO_OP__COUNT;
@@ -547,6 +561,10 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 	col_get(&col[COL_OP], d->unpack[COL_OP], op, m);
 	col_get(&col[COL_FLAGS], d->unpack[COL_FLAGS], fl, m);
 	col_get(&col[COL_COMM], d->unpack[COL_COMM], comm, m);
+	if (d->oncpu)
+		col_get(&col[COL_ONCPU], d->unpack[COL_ONCPU], oncpu, m);
+	else
+		memset(oncpu, 0, m * sizeof(*oncpu));
 	if (d->file && dec_fext(d, x, m, what))
 		return -EBADMSG;
 
@@ -593,6 +611,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 		e->op = op[i];
 		e->flags = fl[i];
 		e->_pad = 0;
+		e->oncpu_ns = oncpu[i];
 		if (comm[i] < d->ndict)
 			memcpy(e->comm, d->dict + comm[i] * IO_COMM_LEN, IO_COMM_LEN);
 	}

@@ -15,14 +15,16 @@
 
 #define TRACE_VERSION_MAJOR 1
 /* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5); 1.3: a record per
- * stream (header tag 12); 1.4: the header's checksum (tag 13) */
-#define TRACE_VERSION_MINOR 5
+ * stream (header tag 12); 1.4: the header's checksum (tag 13); 1.5: think time and latency
+ * targets in stream records; 1.6: the on-CPU column and CPU load frames */
+#define TRACE_VERSION_MINOR 6
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u
 #define TRACE_SKIP_MAGIC_INDEX 0x184D2A52u
 #define TRACE_SKIP_MAGIC_FILES 0x184D2A53u /* file table (file-level traces, 1.1) */
 #define TRACE_SKIP_MAGIC_COUNTERS 0x184D2A54u /* named counters, written at close (1.1) */
+#define TRACE_SKIP_MAGIC_CPU_LOAD 0x184D2A55u /* host CPU load per interval (1.6) */
 #define TRACE_MAX_SIDE_FRAME (16u << 20) /* file table and counters frames */
 #define TRACE_CHUNK_HDR_SIZE 52u
 #define TRACE_FOOTER_SIZE 24u
@@ -62,7 +64,11 @@ enum codec_col_id {
 	COL_RESULT,
 	COL_ARG,
 	COL_IFACE,
-	COL__FCOUNT
+	COL__FCOUNT,
+	/* optional, last of either kind (1.6): io_event.oncpu_ns, written only by a chunk that
+	 * has some; its position is codec_ncols(file) */
+	COL_ONCPU = COL__FCOUNT,
+	COL__ALL
 };
 
 /* Chunk header flags. */
@@ -136,10 +142,11 @@ struct codec_dec {
 	uint32_t ndevices; /* 0: any device index accepted */
 	uint32_t nfiles;   /* file-level: file ids 1..nfiles accepted */
 	bool file;	   /* a file-level chunk */
-	struct codec_col col[COL__FCOUNT];
+	struct codec_col col[COL__ALL];
+	bool oncpu; /* the chunk has the on-CPU column */
 	uint64_t prev_q, prev_i, prev_c;
 	uint64_t prev_end[64];
-	uint8_t unpack[COL__FCOUNT][256][8]; /* packed byte -> its digits, per packed column */
+	uint8_t unpack[COL__ALL][256][8]; /* packed byte -> its digits, per packed column */
 };
 
 /* Validates the raw chunk's structure (file: the chunk header has TRACE_CHUNK_FILE).

@@ -55,9 +55,16 @@ struct io_event {
 	uint8_t flags; /* enum io_flag bits */
 	uint32_t _pad;
 	char comm[IO_COMM_LEN];
+	/*
+	 * The submitting thread's time on a CPU since its previous recorded call (file level:
+	 * from that call's return to this call's entry; block level: since its previous I/O),
+	 * in ns, as the recorder's scheduler accounting measured it; 0 when not recorded (older
+	 * traces, kernel threads, a thread's first call). What a CPU-replaying engine burns.
+	 */
+	uint64_t oncpu_ns;
 };
 
-_Static_assert(sizeof(struct io_event) == 80, "io_event layout changed: bump the format version");
+_Static_assert(sizeof(struct io_event) == 88, "io_event layout changed: bump the format version");
 
 /* The time an event is ordered and seeked by: the first of queue, issue, completion present. */
 static inline uint64_t io_event_time(const struct io_event *e)

@@ -14,7 +14,7 @@
 #define ENTRY_FIXED 82u /* an entry without its path and segments */
 #define COUNTER_MIN 10u /* u16 name length, u64 value */
 
-static void put_bytes(struct side_buf *b, const void *p, size_t n)
+void side_put_bytes(struct side_buf *b, const void *p, size_t n)
 {
 	if (b->failed)
 		return;
@@ -41,7 +41,7 @@ static void put_le(struct side_buf *b, uint64_t v, size_t n)
 	uint8_t tmp[8];
 
 	put_u64(tmp, v);
-	put_bytes(b, tmp, n);
+	side_put_bytes(b, tmp, n);
 }
 
 void side_buf_free(struct side_buf *b)
@@ -58,7 +58,7 @@ void side_begin(struct side_buf *b, uint32_t magic, const char tag[4])
 	b->failed = false;
 	put_le(b, magic, 4);
 	put_le(b, 0, 4);
-	put_bytes(b, tag, 4);
+	side_put_bytes(b, tag, 4);
 	put_le(b, 0, 4);
 	put_le(b, 0, 4);
 }
@@ -94,9 +94,9 @@ int ftab_put(struct side_buf *b, const struct trace_file *f)
 	put_le(b, f->oflags, 4);
 	put_le(b, nsegs, 4);
 	put_le(b, f->first_ns, 8);
-	put_bytes(b, f->fs, sizeof(f->fs));
+	side_put_bytes(b, f->fs, sizeof(f->fs));
 	put_le(b, pl, 2);
-	put_bytes(b, f->path, pl);
+	side_put_bytes(b, f->path, pl);
 	for (uint32_t i = 0; i < nsegs; i++) {
 		put_le(b, f->segs[i].offset, 8);
 		put_le(b, f->segs[i].length, 8);
@@ -112,14 +112,14 @@ int counters_put(struct side_buf *b, const char *name, uint64_t value)
 	if (!n || n == TRACE_COUNTER_NAME_MAX || b->count >= TRACE_MAX_COUNTERS)
 		return -EINVAL;
 	put_le(b, n, 2);
-	put_bytes(b, name, n);
+	side_put_bytes(b, name, n);
 	put_le(b, value, 8);
 	b->count++;
 	return b->failed ? -ENOMEM : 0;
 }
 
 /* Checks tag, reserved word and crc of a payload (after magic and size); *count, *body. */
-static int side_open(const uint8_t *p, size_t len, const char tag[4], uint32_t *count,
+int side_open(const uint8_t *p, size_t len, const char tag[4], uint32_t *count,
 		     size_t *body_end, const char **what)
 {
 	if (len < 16 || memcmp(p, tag, 4) || get_u32(p + 8)) {

@@ -10,7 +10,7 @@
 #include "formats/codec.h"
 
 /* Index entry kinds (the u32 at offset 20 of an entry; 0 in format 1.0, where all are chunks). */
-enum { IDX_CHUNK = 0, IDX_FILES = 1, IDX_COUNTERS = 2 };
+enum { IDX_CHUNK = 0, IDX_FILES = 1, IDX_COUNTERS = 2, IDX_CPU_LOAD = 3 /* 1.6 */ };
 
 /* A frame being built: magic, size, tag, count, reserved, entries, crc. */
 struct side_buf {
@@ -21,6 +21,11 @@ struct side_buf {
 };
 
 void side_begin(struct side_buf *b, uint32_t magic, const char tag[4]);
+void side_put_bytes(struct side_buf *b, const void *p, size_t n);
+/* Checks tag, reserved word and crc of a payload (after magic and size): *count, and where
+ * the entries end (*body_end, before the crc). 0 or -EBADMSG with *what. */
+int side_open(const uint8_t *p, size_t len, const char tag[4], uint32_t *count, size_t *body_end,
+	      const char **what);
 /* Appends one file-table entry; -EINVAL (bad entry) or -ENOMEM. */
 int ftab_put(struct side_buf *b, const struct trace_file *f);
 /* Appends one counter; -EINVAL (empty or too long name, too many) or -ENOMEM. */
@@ -48,5 +53,19 @@ struct counters {
 /* Replaces c with the counters of one counters frame's payload. 0, -ENOMEM, -EBADMSG. */
 int counters_parse(const uint8_t *p, size_t len, struct counters *c, const char **what);
 void counters_free(struct counters *c);
+
+/* CPU load frames (cpuload.c): begin one for this host, append entries, side_end(). */
+void cpu_load_begin(struct side_buf *b, uint32_t ncpus, uint32_t interval_ns);
+int cpu_load_put(struct side_buf *b, const struct trace_cpu_load *l);
+
+struct cpu_loads {
+	struct trace_cpu_load *l;
+	size_t n, cap;
+	uint32_t ncpus, interval_ns;
+};
+
+/* Appends the entries of one CPU load frame's payload. 0, -ENOMEM, or -EBADMSG with *what. */
+int cpu_load_parse(const uint8_t *p, size_t len, struct cpu_loads *c, const char **what);
+void cpu_loads_free(struct cpu_loads *c);
 
 #endif

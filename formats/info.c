@@ -23,6 +23,7 @@ struct info {
 	uint64_t events, ops[IO_OP__COUNT], op_bytes[IO_OP__COUNT], errors;
 	uint64_t first, last; /* earliest and latest timestamp present */
 	uint64_t stream_ios[TRACE_MAX_STREAMS]; /* closed loop: I/Os of each stream in a pass */
+	struct info_cpu cpu;
 };
 
 /* The trace's times are a schedule (timed), or only an order (closed loop). */
@@ -78,6 +79,7 @@ static int scan_events(struct trace_reader *r, struct info *in)
 			see(in, e->queue_ns);
 			see(in, e->issue_ns);
 			see(in, e->complete_ns);
+			info_cpu_see(&in->cpu, e);
 		}
 		in->events += n;
 	}
@@ -286,6 +288,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		printf("\"first_ns\": null, \"last_ns\": null, \"duration_ns\": null, "
 		       "\"iops\": null, \"bandwidth_bytes_per_s\": null, ");
 	print_json_closed(m, in, bytes);
+	info_cpu_print(r, (struct info_cpu *)&in->cpu, in->events, true);
 	printf(" \"file_bytes\": %llu, \"bytes_per_event\": %.4f, \"chunks\": %zu, \"index\": %s, "
 	       "\"sorted\": %s, \"damaged_chunks\": %llu, ",
 	       (unsigned long long)fb, in->events ? (double)fb / in->events : 0.0,
@@ -437,6 +440,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 		printf("  dropped    unknown (%s)\n", trace_reader__has_index(r)
 							? "the writer recorded no stats"
 							: "no index: the writer did not close the trace");
+	info_cpu_print(r, (struct info_cpu *)&in->cpu, in->events, false);
 	printf("  sorted     %s\n", trace_reader__is_sorted(r) ? "yes (file order is time order)"
 							 : "no");
 	if (trace_reader__damaged_chunks(r))

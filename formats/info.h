@@ -20,4 +20,12 @@ void info_drop_causes(struct trace_reader *r, bool json, const char *shown);
  * has neither counter (not recorded at block level). */
 void info_no_end(struct trace_reader *r, bool json);
 
+/* The on-CPU time events carry (info_cpu.c): see each event, then print (and free). */
+struct info_cpu {
+	uint64_t n, sum, *v;
+	size_t nv, cap;
+};
+void info_cpu_see(struct info_cpu *c, const struct io_event *e);
+void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events, bool json);
+
 #endif

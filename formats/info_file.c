@@ -19,6 +19,7 @@ struct finfo {
 	uint64_t events, ops[IO_FOP__COUNT], op_bytes[IO_FOP__COUNT], iface[IO_FIF__COUNT];
 	uint64_t errors, unfinished, first, last;
 	uint64_t at_start, name_only, no_path, sparse, size, alloc;
+	struct info_cpu cpu;
 };
 
 static void see(struct finfo *in, uint64_t t)
@@ -49,6 +50,7 @@ static int scan(struct trace_reader *r, struct finfo *in)
 			    ev[i].complete_ns == IO_TS_NONE && x[i].iface != IO_FIF_START;
 			see(in, ev[i].queue_ns);
 			see(in, ev[i].complete_ns);
+			info_cpu_see(&in->cpu, &ev[i]);
 		}
 		in->events += n;
 	}
@@ -177,6 +179,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 	printf("%s\n", unc				? ""
 		       : trace_reader__counter_count(r) ? " none"
 							: " unknown (no counters)");
+	info_cpu_print(r, (struct info_cpu *)&in->cpu, in->events, false);
 	printf("  sorted     %s\n", trace_reader__is_sorted(r)
 					? "yes (file order is time order)"
 					: "no (calls longer than the recorder's hold)");
@@ -213,7 +216,9 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 	       in->op_bytes[IO_FOP_READ], in->op_bytes[IO_FOP_WRITE]);
 	for (int i = 0; i < IO_FIF__COUNT; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", io_fiface_name(i), in->iface[i]);
-	printf("}, \"errors\": %" PRIu64 ", \"unfinished\": %" PRIu64 ",\n \"first_ns\": %" PRIu64
+	printf("}, ");
+	info_cpu_print(r, (struct info_cpu *)&in->cpu, in->events, true);
+	printf("\"errors\": %" PRIu64 ", \"unfinished\": %" PRIu64 ",\n \"first_ns\": %" PRIu64
 	       ", \"last_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64 ", \"file_bytes\": %" PRIu64
 	       ", \"bytes_per_event\": %.4f, \"chunks\": %zu, \"index\": %s, \"sorted\": %s, "
 	       "\"damaged_chunks\": %" PRIu64 ",\n \"files\": %zu, \"files_at_start\": %" PRIu64

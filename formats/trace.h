@@ -129,6 +129,21 @@ struct trace_writer_opts {
 	bool replace;
 };
 
+/*
+ * How busy the host was during one interval of a recording (format 1.6): CPU time summed over
+ * the host's CPUs, in microseconds, by the recorded threads (those with a recorded call or
+ * I/O), by other user tasks and by kernel threads (the recorder's own threads excluded).
+ * An entry lasts until the next one starts; a recording ends with an empty entry at its end.
+ */
+struct trace_cpu_load {
+	uint64_t start_ns; /* since genesis */
+	uint32_t traced_us;
+	uint32_t other_us;
+	uint32_t kthread_us;
+};
+
+#define TRACE_CPU_LOAD_FRAME 65536u /* entries per CPU load frame (11 minutes of 10 ms) */
+
 /* Creates path (mode 0600, truncating; see opts.replace) and writes the header. NULL + errno
  * on failure. */
 struct trace_writer *trace_writer__open(const char *path, const struct trace_meta *meta,
@@ -147,6 +162,10 @@ int trace_writer__add_files(struct trace_writer *w, const struct trace_file *f, 
 int trace_writer__add_fevents(struct trace_writer *w, const struct io_event *ev,
 			      const struct io_fext *x, size_t n);
 int trace_writer__set_counters(struct trace_writer *w, const struct trace_counter *c, size_t n);
+/* Appends host CPU load entries (either level; 1.6): ncpus and interval_ns must be the same in
+ * every call. Written in frames of up to TRACE_CPU_LOAD_FRAME entries as they come. */
+int trace_writer__add_cpu_load(struct trace_writer *w, uint32_t ncpus, uint32_t interval_ns,
+			       const struct trace_cpu_load *l, size_t n);
 /* Ends the current chunk early and writes it out (a recorder does this once a second). */
 int trace_writer__flush(struct trace_writer *w);
 /* Bytes written to the file so far (header + chunks). */
@@ -201,6 +220,10 @@ long trace_reader__next_file(struct trace_reader *r, struct io_event *ev, struct
  * trace_reader__file(r, id) is NULL for an id not in it. */
 size_t trace_reader__file_count(const struct trace_reader *r);
 const struct trace_file *trace_reader__file(const struct trace_reader *r, uint32_t id);
+/* The CPU load entries of the trace (all, in time order; read at open): their count, 0 when the
+ * recording did not measure it; *ncpus and *interval_ns set when there are some. */
+size_t trace_reader__cpu_load(const struct trace_reader *r, const struct trace_cpu_load **l,
+			      uint32_t *ncpus, uint32_t *interval_ns);
 /* Named counters the writer stored at close (none when killed or not given). */
 size_t trace_reader__counter_count(const struct trace_reader *r);
 const struct trace_counter *trace_reader__counter(const struct trace_reader *r, size_t i);

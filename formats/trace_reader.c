@@ -31,6 +31,7 @@ struct trace_reader {
 	size_t nsides, sides_cap;
 	struct ftab ftab;
 	struct counters counters;
+	struct cpu_loads cpu_load;
 	struct codec_dec dec;
 	ZSTD_DCtx *dctx;
 	uint8_t *comp, *raw;
@@ -197,7 +198,7 @@ static bool read_index(struct trace_reader *r)
 					      get_u64(p + 24), get_u64(p + 32) };
 		uint32_t kind = get_u32(p + 20);
 
-		if (kind == IDX_FILES || kind == IDX_COUNTERS) {
+		if (kind == IDX_FILES || kind == IDX_COUNTERS || kind == IDX_CPU_LOAD) {
 			if (c.file_offset < prev_end || c.file_bytes < MIN_FRAME ||
 			    c.file_bytes > 8 + TRACE_MAX_SIDE_FRAME || c.file_offset + c.file_bytes > at ||
 			    add_side(r, c.file_offset, c.file_bytes, kind))
@@ -271,7 +272,8 @@ static int scan(struct trace_reader *r)
 		if (get_u32(b) == TRACE_SKIP_MAGIC_INDEX)
 			break; /* index present but unusable: read_index() left a notice */
 		if (left >= 8 && (get_u32(b) == TRACE_SKIP_MAGIC_FILES ||
-				  get_u32(b) == TRACE_SKIP_MAGIC_COUNTERS)) {
+				  get_u32(b) == TRACE_SKIP_MAGIC_COUNTERS ||
+				  get_u32(b) == TRACE_SKIP_MAGIC_CPU_LOAD)) {
 			uint64_t sz = 8 + (uint64_t)get_u32(b + 4);
 
 			if (sz > left) {
@@ -282,8 +284,11 @@ static int scan(struct trace_reader *r)
 				break;
 			}
 			if (sz >= MIN_FRAME && sz <= 8 + TRACE_MAX_SIDE_FRAME) {
-				if (add_side(r, pos, sz, get_u32(b) == TRACE_SKIP_MAGIC_FILES
-								 ? IDX_FILES : IDX_COUNTERS))
+				uint32_t m = get_u32(b);
+
+				if (add_side(r, pos, sz, m == TRACE_SKIP_MAGIC_FILES ? IDX_FILES
+							 : m == TRACE_SKIP_MAGIC_COUNTERS ? IDX_COUNTERS
+							 : IDX_CPU_LOAD))
 					return -ENOMEM;
 				pos += sz;
 				continue;
@@ -391,6 +396,8 @@ static int load_sides(struct trace_reader *r)
 			err = -EBADMSG, what = "frame size disagrees with the index";
 		if (!err && c->count == IDX_FILES)
 			err = ftab_parse(buf + 8, c->file_bytes - 8, &r->ftab, &what);
+		else if (!err && c->count == IDX_CPU_LOAD)
+			err = cpu_load_parse(buf + 8, c->file_bytes - 8, &r->cpu_load, &what);
 		else if (!err)
 			err = counters_parse(buf + 8, c->file_bytes - 8, &r->counters, &what);
 		free(buf);
@@ -402,7 +409,8 @@ static int load_sides(struct trace_reader *r)
 		}
 		if (err) {
 			set_err(r, "%s frame at offset %llu is damaged (%s); use --salvage to skip it",
-				c->count == IDX_FILES ? "file table" : "counters",
+				c->count == IDX_FILES ? "file table"
+				: c->count == IDX_CPU_LOAD ? "CPU load" : "counters",
 				(unsigned long long)c->file_offset, what);
 			return -EIO;
 		}
@@ -645,6 +653,17 @@ const struct trace_file *trace_reader__file(const struct trace_reader *r, uint32
 	return id && id <= r->ftab.n ? &r->ftab.f[id - 1] : NULL;
 }
 
+size_t trace_reader__cpu_load(const struct trace_reader *r, const struct trace_cpu_load **l,
+			      uint32_t *ncpus, uint32_t *interval_ns)
+{
+	*l = r->cpu_load.l;
+	if (r->cpu_load.n) {
+		*ncpus = r->cpu_load.ncpus;
+		*interval_ns = r->cpu_load.interval_ns;
+	}
+	return r->cpu_load.n;
+}
+
 size_t trace_reader__counter_count(const struct trace_reader *r)
 {
 	return r->counters.n;
@@ -698,6 +717,7 @@ void trace_reader__close(struct trace_reader *r)
 	free(r->sides);
 	ftab_free(&r->ftab);
 	counters_free(&r->counters);
+	cpu_loads_free(&r->cpu_load);
 	free(r->comp);
 	free(r->raw);
 	free(r);

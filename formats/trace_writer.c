@@ -39,6 +39,8 @@ struct trace_writer {
 	size_t nchunks, chunks_cap;
 	struct side_buf files;	  /* file-table entries not written yet (files.count of them) */
 	struct side_buf counters; /* the counters frame, written at close */
+	struct side_buf cpu_load; /* CPU load entries not written yet */
+	uint32_t cpu_ncpus, cpu_interval;
 	char err[256];
 };
 
@@ -364,6 +366,57 @@ int trace_writer__set_counters(struct trace_writer *w, const struct trace_counte
 	return 0;
 }
 
+/* The CPU load entries added since the last time, as one frame. */
+static int write_cpu_load(struct trace_writer *w)
+{
+	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->cpu_load.count };
+	int err;
+
+	if (!w->cpu_load.count)
+		return 0;
+	if (side_end(&w->cpu_load)) {
+		snprintf(w->err, sizeof(w->err), "out of memory for the CPU load");
+		w->failed = true;
+		return -ENOMEM;
+	}
+	err = write_all(w, w->cpu_load.p, w->cpu_load.len, "CPU load");
+	if (err)
+		return err;
+	c.file_bytes = w->bytes - c.file_offset;
+	cpu_load_begin(&w->cpu_load, w->cpu_ncpus, w->cpu_interval);
+	return add_entry(w, &c, IDX_CPU_LOAD);
+}
+
+int trace_writer__add_cpu_load(struct trace_writer *w, uint32_t ncpus, uint32_t interval_ns,
+			       const struct trace_cpu_load *l, size_t n)
+{
+	if (w->failed)
+		return -EIO;
+	if (!ncpus || interval_ns < 100000 || interval_ns > 1000000000 ||
+	    (w->cpu_ncpus && (ncpus != w->cpu_ncpus || interval_ns != w->cpu_interval))) {
+		snprintf(w->err, sizeof(w->err), "CPU load: bad CPU count %u or interval %u ns",
+			 ncpus, interval_ns);
+		return -EINVAL;
+	}
+	if (!w->cpu_ncpus) {
+		w->cpu_ncpus = ncpus;
+		w->cpu_interval = interval_ns;
+		cpu_load_begin(&w->cpu_load, ncpus, interval_ns);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int err = cpu_load_put(&w->cpu_load, &l[i]);
+
+		if (!err && w->cpu_load.count >= TRACE_CPU_LOAD_FRAME)
+			err = write_cpu_load(w);
+		if (err) {
+			if (err == -ENOMEM)
+				snprintf(w->err, sizeof(w->err), "out of memory for the CPU load");
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* The counters frame (if any) before the index. */
 static int write_counters(struct trace_writer *w)
 {
@@ -451,6 +504,8 @@ int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 	if (!err)
 		err = write_files(w); /* entries no event named */
 	if (!err)
+		err = write_cpu_load(w);
+	if (!err)
 		err = write_counters(w);
 	if (!err)
 		err = write_index(w, stats);
@@ -481,5 +536,6 @@ void trace_writer__abort(struct trace_writer *w)
 	free(w->chunks);
 	side_buf_free(&w->files);
 	side_buf_free(&w->counters);
+	side_buf_free(&w->cpu_load);
 	free(w);
 }

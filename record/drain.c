@@ -204,6 +204,7 @@ static int write_one(struct rec_drain *d, const struct rec_event *e)
 	o->flags = e->flags;
 	memcpy(o->comm, e->comm, sizeof(o->comm));
 	o->comm[IO_COMM_LEN - 1] = 0;
+	o->oncpu_ns = e->oncpu;
 	d->st.events++;
 	d->st.bytes_io += e->bytes;
 	if (d->nout == OUT_BATCH)

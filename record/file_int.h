@@ -150,6 +150,7 @@ struct fl_bpf {
 	bool uring;	       /* io_uring tracepoints attached */
 	bool iter;	       /* the start iterator loaded */
 	bool procs;	       /* fork/exit tracepoints attached */
+	bool cpu;	       /* on-CPU time and CPU load recorded (bpf/oncpu.bpf.h) */
 	int nsyscalls;	       /* system calls attached */
 	struct fl_slot *slots; /* mmap()ed */
 	struct ring_buffer *names;

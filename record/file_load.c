@@ -101,11 +101,12 @@ static const struct {
 #define NSC (sizeof(sc_table) / sizeof(sc_table[0]))
 
 /* Program groups: each is loaded, or left out as a whole. */
-enum { G_SC_TP, G_SC_RAW, G_URING, G_PROCS, G_ITER, G__N };
+enum { G_SC_TP, G_SC_RAW, G_URING, G_PROCS, G_ITER, G_CPU, G__N };
 
 static const char *const group_names[G__N] = {"per-syscall tracepoints", "raw sys_enter/sys_exit",
 					      "io_uring tracepoints",
-					      "process fork/exit tracepoints", "iter/task_file"};
+					      "process fork/exit tracepoints", "iter/task_file",
+					      "CPU accounting (sched_switch)"};
 
 static int group_of(const char *prog)
 {
@@ -119,6 +120,8 @@ static int group_of(const char *prog)
 		return G_PROCS;
 	if (!strncmp(prog, "iter_", 5))
 		return G_ITER;
+	if (!strncmp(prog, "oncpu_", 6))
+		return G_CPU;
 	return -1;
 }
 
@@ -282,10 +285,11 @@ static int attach_syscalls(struct fl_bpf *b, bool with_uring_enter)
 	return 0;
 }
 
-static void set_rodata(struct file_bpf *s, const struct fl_opts *o, bool uring)
+static void set_rodata(struct file_bpf *s, const struct fl_opts *o, bool uring, bool cpu)
 {
 	volatile __u8 *kind = s->rodata->sc_kind;
 
+	s->rodata->oncpu_enabled = cpu;
 	s->rodata->self_tgid = getpid();
 	s->rodata->filter_by_pid = o->c.pid != 0;
 	if (o->c.comm) {
@@ -327,7 +331,7 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 		return -errno;
 	}
 	b->skel = s;
-	set_rodata(s, o, want[G_URING]);
+	set_rodata(s, o, want[G_URING], want[G_CPU]);
 	bpf_map__set_max_entries(s->maps.ring_ctl, ncpu);
 	bpf_map__set_max_entries(s->maps.ring_buf, (uint32_t)ncpu << o->c.ring_shift);
 	bpf_map__set_max_entries(s->maps.async, o->c.inflight);
@@ -340,7 +344,7 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 	rec_libbpf_log();
 	for (int g = G_URING; g < G__N; g++) {
 		static const char *const fnames[G__N] = {
-		    [G_URING] = "uring", [G_PROCS] = "procs", [G_ITER] = "iter"};
+		    [G_URING] = "uring", [G_PROCS] = "procs", [G_ITER] = "iter", [G_CPU] = "cpu"};
 
 		if (want[g] && fault(fnames[g])) {
 			*bad = g;
@@ -389,7 +393,7 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 
 int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 {
-	bool want[G__N] = {true, false, true, true, true};
+	bool want[G__N] = {true, false, true, true, true, !o->c.no_cpu};
 	char what[160];
 	int err, bad;
 
@@ -412,11 +416,14 @@ int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 			want[G_SC_RAW] = true;
 			continue;
 		}
-		if (bad == G_URING || bad == G_PROCS || bad == G_ITER) {
+		if (bad == G_URING || bad == G_PROCS || bad == G_ITER || bad == G_CPU) {
 			cli_warn("%s failed (%s): %s", what, strerror(-err),
 				 bad == G_URING ? "io_uring requests are counted, not recorded"
 				 : bad == G_PROCS
 				     ? "no fork/exit events, and --pid follows no child"
+				 : bad == G_CPU
+				     ? "no CPU time recorded (a replay of this trace cannot "
+				       "reproduce the CPU its threads used)"
 				     : "files open at start are read from /proc");
 			want[bad] = false;
 			continue;
@@ -435,6 +442,7 @@ int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 	b->uring = want[G_URING];
 	b->procs = want[G_PROCS];
 	b->iter = want[G_ITER];
+	b->cpu = want[G_CPU];
 	b->slots = mmap(NULL, sizeof(struct fl_slot) * FL_SLOTS, PROT_READ | PROT_WRITE, MAP_SHARED,
 			bpf_map__fd(b->skel->maps.slots), 0);
 	if (b->slots == MAP_FAILED) {

@@ -26,9 +26,10 @@
 #include "util/json.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
+#include "record/cpuload.h"
 #include "file.skel.h"
 
-#define POLL_MS 20
+#define POLL_MS 10 /* also the CPU load's interval (record/cpuload.h) */
 #define STOP_WAIT_NS (500ULL * 1000000ULL)
 #define MAX_TGIDS 65536
 
@@ -79,6 +80,9 @@ static void usage(FILE *f)
 		"                       256m shared past 32 CPUs; 136 B a call, drained every\n"
 		"                       1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
+		"      --no-cpu         record neither each thread's on-CPU time between its calls nor\n"
+		"                       the host's CPU load every 10 ms (both kept by default, for\n"
+		"                       replay --cpu replay)\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
 		"                       refused, as the block level's)\n"
 		"  -q, --quiet          no status line\n"
@@ -230,6 +234,7 @@ struct fl_loop {
 	struct trace_writer *w;
 	struct fl_files *files;
 	const struct fl_opts *o;
+	struct rec_cpuload cl;
 	int ncpu, pidfd;
 };
 
@@ -289,6 +294,8 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 		/* paths before the calls that need them (file_drain.c asks again if one is late) */
 		fl_bpf_names_poll(l->b);
 		err = rec_collect__deliver(l->c, fl_drain__push, drain_release, l->d);
+		if (!err)
+			err = rec_cpuload_tick(&l->cl, l->w, now, false);
 		if (err) {
 			r->werr = err;
 			break;
@@ -479,7 +486,7 @@ int cmd_record_file(int argc, char **argv)
 	struct rec_rings rg = {0};
 	struct fl_files *files = NULL;
 	struct sigaction sa = {.sa_handler = on_signal};
-	struct fl_loop l = {.b = &b, .rg = &rg, .o = &o, .pidfd = -1};
+	struct fl_loop l = {.b = &b, .rg = &rg, .o = &o, .pidfd = -1, .cl = {.map_fd = -1}};
 	struct trace_counter cs[FL_STAT__COUNT + 16];
 	size_t ntgids = 0;
 	int cgfd = -1, err, rc = EXIT_RUNTIME;
@@ -523,6 +530,10 @@ int cmd_record_file(int argc, char **argv)
 		cli_error("cannot create %s: %s", o.c.out, strerror(errno));
 		goto out;
 	}
+	if (rec_cpuload_init(&l.cl, b.cpu ? bpf_map__fd(b.skel->maps.oncpu_cpus) : -1, genesis)) {
+		cli_error("out of memory for the CPU load");
+		goto out;
+	}
 	files = l.files = fl_files__new(l.w, o.under);
 	l.d = files ? fl_drain__new(l.w, files, genesis, fl_bpf_names_poll, &b) : NULL;
 	if (!l.d || fl_bpf_names(&b, l.d)) {
@@ -563,6 +574,8 @@ int cmd_record_file(int argc, char **argv)
 
 	run_loop(&l, &r);
 	finish(&l, &r);
+	if (!r.werr)
+		r.werr = rec_cpuload_tick(&l.cl, l.w, now_mono_ns(), true);
 	trace_writer__set_counters(l.w, cs, counters(&r, cs));
 	{
 		struct trace_stats st = {
@@ -615,6 +628,7 @@ out:
 	rec_collect__free(l.c); /* before the rings and the maps it reads */
 	rec_rings_close(&rg);
 	fl_drain__free(l.d);
+	rec_cpuload_free(&l.cl);
 	fl_files__free(files);
 	fl_bpf_close(&b);
 	if (cgfd >= 0)

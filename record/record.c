@@ -29,9 +29,10 @@
 #include "record/record.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
+#include "record/cpuload.h"
 #include "record.skel.h"
 
-#define POLL_MS 20
+#define POLL_MS 10 /* also the CPU load's interval (record/cpuload.h) */
 #define STOP_WAIT_NS (500ULL * 1000000ULL) /* how long in-flight I/Os may finish at the end */
 
 /* --attach: which program type carries the programs (bpf/record.bpf.c). */
@@ -97,6 +98,9 @@ static void usage(FILE *f)
 		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two (default 4m,\n"
 		"                       256m shared past 64 CPUs; 80 B per I/O, drained every 1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
+		"      --no-cpu         record neither each thread's on-CPU time between its calls nor\n"
+		"                       the host's CPU load every 10 ms (both kept by default, for\n"
+		"                       replay --cpu replay)\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
 		"                       refused, so busy applications cannot crowd it off the CPUs\n"
 		"                       and overflow the rings; it only copies 72 bytes per I/O)\n"
@@ -421,6 +425,9 @@ static void set_autoload(struct record_bpf *skel, const struct rec_target *t, in
 		bpf_program__set_autoload(set[i].tp_btf, set[i].need && !raw);
 		bpf_program__set_autoload(set[i].raw_tp, set[i].need && raw);
 	}
+	/* CPU time (bpf/oncpu.bpf.h) needs tp_btf: the raw_tp set records none */
+	bpf_program__set_autoload(skel->progs.oncpu_switch, skel->rodata->oncpu_enabled);
+	bpf_program__set_autoload(skel->progs.oncpu_exit, skel->rodata->oncpu_enabled);
 }
 
 
@@ -457,7 +464,7 @@ static int drain_release(void *d, uint64_t before)
  * second, until a signal or a limit. The drain thread does not wait for this one. */
 static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_drain *d,
 		     struct trace_writer *w, const struct rec_opts *o, int ncpu,
-		     struct rec_result *r)
+		     struct rec_cpuload *cl, struct rec_result *r)
 {
 	uint64_t start = ktime_now(), tick = start + 1000000000ULL;
 	uint64_t last_events = 0, last_bytes = 0, last_t = start;
@@ -472,6 +479,8 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 		err = rec_collect__deliver(c, rec_drain__push, drain_release, d);
 		if (!err)
 			err = rec_drain__error(d);
+		if (!err)
+			err = rec_cpuload_tick(cl, w, now, false);
 		if (err) {
 			r->werr = err;
 			break;
@@ -640,6 +649,8 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 		return -ECANCELED;
 	}
 	set_filters(skel, o, cgfd);
+	skel->rodata->self_tgid = getpid();
+	skel->rodata->oncpu_enabled = !o->c.no_cpu && !raw;
 	skel->bss->stopping = 1;
 	skel->rodata->ring_shift = o->c.ring_shift;
 	bpf_map__set_max_entries(skel->maps.ring_ctl, ncpu);
@@ -731,6 +742,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_collect *c = NULL;
 	struct rec_table tab = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct rec_cpuload cl = { .map_fd = -1 };
 	int nt = 0, ncpu, cgfd = -1, err, rc = EXIT_RUNTIME;
 	bool raw, io_start = true;
 	uint64_t genesis;
@@ -792,6 +804,14 @@ int cmd_record(int argc, char **argv)
 		cli_error("out of memory for the reorder buffer");
 		goto out;
 	}
+	if (rec_cpuload_init(&cl, skel->rodata->oncpu_enabled ?
+				  bpf_map__fd(skel->maps.oncpu_cpus) : -1, genesis)) {
+		cli_error("out of memory for the CPU load");
+		goto out;
+	}
+	if (!skel->rodata->oncpu_enabled && !o.c.no_cpu && !o.c.quiet)
+		cli_warn("the raw_tp programs record no CPU time: a replay of this trace cannot "
+			 "reproduce the CPU its threads used (replay --cpu idle)");
 	err = rec_rings_open(bpf_map__fd(skel->maps.ring_ctl), bpf_map__fd(skel->maps.ring_buf),
 			     ncpu, o.c.ring_shift, &rg);
 	if (err) {
@@ -817,8 +837,10 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
 
-	run_loop(skel, c, d, w, &o, ncpu, &r);
+	run_loop(skel, c, d, w, &o, ncpu, &cl, &r);
 	finish(skel, c, &tab, &rg, d, ncpu, &r);
+	if (!r.werr)
+		r.werr = rec_cpuload_tick(&cl, w, ktime_now(), true);
 	{
 		struct trace_stats st = {
 			.events = r.ds.events,
@@ -874,6 +896,7 @@ out:
 	rec_collect__free(c); /* before the rings and the table it reads */
 	rec_rings_close(&rg);
 	rec_drain__free(d);
+	rec_cpuload_free(&cl);
 	rec_table_close(&tab);
 	record_bpf__destroy(skel);
 	if (cgfd >= 0)

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CPU accounting shared by both recorders (issue 23: a replay that reproduces the CPU the
+ * workload competed for). One sched_switch program, measured rather than sampled:
+ *   - per recorded thread, its time on a CPU (oncpu_tasks), so each recorded call or I/O
+ *     carries the thread's on-CPU time since its previous one (oncpu_since());
+ *   - per CPU, the time spent running recorded threads, other user tasks and kernel threads
+ *     (oncpu_cpus), which record/ turns into the trace's CPU load entries every 10 ms.
+ * A thread becomes "recorded" at its first recorded call (oncpu_since() creates its entry);
+ * the map is a plain hash (task storage is not offered to every program type the recorders
+ * use), its entries removed when the thread exits. The including file defines self_tgid (the
+ * recorder's own process, counted as idle) and oncpu_enabled (read-only: the verifier drops
+ * everything when recording without CPU data).
+ */
+#ifndef IOREEL_BPF_ONCPU_BPF_H
+#define IOREEL_BPF_ONCPU_BPF_H
+
+#include "oncpu.h"
+
+#ifndef PF_KTHREAD
+#define PF_KTHREAD 0x00200000
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ONCPU_TASKS_MAX);
+	__type(key, __u32);
+	__type(value, struct oncpu_task);
+} oncpu_tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu_cpu);
+} oncpu_cpus SEC(".maps");
+
+/* Threads not tracked because the map was full (counted, shown by record/). */
+volatile __u64 oncpu_full = 0;
+
+static __always_inline __u32 oncpu_kind_of(struct task_struct *t, bool traced)
+{
+	if (traced)
+		return ONCPU_TRACED;
+	if (!t->pid || t->tgid == self_tgid)
+		return ONCPU_NONE;
+	return (t->flags & PF_KTHREAD) ? ONCPU_KTHREAD : ONCPU_OTHER;
+}
+
+/* Closes the CPU's running stretch at now and starts one of kind. */
+static __always_inline void oncpu_cpu_switch(__u64 now, __u32 kind)
+{
+	__u32 zero = 0;
+	struct oncpu_cpu *c = bpf_map_lookup_elem(&oncpu_cpus, &zero);
+
+	if (!c)
+		return;
+	if (c->since && now > c->since && c->kind < ONCPU__KINDS)
+		c->ns[c->kind] += now - c->since;
+	c->since = now;
+	c->kind = kind;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(oncpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now;
+	__u32 ptid, ntid;
+	struct oncpu_task *s;
+
+	if (!oncpu_enabled)
+		return 0;
+	now = bpf_ktime_get_ns();
+	ptid = prev->pid;
+	ntid = next->pid;
+	if (ptid) {
+		s = bpf_map_lookup_elem(&oncpu_tasks, &ptid);
+		if (s && s->running) {
+			s->acc_ns += now - s->in_ns;
+			s->running = 0;
+		}
+	}
+	s = ntid ? bpf_map_lookup_elem(&oncpu_tasks, &ntid) : NULL;
+	if (s) {
+		s->in_ns = now;
+		s->running = 1;
+	}
+	oncpu_cpu_switch(now, oncpu_kind_of(next, s != NULL));
+	return 0;
+}
+
+/* A thread exits: its entry goes (a later thread may get its id). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(oncpu_exit, struct task_struct *p)
+{
+	__u32 tid;
+
+	if (!oncpu_enabled)
+		return 0;
+	tid = p->pid;
+	bpf_map_delete_elem(&oncpu_tasks, &tid);
+	return 0;
+}
+
+/*
+ * The current thread's on-CPU time since the end of its previous recorded call, in ns (at
+ * least 1), or 0 when unknown (its first call, or the map full). Makes the thread a recorded
+ * one. mark: the end of this call counts as the start of the next gap (block level: every I/O;
+ * file level: oncpu_mark() at the call's return instead).
+ */
+static __always_inline __u32 oncpu_since(__u64 now, __u32 tid, bool mark)
+{
+	struct oncpu_task *s, fresh = { .in_ns = now, .running = 1 };
+	__u64 total, d, had;
+
+	if (!oncpu_enabled || !tid)
+		return 0;
+	s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
+	if (!s) {
+		if (bpf_map_update_elem(&oncpu_tasks, &tid, &fresh, BPF_NOEXIST) == 0) {
+			/* it runs here now: the CPU's stretch is a recorded thread's from now */
+			oncpu_cpu_switch(now, ONCPU_TRACED);
+			if (mark) {
+				s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
+				if (s)
+					s->mark_ns = 1; /* total 0, as a mark that is set */
+			}
+		} else {
+			__sync_fetch_and_add(&oncpu_full, 1);
+		}
+		return 0;
+	}
+	total = s->acc_ns + (s->running && now > s->in_ns ? now - s->in_ns : 0);
+	had = s->mark_ns;
+	if (mark)
+		s->mark_ns = total + 1;
+	if (!had)
+		return 0;
+	d = total + 1 - had;
+	if (d > ONCPU_SAT)
+		return ONCPU_SAT;
+	return d ? d : 1;
+}
+
+/* File level: the current thread's recorded call returns now. */
+static __always_inline void oncpu_mark(__u64 now, __u32 tid)
+{
+	struct oncpu_task *s;
+
+	if (!oncpu_enabled)
+		return;
+	s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
+	if (s)
+		s->mark_ns = s->acc_ns + (s->running && now > s->in_ns ? now - s->in_ns : 0) + 1;
+}
+
+#endif
