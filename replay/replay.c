@@ -54,8 +54,10 @@ static void usage(FILE *f)
 "                           over sparse files read as zeroes from memory\n"
 "      --no-prefill         no warning either: measure never-written space as it is\n"
 "timing:\n"
-"  -e, --engine NAME        io_uring, libaio, psync, null (no I/O). Default: io_uring, or\n"
-"                           libaio for a device that refuses RWF_NOWAIT (zram, md, dm)\n"
+"  -e, --engine NAME        io_uring, libaio, psync, threads (a thread per recorded\n"
+"                           thread, making its own calls), null (no I/O). Default:\n"
+"                           io_uring, or libaio for a device that refuses RWF_NOWAIT (zram,\n"
+"                           md, dm); file level: psync, or threads with --cpu replay\n"
 "      --null-latency TIME[,FLUSH]  engine null: each I/O completes TIME after it was\n"
 "                           queued, flushes and syncs FLUSH after (a target slowed by a\n"
 "                           known amount, for tests)\n"
@@ -72,6 +74,12 @@ static void usage(FILE *f)
 "                           streams' depths together, at most 4096 unless raised here)\n"
 "      --spin TIME          timed, dep: spin this long before each deadline (default 200us),\n"
 "                           yielding the CPU until the last 20us\n"
+"      --cpu HOW            replay (default where the trace has CPU data, recorded by\n"
+"                           ioreel record): each recorded thread's calls made by a thread\n"
+"                           of its own that first spends the CPU time the recorded one\n"
+"                           spent since its previous call (file level: engine threads),\n"
+"                           and the load the host's other tasks put on its CPUs, interval\n"
+"                           by interval; idle: the I/O alone on an idle replayer\n"
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
 "                           threads that serve the target (loop, io-wq) on small machines\n"
@@ -79,7 +87,8 @@ static void usage(FILE *f)
 "                           every 512-byte sector stamped with its offset, to verify where\n"
 "                           writes landed (compresses well: not for compressing targets)\n"
 "dependencies (--mode dep, see replay/README.md):\n"
-"      --think-scale X      recorded think times x X (default 1: the same CPU)\n"
+"      --think-scale X      recorded think times x X (default 1: the same CPU); with\n"
+"                           --cpu replay, the CPU part of them\n"
 "      --dep-think-max TIME a longer gap waits for something outside the storage: keep\n"
 "                           the trace's clock (default 10ms)\n"
 "      --dep-xwin TIME      how far back another thread's flush may have woken an I/O\n"
@@ -137,7 +146,9 @@ static void print_report(const struct replay_result *res, bool json)
 		int n = replay_fidelity_json(res, extra, sizeof(extra));
 
 		if (n > 0 && (size_t)n < sizeof(extra))
-			replay_file_json(res, extra + n, sizeof(extra) - (size_t)n);
+			n += replay_file_json(res, extra + n, sizeof(extra) - (size_t)n);
+		if (n > 0 && (size_t)n < sizeof(extra))
+			replay_cpu_json(res, extra + n, sizeof(extra) - (size_t)n);
 		if (res->analysis)
 			analysis__print_json(res->analysis, stdout, extra);
 		else
@@ -148,6 +159,7 @@ static void print_report(const struct replay_result *res, bool json)
 		analysis__print_text(res->analysis, stdout);
 	replay_fidelity_print(res, stdout);
 	replay_file_print(res, stdout);
+	replay_cpu_print(res, stdout);
 }
 
 /* The long options without a short one: named, grouped as --help groups them. */
@@ -184,6 +196,7 @@ enum replay_opt {
 	OPT_NO_PREFILL,
 	OPT_ROOT,
 	OPT_STRIP,
+	OPT_CPU,
 };
 
 static const struct option replay_long_opts[] = {
@@ -223,6 +236,7 @@ static const struct option replay_long_opts[] = {
 	{ "no-prefill", no_argument, 0, OPT_NO_PREFILL },
 	{ "root", required_argument, 0, OPT_ROOT },
 	{ "strip", required_argument, 0, OPT_STRIP },
+	{ "cpu", required_argument, 0, OPT_CPU },
 	{ 0, 0, 0, 0 }
 };
 
@@ -312,6 +326,22 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			return EXIT_USAGE;
 		}
 		return 0;
+	case OPT_CPU: {
+		int v = !strcmp(arg, "replay") ? REPLAY_CPU_REPLAY
+			: !strcmp(arg, "idle") ? REPLAY_CPU_IDLE
+					       : -1;
+
+		if (v < 0) {
+			cli_error("--cpu: replay or idle, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		if (o->cpu && o->cpu != v) {
+			cli_error("--cpu given twice (replay and idle): give it once");
+			return EXIT_USAGE;
+		}
+		o->cpu = v;
+		return 0;
+	}
 	}
 	}
 	return -1;

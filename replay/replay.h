@@ -22,6 +22,15 @@ enum replay_mode {
 	REPLAY_DEP = 3,	       /* each I/O once those it waited for completed, plus think time */
 };
 
+/* --cpu: whether the CPU the recorded threads and the host used is reproduced (core/cpu.c). */
+enum replay_cpu {
+	REPLAY_CPU_AUTO = 0, /* replay where the trace has it, else idle */
+	REPLAY_CPU_REPLAY,   /* the trace must have it */
+	REPLAY_CPU_IDLE,     /* the I/O alone, on an otherwise idle replayer */
+};
+
+#define REPLAY_CPU_THREADS_SHOWN 64 /* threads listed in the report, by CPU asked */
+
 enum replay_offsets {
 	REPLAY_OFFSETS_WRAP = 0,  /* offsets beyond the target wrap around (default) */
 	REPLAY_OFFSETS_SCALE = 1, /* offsets scaled by target size / trace device size */
@@ -73,7 +82,9 @@ struct replay_opts {
 	/* dep mode */
 	struct dep_opts dep;	    /* inference thresholds (dep_opts_default when dep_set is 0) */
 	bool dep_set;
-	double think_scale;	    /* recorded think times x this; 0 = 1.0 */
+	double think_scale;	    /* recorded think times x this; 0 = 1.0; with --cpu replay, the
+				     * CPU part of them (a slower or faster CPU on the candidate) */
+	int cpu;		    /* enum replay_cpu */
 	bool dep_fallback_set;	    /* a trace inference cannot use is replayed in dep_fallback */
 	int dep_fallback;	    /* (with a warning) instead of being refused */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */
@@ -209,6 +220,24 @@ struct replay_result {
 	struct analysis *analysis;  /* of the result (NULL when analysis is not built in) */
 	struct replay_unwritten unwritten[REPLAY_MAX_TARGETS]; /* per trace device */
 	struct replay_file_result *file; /* a file-level replay's (NULL otherwise) */
+	/* --cpu (core/cpu.c) */
+	bool cpu_replayed;	    /* some CPU was reproduced */
+	char cpu_how[160];	    /* how, or why not ("idle: the trace has no CPU data") */
+	uint64_t cpu_asked_ns;	    /* burned before calls by the replaying threads: asked */
+	uint64_t cpu_got_ns;	    /*   and got (their own CPU clocks) */
+	uint64_t cpu_calls;	    /* calls that had a burn */
+	uint32_t cpu_nthreads;	    /* replaying threads (one per recorded thread) */
+	uint32_t cpu_nshown;
+	struct replay_cpu_thread {
+		uint32_t tid;
+		uint64_t calls, asked_ns, got_ns;
+	} cpu_thread[REPLAY_CPU_THREADS_SHOWN]; /* the threads that asked the most */
+	uint32_t load_threads;	    /* threads reproducing the host's load */
+	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
+				     * per call) */
+	uint64_t load_recorded_ns;  /* the recorded load over the replayed span */
+	uint64_t load_asked_ns;	    /* what the load threads set out to burn */
+	uint64_t load_got_ns;	    /* and burned */
 	char warnings[2048];	    /* what the caller should print before the summary */
 	bool usage_error;	    /* the options do not fit the trace (exit 2, not 1) */
 };
@@ -223,6 +252,10 @@ void replay_result_free(struct replay_result *res);
 
 /* The fidelity block of the text summary. */
 void replay_fidelity_print(const struct replay_result *res, FILE *out);
+/* --cpu: how the CPU was reproduced (replay/cpu_report.c); json appends ", \"cpu\": {...}" and
+ * returns its length (0 when it does not fit). */
+void replay_cpu_print(const struct replay_result *res, FILE *out);
+int replay_cpu_json(const struct replay_result *res, char *buf, size_t len);
 /* A file-level replay's calls and files (text), or its `, "file": {...}` JSON member. */
 void replay_file_print(const struct replay_result *res, FILE *out);
 int replay_file_json(const struct replay_result *res, char *buf, size_t len);

@@ -91,6 +91,7 @@ static void finish(struct run *r, const struct prescan *p)
 
 static void run_free(struct run *r)
 {
+	run_cpu_stop(r); /* a replay that ended before its clock: the load threads go */
 	run_free_slots(r);
 	spsc_free(&r->in);
 	spsc_free(&r->out);
@@ -132,6 +133,9 @@ static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 		return ret;
 	if (!o->engine && r->src->engine_hint && (hint = r->src->engine_hint(r)))
 		r->eng = engine_find(hint);
+	ret = run_cpu_setup(r, p, err, errlen); /* may choose the engine threads */
+	if (ret)
+		return ret;
 	r->res->engine = r->eng->name;
 	if (r->src->ready && (ret = r->src->ready(r, p, err, errlen)))
 		return ret;
@@ -181,7 +185,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	r->pid = (uint32_t)getpid();
 	r->eng = engine_find(o->engine ? o->engine : "io_uring");
 	if (!r->eng) {
-		snprintf(err, errlen, "unknown engine '%s' (io_uring, libaio, psync, null)",
+		snprintf(err, errlen, "unknown engine '%s' (io_uring, libaio, psync, threads, null)",
 			 o->engine);
 		ret = -EINVAL;
 		goto out;
@@ -219,7 +223,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		snprintf(err, errlen, "cannot start the helper thread: %s", strerror(-ret));
 		goto out;
 	}
+	ret = run_cpu_start(r);
+	if (ret) {
+		snprintf(err, errlen, "cannot start the CPU load threads: %s", strerror(-ret));
+		goto out;
+	}
 	ret = run_schedule(r);
+	run_cpu_stop(r);
 	run_stop_helper(r);
 	if (!ret && (r->rerr || r->werr))
 		ret = r->rerr ? r->rerr : r->werr;

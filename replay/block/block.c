@@ -66,6 +66,7 @@ static bool map_event(struct run *r, const struct io_event *ev, struct sev *s)
 	s->stream = ev->stream;
 	s->tid = ev->tid;
 	s->t = run_deadline(r, io_event_time(ev));
+	run_cpu_sev(r, s, ev->oncpu_ns);
 	if (op == IO_OP_FLUSH) {
 		s->offset = 0;
 		s->len = 0;
@@ -123,6 +124,7 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 			}
 			p->events++;
 			p->count[ev->op]++;
+			p->oncpu_events += ev->oncpu_ns != 0;
 			if (ev->complete_ns == IO_TS_NONE)
 				p->no_completion++;
 			if (!ev->tid)

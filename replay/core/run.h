@@ -52,6 +52,7 @@ struct sev {
 	uint32_t aux;	 /* file level: op-specific */
 	uint8_t op;	 /* enum io_op; file level: enum io_fop */
 	uint8_t flags;
+	uint64_t oncpu_ns; /* --cpu replay, per call: the recorded thread's CPU before it */
 };
 
 /* A completed I/O on its way to the helper thread: the result event, and when its submit call
@@ -79,6 +80,7 @@ struct prescan {
 	uint64_t max_end[TRACE_MAX_DEVICES];
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;
+	uint64_t oncpu_events; /* events that carry their thread's on-CPU time */
 	bool sorted;
 };
 
@@ -206,6 +208,11 @@ struct run {
 	uint32_t pid;
 	bool rt_set;
 
+	/* --cpu (core/cpu.c) */
+	bool cpu_calls; /* the engine burns each call's recorded CPU (sev.oncpu_ns) */
+	bool cpu_stopped;
+	struct run_load *load;
+
 	/* output (helper thread) */
 	struct trace_writer *w;
 	struct analysis *an;
@@ -236,6 +243,16 @@ unsigned int run_feed_push(struct run *r, const struct io_event *ev, const uint3
 			   unsigned int nafter);
 /* The deadline of an I/O at trace time t, in the mode's clock (0 for unclocked modes). */
 uint64_t run_deadline(const struct run *r, uint64_t t);
+
+/* core/cpu.c: --cpu. Before the clock: what is reproduced and how (the engine may change to
+ * threads). A source's feed, for each I/O: its burn (s->t moved earlier by it, so that burn
+ * and call end where the recorded call began). Around the clock: the load threads. */
+int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen);
+void run_cpu_sev(const struct run *r, struct sev *s, uint64_t oncpu_ns);
+/* The CPU an I/O burns (recorded x --think-scale). */
+uint64_t run_cpu_burn(const struct run *r, const struct sev *s);
+int run_cpu_start(struct run *r);
+void run_cpu_stop(struct run *r);
 
 /*
  * In the spin window, the scheduling thread yields the CPU until this close to the deadline:

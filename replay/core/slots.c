@@ -264,6 +264,7 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->aux = s->aux;
 	io->arg = s->arg;
 	io->fop = s->op;
+	io->burn_ns = s->oncpu_ns ? run_cpu_burn(r, s) : 0;
 	io->buf = r->arena;
 	io->pool = UINT32_MAX;
 	/* a call the source makes itself (file level: on a name) is made here and now */

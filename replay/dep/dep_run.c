@@ -368,8 +368,13 @@ static int admit(struct run *r, const struct dsev *in)
 		uint64_t gap;
 		uint32_t x;
 
-		if (e->kind == DEP_SYNC || e->kind == DEP_BARRIER)
+		if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns) {
+			/* --cpu replay: the thread burns its recorded CPU before the call
+			 * (core/cpu.c); what waits here is the rest of the gap */
+			g = g > (double)in->s.oncpu_ns ? g - (double)in->s.oncpu_ns : 0;
+		} else if (e->kind == DEP_SYNC || e->kind == DEP_BARRIER) {
 			g *= d->think_scale;
+		}
 		gap = (uint64_t)g;
 		if (p->seq != seq - e->back)
 			continue; /* cannot happen (DEP_MAX_BACK < DEP_WINDOW); be safe */

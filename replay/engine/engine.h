@@ -41,6 +41,8 @@ struct replay_io {
 	uint32_t pool;	      /* its buffer's index in a pool of the scheduler's, or UINT32_MAX */
 	uint32_t tag;	      /* the scheduler's own (dep mode: its window slot) */
 	uint32_t tid;	      /* the recorded thread's (for the result trace) */
+	uint64_t burn_ns;     /* CPU time to spend before the call, as the recorded thread did
+			       * (replay --cpu replay, engines that burns_cpu); 0: none */
 	void *buf;
 };
 
@@ -81,6 +83,12 @@ struct engine_params {
 
 struct engine;
 
+/* What one replaying thread did (engines that burns_cpu). */
+struct engine_thread_stat {
+	uint32_t tid; /* the recorded thread it stands for */
+	uint64_t calls, cpu_asked_ns, cpu_got_ns;
+};
+
 struct engine_ops {
 	const char *name;
 	/* The I/O runs synchronously on the engine's own threads (psync): clat covers the whole
@@ -88,6 +96,9 @@ struct engine_ops {
 	bool sync_io;
 	/* Nothing reaches a target (null): what a target holds does not matter to it. */
 	bool moves_no_data;
+	/* Each recorded thread's I/O is made by a thread of its own, which first spends the
+	 * I/O's burn_ns on the CPU (threads) */
+	bool burns_cpu;
 	/* NULL + errno; *why gets a reason worth printing when the kernel lacks something. */
 	struct engine *(*init)(const struct engine_params *p, char *why, size_t why_len);
 	/* Prepares one I/O for the next submit (psync: hands it to a worker). 0 or -errno. */
@@ -100,14 +111,17 @@ struct engine_ops {
 	 */
 	int (*reap)(struct engine *e, struct replay_io **done, unsigned int max, uint64_t timeout_ns);
 	void (*exit)(struct engine *e);
+	/* Optional (burns_cpu): per recorded thread, the CPU asked and got; the count. */
+	size_t (*thread_stats)(struct engine *e, struct engine_thread_stat *out, size_t max);
 };
 
 extern const struct engine_ops engine_uring_ops;
 extern const struct engine_ops engine_aio_ops;
 extern const struct engine_ops engine_psync_ops;
 extern const struct engine_ops engine_null_ops;
+extern const struct engine_ops engine_threads_ops;
 
-/* "io_uring" (also "uring"), "libaio" ("aio"), "psync", "null"; NULL if unknown. */
+/* "io_uring" (also "uring"), "libaio" ("aio"), "psync", "threads", "null"; NULL if unknown. */
 const struct engine_ops *engine_find(const char *name);
 
 /*

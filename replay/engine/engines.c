@@ -7,6 +7,7 @@ static const struct engine_ops *const engines[] = {
 	&engine_uring_ops,
 	&engine_aio_ops,
 	&engine_psync_ops,
+	&engine_threads_ops,
 	&engine_null_ops,
 };
 

@@ -63,6 +63,7 @@ static void prescan_call(struct prescan *p, const struct fcall *c)
 	p->no_tid += !c->s.tid;
 	if (c->s.stream > p->max_stream)
 		p->max_stream = c->s.stream;
+	p->oncpu_events += c->iev.oncpu_ns != 0;
 	if (c->s.op == IO_FOP_READ)
 		p->count[IO_OP_READ]++;
 	else if (c->s.op == IO_FOP_WRITE)
@@ -261,6 +262,7 @@ static long feed(struct run *r)
 				return moved;
 			*s = c->s;
 			s->t = run_deadline(r, c->s.t);
+			run_cpu_sev(r, s, c->iev.oncpu_ns);
 			/* the calls of other threads it must follow, for a mode that orders by
 			 * dependencies (dep): how many calls back each lies */
 			for (uint8_t k = 0; k < c->nafter; k++) {

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --cpu replay: the conditions a recording ran under, not only its I/O (issue 23). A database's
+ * call takes the storage's time plus the time its thread waits to get a CPU back; a replay that
+ * makes only the I/O, on an otherwise idle host, comes back too fast even onto the stack it
+ * was recorded on. Two parts, from what the recorder measured (bpf/oncpu.bpf.h):
+ *
+ *   per call  each recorded thread is replayed by a thread of its own (engine threads) that
+ *             spends, before each call, the CPU time the recorded thread spent since its
+ *             previous call (io->burn_ns). Its deadline (clocked modes) is moved earlier by
+ *             that much, and in dep mode a sync edge's think time loses it, so burn and call
+ *             together end where the recorded gap did: only contention makes them late.
+ *   load      threads that burn, interval by interval, the CPU time the recording's other
+ *             tasks used (and the recorded threads' too where the engine does not burn per
+ *             call: block level, or another engine than threads).
+ *
+ * --think-scale scales the burned part (a faster or slower CPU on the candidate); kernel
+ * threads' CPU is not reproduced (the replay's own I/O makes the kernel's work again).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "replay/core/run.h"
+#include "util/burn.h"
+#include "util/cli.h"
+
+#define LOAD_MAX_THREADS 256
+
+struct run_load {
+	struct run *r;
+	const struct trace_cpu_load *l;
+	size_t n;
+	unsigned int k;
+	bool traced;
+	volatile bool stop;
+	pthread_t th[LOAD_MAX_THREADS];
+	unsigned int started;
+	uint64_t asked[LOAD_MAX_THREADS], got[LOAD_MAX_THREADS];
+};
+
+static double think_scale(const struct run *r)
+{
+	return r->o->think_scale > 0 ? r->o->think_scale : 1.0;
+}
+
+uint64_t run_cpu_burn(const struct run *r, const struct sev *s)
+{
+	return (uint64_t)((double)s->oncpu_ns * think_scale(r));
+}
+
+void run_cpu_sev(const struct run *r, struct sev *s, uint64_t oncpu_ns)
+{
+	uint64_t b;
+
+	s->oncpu_ns = r->cpu_calls ? oncpu_ns : 0;
+	if (!s->oncpu_ns || !r->mops->clocked)
+		return;
+	b = run_cpu_burn(r, s);
+	s->t = s->t > b ? s->t - b : 0;
+}
+
+int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_result *res = r->res;
+	const struct trace_cpu_load *l;
+	uint32_t ncpus = 0, interval = 0;
+	size_t nl = trace_reader__cpu_load(r->rd, &l, &ncpus, &interval);
+	bool calls = p->oncpu_events > 0, load = nl > 1;
+	long here = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (o->cpu == REPLAY_CPU_IDLE) {
+		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
+		return 0;
+	}
+	if (!calls && !load) {
+		if (o->cpu == REPLAY_CPU_REPLAY) {
+			snprintf(err, errlen,
+				 "--cpu replay: %s holds no CPU data (recorded with --no-cpu, by an "
+				 "ioreel before format 1.6, or not a recording); give --cpu idle",
+				 o->trace);
+			res->usage_error = true;
+			return -EINVAL;
+		}
+		snprintf(res->cpu_how, sizeof(res->cpu_how),
+			 "idle: the trace holds no CPU data");
+		return 0;
+	}
+	if (calls && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
+		r->eng = &engine_threads_ops;
+	r->cpu_calls = calls && r->eng->burns_cpu;
+	res->cpu_replayed = true;
+	if (load) {
+		struct run_load *ld = calloc(1, sizeof(*ld));
+
+		if (!ld)
+			return -ENOMEM;
+		ld->r = r;
+		ld->l = l;
+		ld->n = nl;
+		ld->traced = !r->cpu_calls;
+		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
+		if (ld->k > LOAD_MAX_THREADS)
+			ld->k = LOAD_MAX_THREADS;
+		if (!ld->k)
+			ld->k = 1;
+		r->load = ld;
+		res->load_threads = ld->k;
+		res->load_traced = ld->traced;
+	}
+	snprintf(res->cpu_how, sizeof(res->cpu_how), "replay (%s%s%s)",
+		 r->cpu_calls ? "each thread's CPU before its calls, engine threads" : "",
+		 r->cpu_calls && load ? "; " : "",
+		 !load ? ""
+		 : r->cpu_calls ? "the other tasks' load"
+				: "the recorded threads' and the other tasks' load");
+	if (calls && !r->cpu_calls)
+		run_warn(r, "engine %s does not burn CPU per call: the recorded threads' CPU is "
+			    "reproduced as load instead (--engine threads makes each thread's own "
+			    "calls)", r->eng->name);
+	return 0;
+}
+
+static void sleep_until(uint64_t t, const volatile bool *stop)
+{
+	while (!*stop) {
+		uint64_t now = now_mono_ns(), d;
+		struct timespec ts;
+
+		if (now >= t)
+			return;
+		d = t - now < 100000000ULL ? t - now : 100000000ULL; /* Ctrl-C stays seen */
+		ts.tv_sec = (time_t)(d / 1000000000ULL);
+		ts.tv_nsec = (long)(d % 1000000000ULL);
+		nanosleep(&ts, NULL);
+	}
+}
+
+struct load_arg {
+	struct run_load *ld;
+	unsigned int j;
+};
+
+/* One load thread: its share of each interval's load, burned from the interval's start. */
+static void *load_main(void *arg)
+{
+	struct load_arg *a = arg;
+	struct run_load *ld = a->ld;
+	unsigned int j = a->j;
+	struct run *r = ld->r;
+	double speed = r->o->speed > 0 ? r->o->speed : 1.0, ts = think_scale(r);
+	uint64_t start, g = r->genesis;
+
+	free(a);
+	while (!(start = __atomic_load_n(&r->start_mono, __ATOMIC_ACQUIRE)) && !ld->stop)
+		usleep(1000);
+	for (size_t i = 0; i + 1 < ld->n && !ld->stop; i++) {
+		const struct trace_cpu_load *e = &ld->l[i];
+		uint64_t t0 = e->start_ns, t1 = ld->l[i + 1].start_ns, a0, a1, busy, share;
+
+		if (t1 <= g)
+			continue;
+		a0 = start + (uint64_t)((t0 > g ? t0 - g : 0) / speed);
+		a1 = start + (uint64_t)((t1 - g) / speed);
+		busy = ((uint64_t)e->other_us + (ld->traced ? e->traced_us : 0)) * 1000;
+		if (t0 < g) /* the part of the interval the replay covers */
+			busy = busy * (t1 - g) / (t1 - t0);
+		share = (uint64_t)(busy * ts / speed / ld->k);
+		if (share > a1 - a0)
+			share = a1 - a0; /* more CPUs were busy there than this host has */
+		if (!share)
+			continue;
+		ld->asked[j] += share;
+		if (now_mono_ns() >= a1)
+			continue; /* too late for this one (counted as asked, not got) */
+		sleep_until(a0, &ld->stop);
+		ld->got[j] += burn_cpu(share, &ld->stop);
+	}
+	return NULL;
+}
+
+int run_cpu_start(struct run *r)
+{
+	struct run_load *ld = r->load;
+	pthread_attr_t attr;
+
+	if (!ld)
+		return 0;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256u << 10);
+	for (unsigned int j = 0; j < ld->k; j++) {
+		struct load_arg *a = malloc(sizeof(*a));
+		int ret;
+
+		if (!a) {
+			pthread_attr_destroy(&attr);
+			return -ENOMEM;
+		}
+		*a = (struct load_arg){ ld, j };
+		ret = pthread_create(&ld->th[j], &attr, load_main, a);
+		if (ret) {
+			free(a);
+			pthread_attr_destroy(&attr);
+			return -ret;
+		}
+		ld->started++;
+	}
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+static int by_asked(const void *a, const void *b)
+{
+	const struct engine_thread_stat *x = a, *y = b;
+
+	return x->cpu_asked_ns < y->cpu_asked_ns ? 1 : x->cpu_asked_ns > y->cpu_asked_ns ? -1 : 0;
+}
+
+void run_cpu_stop(struct run *r)
+{
+	struct replay_result *res = r->res;
+	struct run_load *ld = r->load;
+
+	if (r->cpu_stopped)
+		return;
+	r->cpu_stopped = true;
+	if (ld) {
+		ld->stop = true;
+		for (unsigned int j = 0; j < ld->started; j++) {
+			pthread_join(ld->th[j], NULL);
+			res->load_asked_ns += ld->asked[j];
+			res->load_got_ns += ld->got[j];
+		}
+		for (size_t i = 0; i + 1 < ld->n; i++) {
+			const struct trace_cpu_load *e = &ld->l[i];
+
+			if (ld->l[i + 1].start_ns > r->genesis)
+				res->load_recorded_ns +=
+				    ((uint64_t)e->other_us + (ld->traced ? e->traced_us : 0)) * 1000;
+		}
+		free(ld);
+		r->load = NULL;
+	}
+	if (r->cpu_calls && r->e && r->eng->thread_stats) {
+		size_t cap = 4096, n;
+		struct engine_thread_stat *st = malloc(cap * sizeof(*st));
+
+		if (!st)
+			return;
+		n = r->eng->thread_stats(r->e, st, cap);
+		qsort(st, n, sizeof(*st), by_asked);
+		res->cpu_nthreads = (uint32_t)n;
+		for (size_t i = 0; i < n; i++) {
+			res->cpu_asked_ns += st[i].cpu_asked_ns;
+			res->cpu_got_ns += st[i].cpu_got_ns;
+			res->cpu_calls += st[i].calls;
+			if (i < REPLAY_CPU_THREADS_SHOWN)
+				res->cpu_thread[res->cpu_nshown++] = (struct replay_cpu_thread){
+				    st[i].tid, st[i].calls, st[i].cpu_asked_ns, st[i].cpu_got_ns };
+		}
+		free(st);
+	}
+}

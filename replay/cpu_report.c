@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What replay --cpu did (replay/core/cpu.c), in the report: how the CPU was reproduced, per
+ * replaying thread the CPU asked and got, and the host's load reproduced against the recorded.
+ * "Got" below "asked" means the replay could not spend what the recording did in that time
+ * (the candidate's CPUs were busier, or a burn was cut off at the end).
+ */
+#include <stdio.h>
+#include "replay/replay.h"
+#include "util/json.h"
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+void replay_cpu_print(const struct replay_result *r, FILE *out)
+{
+	fprintf(out, "cpu: %s\n", r->cpu_how[0] ? r->cpu_how : "idle");
+	if (r->cpu_nthreads) {
+		fprintf(out, "  per call: %u threads, %llu calls, CPU asked %.3f s, got %.3f s "
+			     "(%.1f%%)\n",
+			r->cpu_nthreads, (unsigned long long)r->cpu_calls, r->cpu_asked_ns / 1e9,
+			r->cpu_got_ns / 1e9, pct(r->cpu_got_ns, r->cpu_asked_ns));
+		for (uint32_t i = 0; i < r->cpu_nshown && i < 8; i++) {
+			const struct replay_cpu_thread *t = &r->cpu_thread[i];
+
+			if (!t->asked_ns)
+				break;
+			fprintf(out, "    tid %-8u %8llu calls  asked %9.3f ms  got %9.3f ms\n",
+				t->tid, (unsigned long long)t->calls, t->asked_ns / 1e6,
+				t->got_ns / 1e6);
+		}
+	}
+	if (r->load_threads)
+		fprintf(out, "  load: %u threads, %s recorded %.3f s, asked %.3f s, got %.3f s "
+			     "(%.1f%% of the recorded)\n",
+			r->load_threads, r->load_traced ? "recorded threads and other tasks"
+							: "other tasks",
+			r->load_recorded_ns / 1e9, r->load_asked_ns / 1e9, r->load_got_ns / 1e9,
+			pct(r->load_got_ns, r->load_recorded_ns));
+}
+
+int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
+{
+	char how[400];
+	size_t n;
+	int k;
+
+	json_str_buf(how, sizeof(how), r->cpu_how[0] ? r->cpu_how : "idle");
+	k = snprintf(buf, len,
+		     ", \"cpu\": {\"replayed\": %s, \"how\": %s, \"threads\": %u, \"calls\": %llu, "
+		     "\"asked_ns\": %llu, \"got_ns\": %llu, \"load_threads\": %u, "
+		     "\"load_includes_recorded_threads\": %s, \"load_recorded_ns\": %llu, "
+		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"per_thread\": [",
+		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
+		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
+		     (unsigned long long)r->cpu_got_ns, r->load_threads,
+		     r->load_traced ? "true" : "false", (unsigned long long)r->load_recorded_ns,
+		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns);
+	if (k < 0 || (size_t)k >= len)
+		return 0;
+	n = (size_t)k;
+	for (uint32_t i = 0; i < r->cpu_nshown; i++) {
+		const struct replay_cpu_thread *t = &r->cpu_thread[i];
+
+		k = snprintf(buf + n, len - n,
+			     "%s{\"tid\": %u, \"calls\": %llu, \"asked_ns\": %llu, \"got_ns\": %llu}",
+			     i ? ", " : "", t->tid, (unsigned long long)t->calls,
+			     (unsigned long long)t->asked_ns, (unsigned long long)t->got_ns);
+		if (k < 0 || (size_t)k >= len - n)
+			return 0;
+		n += (size_t)k;
+	}
+	k = snprintf(buf + n, len - n, "]}");
+	if (k < 0 || (size_t)k >= len - n)
+		return 0;
+	return (int)(n + (size_t)k);
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * threads: each recorded thread replayed by a thread of its own, making its own calls in the
+ * order it made them, with plain system calls (pread, pwrite, fsync...), as the application
+ * did. Before each call the thread spends the CPU time the recorded thread spent since its
+ * previous call (io->burn_ns, replay --cpu replay), so the replay's threads compete for the
+ * CPUs as the application's did and a call comes late where the recorded one would have.
+ *
+ * Why not psync's pool: a pool worker hands each call to whichever worker is free (60-150 us
+ * of wake-up on this 2-core machine), mixes the threads' CPU together and lets one thread's
+ * calls overtake each other. Here a recorded thread's calls queue in order on its own thread.
+ * Threads start at a recorded thread's first call; past THREADS_MAX recorded threads, later
+ * ones share a thread (tid modulo), said in the report as fewer threads than recorded ones.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "replay/engine/engine.h"
+#include "util/burn.h"
+
+#define THREADS_MAX 1024
+#define THREADS_HASH 4096 /* a power of two, > THREADS_MAX */
+#define THREAD_STACK (256u << 10)
+
+struct tworker {
+	struct engine *e;
+	pthread_t th;
+	pthread_cond_t cv;
+	struct replay_io **q; /* its ring, grown as needed (under the engine's lock) */
+	unsigned int head, tail, cap;
+	struct engine_thread_stat st;
+};
+
+struct engine {
+	const struct engine_target *targets;
+	unsigned int cap; /* completion ring: depth + 1 */
+	pthread_mutex_t lock;
+	pthread_cond_t done_cv;
+	struct replay_io **cq;
+	unsigned int cq_head, cq_tail;
+	unsigned int ncq; /* completions waiting, read without the lock as a hint */
+	struct replay_io **pending;
+	unsigned int npending;
+	volatile bool stop;
+	unsigned int nworkers;
+	struct tworker *w[THREADS_MAX];
+	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
+	uint16_t hash_w[THREADS_HASH];
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void *worker_main(void *arg)
+{
+	struct tworker *w = arg;
+	struct engine *e = w->e;
+
+	pthread_mutex_lock(&e->lock);
+	for (;;) {
+		struct replay_io *io;
+
+		while (!e->stop && w->head == w->tail)
+			pthread_cond_wait(&w->cv, &e->lock);
+		if (e->stop)
+			break;
+		io = w->q[w->head];
+		w->head = (w->head + 1) % w->cap;
+		pthread_mutex_unlock(&e->lock);
+		if (io->burn_ns) {
+			w->st.cpu_asked_ns += io->burn_ns;
+			w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop);
+		}
+		io->began_ns = mono_ns();
+		io->res = engine_exec_sync(&e->targets[io->dev], io);
+		io->complete_ns = mono_ns();
+		pthread_mutex_lock(&e->lock);
+		w->st.calls++;
+		e->cq[e->cq_tail] = io;
+		e->cq_tail = (e->cq_tail + 1) % e->cap;
+		__atomic_add_fetch(&e->ncq, 1, __ATOMIC_RELEASE);
+		pthread_cond_signal(&e->done_cv);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+static void threads_free(struct engine *e)
+{
+	for (unsigned int i = 0; i < e->nworkers; i++) {
+		pthread_cond_destroy(&e->w[i]->cv);
+		free(e->w[i]->q);
+		free(e->w[i]);
+	}
+	free(e->cq);
+	free(e->pending);
+	free(e);
+}
+
+static void threads_exit(struct engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->stop = true;
+	for (unsigned int i = 0; i < e->nworkers; i++)
+		pthread_cond_signal(&e->w[i]->cv);
+	pthread_mutex_unlock(&e->lock);
+	for (unsigned int i = 0; i < e->nworkers; i++)
+		pthread_join(e->w[i]->th, NULL);
+	threads_free(e);
+}
+
+static struct engine *threads_init(const struct engine_params *p, char *why, size_t why_len)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	pthread_condattr_t ca;
+
+	(void)why;
+	(void)why_len;
+	if (!e)
+		return NULL;
+	e->targets = p->targets;
+	e->cap = p->depth + 1;
+	e->cq = calloc(e->cap, sizeof(*e->cq));
+	e->pending = calloc(e->cap, sizeof(*e->pending));
+	if (!e->cq || !e->pending) {
+		threads_free(e);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->done_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	return e;
+}
+
+/* The worker of recorded thread tid, started at its first call. NULL + -errno in *err. */
+static struct tworker *worker_of(struct engine *e, uint32_t tid, int *err)
+{
+	uint32_t h = (tid * 2654435761u) & (THREADS_HASH - 1);
+	struct tworker *w;
+	pthread_attr_t attr;
+	int ret;
+
+	for (;; h = (h + 1) & (THREADS_HASH - 1)) {
+		if (e->hash_tid[h] == tid + 1)
+			return e->w[e->hash_w[h]];
+		if (!e->hash_tid[h])
+			break;
+	}
+	if (e->nworkers == THREADS_MAX)
+		return e->w[tid % THREADS_MAX]; /* shared past the cap */
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->q = calloc(16, sizeof(*w->q)))) {
+		free(w);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	w->e = e;
+	w->cap = 16;
+	w->st.tid = tid;
+	pthread_cond_init(&w->cv, NULL);
+	/* small stacks: the replay's mlockall would make 8 MiB each resident */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	ret = pthread_create(&w->th, &attr, worker_main, w);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		pthread_cond_destroy(&w->cv);
+		free(w->q);
+		free(w);
+		*err = -ret;
+		return NULL;
+	}
+	e->hash_tid[h] = tid + 1;
+	e->hash_w[h] = (uint16_t)e->nworkers;
+	e->w[e->nworkers++] = w;
+	return w;
+}
+
+static int push(struct tworker *w, struct replay_io *io)
+{
+	if ((w->tail + 1) % w->cap == w->head) {
+		unsigned int cap = 2 * w->cap, n = 0;
+		struct replay_io **q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		for (unsigned int i = w->head; i != w->tail; i = (i + 1) % w->cap)
+			q[n++] = w->q[i];
+		free(w->q);
+		w->q = q;
+		w->cap = cap;
+		w->head = 0;
+		w->tail = n;
+	}
+	w->q[w->tail] = io;
+	w->tail = (w->tail + 1) % w->cap;
+	return 0;
+}
+
+static int threads_queue(struct engine *e, struct replay_io *io)
+{
+	if (e->npending >= e->cap - 1)
+		return -EBUSY;
+	e->pending[e->npending++] = io;
+	return 0;
+}
+
+static int threads_submit(struct engine *e)
+{
+	unsigned int n = e->npending;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&e->lock);
+	for (unsigned int i = 0; i < n && !err; i++) {
+		struct tworker *w = worker_of(e, e->pending[i]->tid, &err);
+
+		if (w && !(err = push(w, e->pending[i])))
+			pthread_cond_signal(&w->cv);
+	}
+	pthread_mutex_unlock(&e->lock);
+	e->npending = 0;
+	return err ? err : (int)n;
+}
+
+static int threads_reap(struct engine *e, struct replay_io **done, unsigned int max,
+			uint64_t timeout_ns)
+{
+	unsigned int n = 0;
+
+	if (!__atomic_load_n(&e->ncq, __ATOMIC_ACQUIRE) && !timeout_ns)
+		return 0;
+	pthread_mutex_lock(&e->lock);
+	if (e->cq_head == e->cq_tail && timeout_ns) {
+		uint64_t until = mono_ns() + timeout_ns;
+		struct timespec ts = { (time_t)(until / 1000000000ULL),
+				       (long)(until % 1000000000ULL) };
+
+		while (e->cq_head == e->cq_tail &&
+		       pthread_cond_timedwait(&e->done_cv, &e->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	while (n < max && e->cq_head != e->cq_tail) {
+		done[n++] = e->cq[e->cq_head];
+		e->cq_head = (e->cq_head + 1) % e->cap;
+	}
+	__atomic_sub_fetch(&e->ncq, n, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&e->lock);
+	return (int)n;
+}
+
+static size_t threads_stats(struct engine *e, struct engine_thread_stat *out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	for (unsigned int i = 0; i < e->nworkers && n < max; i++)
+		out[n++] = e->w[i]->st;
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
+const struct engine_ops engine_threads_ops = {
+	.name = "threads",
+	.sync_io = true,
+	.burns_cpu = true,
+	.init = threads_init,
+	.queue = threads_queue,
+	.submit = threads_submit,
+	.reap = threads_reap,
+	.exit = threads_exit,
+	.thread_stats = threads_stats,
+};

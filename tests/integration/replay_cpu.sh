@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# timeout: 300
+# replay --cpu (issue 23), by function: two programs with busy phases (200 us and 2 ms of their
+# own CPU before each read) are recorded at file level and replayed under --root:
+#  - the replay makes each recorded thread's calls on a thread of its own (engine threads) and
+#    spends before them the recorded CPU: per thread, the CPU it asked is the trace's on-CPU
+#    time for that thread, and the CPU it got (the replaying thread's own CPU clock) is within
+#    10 % of it; every read is replayed;
+#  - --cpu idle replays the same calls without burning, and says so;
+#  - a trace recorded with --no-cpu replays as before (its usual engine, no CPU) and says so;
+#    --cpu replay refuses it (exit 2) naming --cpu idle.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/record_lib.bash"
+
+burner=$BUILD/tests/tools/cpu_burner
+[ -x "$burner" ] || fail "$burner is not built (make check builds it)"
+dir=$(scratch_dir)
+mkdir "$dir/data"
+dd if=/dev/urandom of="$dir/data/a" bs=1M count=1 status=none || fail "cannot write data"
+cp "$dir/data/a" "$dir/data/b"
+
+rec_start "$dir/t.ioreel" --level file --comm cpu_burner --under "$dir/data"
+"$burner" "$dir/data/a" 200 300 &
+p1=$!
+"$burner" "$dir/data/b" 2000 60 || fail "cpu_burner b failed"
+wait "$p1" || fail "cpu_burner a failed"
+rec_stop || fail "record exited $?: $(cat "$dir/t.ioreel.err")"
+"$IOREEL" info --json "$dir/t.ioreel" >"$dir/t.info" || fail "info failed"
+
+replay() { # NAME [options]: replays t.ioreel under a fresh root, JSON to NAME.json
+	local name=$1
+	shift
+	mkdir "$dir/$name"
+	"$IOREEL" replay "$1" --root "$dir/$name" --allow-writes -q --json "${@:2}" \
+		>"$dir/$name.json" 2>"$dir/$name.err" ||
+		fail "replay $name exited $?: $(cat "$dir/$name.err")"
+}
+replay r "$dir/t.ioreel"
+python3 - "$dir/t.info" "$dir/r.json" <<'PY' || fail "the CPU replay did not reproduce the threads' CPU"
+import json, sys
+info = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+cpu, f = r["cpu"], r["fidelity"]
+assert f["engine"] == "threads", f["engine"]
+assert cpu["replayed"] and cpu["threads"] == 2, cpu
+recorded = info["cpu"]["oncpu_total_ns"]
+# the trace's on-CPU time is asked (--think-scale 1), but for the calls a replay does not
+# make (a process's exit)
+assert abs(cpu["asked_ns"] - recorded) <= recorded * 0.02, (cpu["asked_ns"], recorded)
+for t in cpu["per_thread"]:
+    assert t["asked_ns"] > 0, t
+    assert abs(t["got_ns"] - t["asked_ns"]) <= t["asked_ns"] * 0.10, t
+    print("  tid %d: %d calls, asked %.1f ms, got %.1f ms" %
+          (t["tid"], t["calls"], t["asked_ns"] / 1e6, t["got_ns"] / 1e6))
+PY
+# every read replayed
+python3 - "$dir/t.info" "$dir/r.json" <<'PY' || fail "the CPU replay did not replay every read"
+import json, sys
+info = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+want = info["ops"]["read"]
+got = r["file"]["ops"]["read"]["replayed"]
+assert want == got and want >= 360, (want, got)
+PY
+
+replay idle "$dir/t.ioreel" --cpu idle
+python3 -c 'import json,sys
+c = json.load(open(sys.argv[1]))["cpu"]
+assert not c["replayed"] and c["how"] == "idle (--cpu idle)" and c["asked_ns"] == 0, c' \
+	"$dir/idle.json" || fail "--cpu idle burned CPU: $(cat "$dir/idle.json")"
+
+rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data" --no-cpu
+"$burner" "$dir/data/a" 200 50 || fail "cpu_burner failed"
+rec_stop || fail "record --no-cpu exited $?"
+replay n "$dir/n.ioreel"
+python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+c = r["cpu"]
+assert r["fidelity"]["engine"] != "threads", r["fidelity"]["engine"]
+assert not c["replayed"] and "no CPU data" in c["how"], c' "$dir/n.json" ||
+	fail "a trace without CPU data did not replay as before: $(cat "$dir/n.json")"
+mkdir "$dir/n2"
+rc=0
+"$IOREEL" replay "$dir/n.ioreel" --root "$dir/n2" --allow-writes -q --cpu replay \
+	>"$dir/n2.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "--cpu replay of a trace without CPU data exited $rc, not 2"
+grep -q -- "--cpu idle" "$dir/n2.out" || fail "the refusal does not name --cpu idle: $(cat "$dir/n2.out")"
+echo "ok: per-thread CPU reproduced within 10 %, --cpu idle and traces without CPU data as before"
