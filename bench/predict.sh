@@ -116,12 +116,13 @@ replay() {
 	local st=$1 mode rc=0
 	mode_opts "$2"
 	mode=$NAME
+	opts_block
 	attach "$st"
 	rec_start "$DEV" "$out/obs-$st-$mode.ioreel"
 	(
 		[ -z "$PROCS" ] || echo $BASHPID >"$PROCS" || exit 1
 		exec "$IOREEL" replay "$out/real-A-1.ioreel" --target "$DEV" --allow-writes --force \
-			"${OPTS[@]}" -o "$out/pred-$st-$mode.ioreel" -q --json
+			"${BOPTS[@]}" -o "$out/pred-$st-$mode.ioreel" -q --json
 	) >"$out/pred-$st-$mode.json" 2>"$out/pred-$st-$mode.err" || rc=$?
 	rec_stop
 	detach

@@ -27,7 +27,9 @@
 #      MEMORY (the server's memory cgroup limit, 160M; a file replay's cgroup starts at
 #      MEMORY + REPLAY_EXTRA, 512M, and once the replayer has locked its memory becomes that
 #      plus the page cache the server had: same_cache), MODES ("dep timed"; a mode may be
-#      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s), TARGETS ("xfs ext4 btrfs":
+#      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s; the file replays use engine
+#      psync unless the variant names one: dep-cpu=dep,--cpu,replay,--engine,threads, whose
+#      block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
 #      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds),
 #      PREDICT_OUT (build/bench/predict_fs).
 # Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
@@ -161,9 +163,10 @@ same_cache() {
 
 # freplay FS MODE: the median xfs run's file-level recording replayed under a directory on FS.
 freplay() {
-	local fs=$1 root=${mnt[$1]}/replay rc=0 mode
+	local fs=$1 root=${mnt[$1]}/replay rc=0 mode eng=(--engine psync)
 	mode_opts "$2"
 	mode=$NAME
+	! has_engine || eng=()
 	rm -rf "$root" && mkdir "$root" || fail "cannot make $root"
 	memlimit "$(dirname "$REPLAYPROCS")" \
 		$(($(numfmt --from=iec "$memory") + $(numfmt --from=iec "$replay_extra"))) ||
@@ -171,7 +174,7 @@ freplay() {
 	(
 		echo $BASHPID >"$REPLAYPROCS" || exit 1
 		exec "$IOREEL" replay "$out/real-xfs-$src.file.ioreel" --root "$root" --allow-writes \
-			"${OPTS[@]}" --engine psync -o "$out/pred-file-$fs-$mode.ioreel" -q --json
+			"${OPTS[@]}" "${eng[@]}" -o "$out/pred-file-$fs-$mode.ioreel" -q --json
 	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" &
 	local pid=$! cache
 	cache=$(same_cache "$pid")
@@ -192,9 +195,10 @@ breplay() {
 	local fs=$1 rc=0 mode
 	mode_opts "$2"
 	mode=$NAME
+	opts_block
 	rec_start "${dev[$fs]}" "$out/obs-blk-$fs-$mode.ioreel"
 	"$IOREEL" replay "$out/real-xfs-$src.blk.ioreel" --target "${dev[$fs]}" --allow-writes \
-		--force "${OPTS[@]}" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
+		--force "${BOPTS[@]}" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
 		>"$out/pred-blk-$fs-$mode.json" 2>"$out/pred-blk-$fs-$mode.err" || rc=$?
 	rec_stop
 	[ $rc = 0 ] || fail "block replay $mode on $fs: $(tail -n 3 "$out/pred-blk-$fs-$mode.err")"

@@ -415,6 +415,15 @@ static int run_reader(struct conv *cv)
 	}
 	if (!err)
 		err = import_window_drain(&win);
+	if (!err && cv->w) { /* the recording's CPU load goes along (replay --cpu) */
+		const struct trace_cpu_load *l;
+		uint32_t ncpus = 0, interval = 0;
+		size_t nl = trace_reader__cpu_load(r, &l, &ncpus, &interval);
+
+		if (nl && (err = trace_writer__add_cpu_load(cv->w, ncpus, interval, l, nl)))
+			snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->out_path,
+				 trace_writer__error(cv->w));
+	}
 	cv->late = win.late;
 	import_window_free(&win);
 	cv->damaged = trace_reader__damaged_chunks(r);

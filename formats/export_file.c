@@ -109,6 +109,14 @@ static int copy_trace(struct trace_reader *r, const char *out, uint64_t *events,
 			return -EINTR;
 		}
 	}
+	{ /* the recording's CPU load goes along (replay --cpu) */
+		const struct trace_cpu_load *l;
+		uint32_t ncpus = 0, interval = 0;
+		size_t nl = trace_reader__cpu_load(r, &l, &ncpus, &interval);
+
+		if (!e && n == 0 && nl)
+			e = trace_writer__add_cpu_load(w, ncpus, interval, l, nl);
+	}
 	for (size_t i = 0; i < nc; i++)
 		c[i] = *trace_reader__counter(r, i);
 	if (!e && n == 0 && nc)
