@@ -6,7 +6,8 @@
 # F is the floor: the recorder with IOREEL_RECORD_ATTACH_ONLY=1, its programs attached but
 # returning at once, which is what the kernel charges every I/O for calling two BPF programs
 # before they do anything. Prints IOPS of each run, medians, the IOPS ratios F/A and B/A, CPU
-# (fio's, and the recorder's own user+sys), events, drops and trace bytes per event; then one
+# (fio's, and the recorder's own user+sys), events, drops and trace bytes per event; a fourth
+# run per round records with --no-cpu, for what recording the CPU (bpf/oncpu.bpf.h) costs; one
 # more recorded run with kernel BPF stats on, for the time spent in the BPF programs per I/O
 # (that run is not in the ratio: the stats themselves cost time, ~60 ns per program run here).
 # every-core (issue 12): fio 4 KiB random reads, io_uring, iodepth 32, not pinned (its io_uring
@@ -66,7 +67,7 @@ one_core() {
 		"$(nproc) CPUs"
 	printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' run mode IOPS usr% sys% events drops \
 		B/event rec-cpu%
-	a=() b=() f=()
+	a=() b=() f=() n=()
 	for ((r = 1; r <= rounds; r++)); do
 		run_fio "$dir/a$r.fio"
 		read -r iops usr sys < <(fio_fig "$dir/a$r.fio")
@@ -86,11 +87,22 @@ one_core() {
 		b+=("$iops")
 		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
 			"$ev" "$dr" "$bpe" "$cpu"
+		start_rec "n$r" "" --no-cpu
+		run_fio "$dir/n$r.fio"
+		stop_rec "n$r"
+		read -r ev dr bpe cpu _ <"$dir/n$r.fig"
+		read -r iops usr sys < <(fio_fig "$dir/n$r.fio")
+		n+=("$iops")
+		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" "no-cpu" "$iops" "$usr" "$sys" \
+			"$ev" "$dr" "$bpe" "$cpu"
 	done
-	python3 - "${a[*]}" "${b[*]}" "${f[*]}" <<-'PY'
+	python3 - "${a[*]}" "${b[*]}" "${f[*]}" "${n[*]}" <<-'PY'
 	import statistics, sys
-	a, b, f = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
+	a, b, f, n = ([float(x) for x in arg.split()] for arg in sys.argv[1:5])
 	ma, mb, mf = statistics.median(a), statistics.median(b), statistics.median(f)
+	mn = statistics.median(n)
+	print(f"median IOPS recorded --no-cpu {mn:.0f}, recorded (with the CPU, the default) "
+	      f"{mb:.0f}: recording the CPU costs {100 * (1 - mb / mn):.2f} % of the IOPS")
 	print(f"median IOPS plain {ma:.0f}, hooks only {mf:.0f} (ratio {mf / ma:.3f}), "
 	      f"recorded {mb:.0f}: ratio {mb / ma:.3f}")
 	print(f"per I/O: {1e9 / ma:.0f} ns of fio's core plain; "

@@ -3,7 +3,8 @@
 # Overhead of `ioreel record --level file` on PostgreSQL (issue 14's goal: pgbench TPS while
 # recorded >= 0.95 x unrecorded, 0 dropped). PostgreSQL on xfs over a loop device (fsync on,
 # 16 MB shared_buffers: the WAL and data files really are written and synced), pgbench TPC-B-like
-# runs alternating plain (A) and recorded (B), A B A B ...: the recorder follows the postmaster
+# runs alternating plain (A), recorded (B) and recorded with --no-cpu (N: what recording the CPU
+# costs is B against N), A B N A B N ...: the recorder follows the postmaster
 # and every backend it forks (--pid). Prints each run's TPS and, for recorded runs, the calls
 # recorded, drops, bytes per call and the recorder's own CPU; then the median TPS of each and
 # their ratio, and what one recorded run held (ioreel info); then, with kernel.bpf_stats_enabled,
@@ -33,8 +34,8 @@ postmaster=$(head -n1 "$PG_DATA/postmaster.pid")
 tps_of() { awk '/^tps = / {print $3; exit}' "$1"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-start_rec() { # NAME
-	rec_file_start "$out/$1.ioreel" --pid "$postmaster" --attach "$attach"
+start_rec() { # NAME [RECORD OPTION]
+	rec_file_start "$out/$1.ioreel" --pid "$postmaster" --attach "$attach" ${2:-}
 	rec=$REC_PID
 }
 stop_rec() { # NAME TICKS_AT_START: "calls dropped B/call cpu%" into NAME.fig
@@ -50,7 +51,7 @@ print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"],
 echo "PostgreSQL on xfs over a loop device, pgbench -c $clients scale $scale, ${secs}s per run," \
 	"$rounds rounds, $(nproc) CPUs, record --attach $attach"
 printf '%-4s %-9s %10s %10s %7s %8s %8s\n' run mode TPS calls drops B/call rec-cpu%
-a=() b=()
+a=() b=() n=()
 for ((r = 1; r <= rounds; r++)); do
 	PG_PGBENCH_OUT=$out/a$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
 	a+=("$(tps_of "$out/a$r.pgbench")")
@@ -63,12 +64,22 @@ for ((r = 1; r <= rounds; r++)); do
 	b+=("$(tps_of "$out/b$r.pgbench")")
 	printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" recorded "${b[-1]}" "$calls" "$drops" \
 		"$bpc" "$cpu"
+	start_rec "n$r" --no-cpu
+	t0=$(cpu_ticks $rec)
+	PG_PGBENCH_OUT=$out/n$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+	stop_rec "n$r" "$t0"
+	read -r calls drops bpc cpu <"$out/n$r.fig"
+	n+=("$(tps_of "$out/n$r.pgbench")")
+	printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" no-cpu "${n[-1]}" "$calls" "$drops" \
+		"$bpc" "$cpu"
 done
-python3 - "${a[*]}" "${b[*]}" <<'PY'
+python3 - "${a[*]}" "${b[*]}" "${n[*]}" <<'PY'
 import statistics, sys
-a, b = ([float(x) for x in arg.split()] for arg in sys.argv[1:3])
-ma, mb = statistics.median(a), statistics.median(b)
+a, b, n = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
+ma, mb, mn = statistics.median(a), statistics.median(b), statistics.median(n)
 print(f"median TPS plain {ma:.1f}, recorded {mb:.1f}: ratio {mb / ma:.3f} (goal >= 0.95)")
+print(f"median TPS recorded --no-cpu {mn:.1f}: recording the CPU costs "
+      f"{100 * (1 - mb / mn):.2f} % of the TPS (issue 23's goal: at most 1 %)")
 PY
 echo "what the last recorded run holds:"
 "$IOREEL" info "$out/b$rounds.ioreel"
