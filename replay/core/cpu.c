@@ -52,15 +52,22 @@ uint64_t run_cpu_burn(const struct run *r, const struct sev *s)
 	return (uint64_t)((double)s->oncpu_ns * think_scale(r));
 }
 
-void run_cpu_sev(const struct run *r, struct sev *s, uint64_t oncpu_ns)
+void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns)
 {
-	uint64_t b;
+	uint64_t b, t;
 
 	s->oncpu_ns = r->cpu_calls ? oncpu_ns : 0;
-	if (!s->oncpu_ns || !r->mops->clocked)
+	if (!r->mops->clocked)
 		return;
-	b = run_cpu_burn(r, s);
-	s->t = s->t > b ? s->t - b : 0;
+	if (s->oncpu_ns) {
+		/* earlier by the burn, but not before the I/O fed before it: the clocked
+		 * loops take deadlines in feed order, and one out of order would only be
+		 * issued late (and counted so) */
+		b = run_cpu_burn(r, s);
+		t = s->t > b ? s->t - b : 0;
+		s->t = t > r->cpu_last_t ? t : (s->t < r->cpu_last_t ? s->t : r->cpu_last_t);
+	}
+	r->cpu_last_t = s->t;
 }
 
 int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)

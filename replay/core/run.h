@@ -211,6 +211,7 @@ struct run {
 	/* --cpu (core/cpu.c) */
 	bool cpu_calls; /* the engine burns each call's recorded CPU (sev.oncpu_ns) */
 	bool cpu_stopped;
+	uint64_t cpu_last_t; /* the deadline fed last (helper thread) */
 	struct run_load *load;
 
 	/* output (helper thread) */
@@ -248,7 +249,7 @@ uint64_t run_deadline(const struct run *r, uint64_t t);
  * threads). A source's feed, for each I/O: its burn (s->t moved earlier by it, so that burn
  * and call end where the recorded call began). Around the clock: the load threads. */
 int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen);
-void run_cpu_sev(const struct run *r, struct sev *s, uint64_t oncpu_ns);
+void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns);
 /* The CPU an I/O burns (recorded x --think-scale). */
 uint64_t run_cpu_burn(const struct run *r, const struct sev *s);
 int run_cpu_start(struct run *r);
