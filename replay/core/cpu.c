@@ -47,11 +47,6 @@ static double think_scale(const struct run *r)
 	return r->o->think_scale > 0 ? r->o->think_scale : 1.0;
 }
 
-uint64_t run_cpu_burn(const struct run *r, const struct sev *s)
-{
-	return (uint64_t)((double)s->oncpu_ns * think_scale(r));
-}
-
 void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns)
 {
 	uint64_t b, t;

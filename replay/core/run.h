@@ -251,7 +251,10 @@ uint64_t run_deadline(const struct run *r, uint64_t t);
 int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen);
 void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns);
 /* The CPU an I/O burns (recorded x --think-scale). */
-uint64_t run_cpu_burn(const struct run *r, const struct sev *s);
+static inline uint64_t run_cpu_burn(const struct run *r, const struct sev *s)
+{
+	return (uint64_t)((double)s->oncpu_ns * (r->o->think_scale > 0 ? r->o->think_scale : 1.0));
+}
 int run_cpu_start(struct run *r);
 void run_cpu_stop(struct run *r);
 

@@ -34,8 +34,11 @@ grep -q "needs root" "$dir/e4" || fail "unclear: $(cat "$dir/e4")"
 
 # --duration ends it; -q prints nothing; MAJ:MIN works as a device.
 fio --name=l --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k --iodepth=4 \
-	--time_based --runtime=3 >/dev/null &
+	--time_based --runtime=20 >/dev/null &
 lp=$!
+# (20 s, killed after the --max-size recording below, which needs I/O until then: with 3 s a
+# slow start of the two recorders on a busy machine left it short of 64k)
+cleanup_push "kill $lp"
 start=$(date +%s%N)
 "$IOREEL" record -d "$(dev_majmin "$dev")" -o "$dir/d.ioreel" --duration 1500ms -q --json \
 	>"$dir/d.json" 2>"$dir/d.err" || fail "record --duration exited $?: $(cat "$dir/d.err")"
