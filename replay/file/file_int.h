@@ -208,8 +208,6 @@ void fops_first_sight(struct frun *f, uint32_t file, const struct io_event *ev,
 int fops_by_name(struct frun *f, const struct replay_io *io);
 int fops_clear(struct frun *f, uint32_t name, char *err, size_t errlen);
 int fops_lay_out_dir(struct frun *f, uint32_t id, char *err, size_t errlen);
-int fops_each(struct run *r, int (*fn)(struct run *r, const struct sev *s, void *arg), void *arg,
-	      char *err, size_t errlen);
 
 /* file_setup.c: open flags, x86-64 values (as recorded) to this machine's; and those a
  * recorded open is replayed with (--buffered drops O_DIRECT) */

@@ -391,6 +391,38 @@ static void buffers(struct run *r, uint32_t *align, bool *own_reads)
 						  (unsigned long)sf.f_type == 0x2fc12fc1UL);
 }
 
+/*
+ * Every call of the trace, for closed mode (a synthesized file-level trace: fio's file and
+ * directory engines, jobs over several files): the decoder's pass over the whole trace before
+ * the clock, its calls handed to fn in file order, each carrying its stream (the job). The
+ * calls on one descriptor stay in their stream's order: opens, stats and the other calls by
+ * name are made on the scheduling thread as they are released, so a stream's open is done
+ * before its next call is issued, at any depth.
+ */
+static int each(struct run *r, int (*fn)(struct run *r, const struct sev *s, void *arg), void *arg,
+		char *err, size_t errlen)
+{
+	struct frun *f = frun_of(r);
+	long n;
+	int ret = 0;
+
+	while (!ret && (n = trace_reader__next_file(r->rd, f->ev, f->x, RUN_DECODE)) > 0)
+		for (long i = 0; !ret && i < n; i++) {
+			ret = fdec_event(&f->dec, &f->ev[i], &f->x[i]);
+			for (size_t k = 0; !ret && k < f->npend; k++)
+				ret = fn(r, &f->pend[k].s, arg);
+			f->npend = 0;
+		}
+	if (!ret && n < 0) {
+		snprintf(err, errlen, "reading %s: %s", r->o->trace, trace_reader__error(r->rd));
+		return (int)n;
+	}
+	if (ret)
+		snprintf(err, errlen, "decoding %s: %s", r->o->trace, strerror(-ret));
+	f->eof = true;
+	return ret;
+}
+
 const struct replay_source_ops replay_source_file = {
 	.name = "file-level",
 	.out_item = sizeof(struct done_fev),
@@ -399,7 +431,7 @@ const struct replay_source_ops replay_source_file = {
 	.buffers = buffers,
 	.engine_targets = engine_targets,
 	.open_output = open_output,
-	.each = fops_each,
+	.each = each,
 	.feed = feed,
 	.out = file_out,
 	.issue = file_issue,
