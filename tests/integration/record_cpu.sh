@@ -8,7 +8,7 @@
 # run that burns nothing (the thread's own system-call and block-layer work around each read:
 # ~1 us at file level, where it is timed from the previous call's return, ~12 us at block
 # level, where the gap runs from one I/O's submission to the next), is within 10 % of what was
-# burned. With --no-cpu the trace holds no CPU data, and info says so. A function test:
+# burned (20 % for 50 us at block level, see below). With --no-cpu the trace holds no CPU data, and info says so. A function test:
 # CPU time measured, not elapsed time.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -31,14 +31,15 @@ print(c["oncpu_events"], c["oncpu_p50_ns"])' "$1.info") || fail "no cpu in $1.in
 	echo "$p"
 }
 
-# within TRACE BURN_US BASE_NS: the trace's median on-CPU time less BASE_NS is BURN_US +-10 %
+# within TRACE BURN_US BASE_NS [PCT]: the trace's median on-CPU time less BASE_NS is BURN_US
+# +-PCT % (10)
 within() {
 	local p
 	p=$(p50 "$1")
 	echo "  $(basename "$1"): median on-CPU $p ns for $2 us burned ($3 ns without)"
 	python3 -c 'import sys
-p50, want, base = int(sys.argv[1]), int(sys.argv[2]) * 1000, int(sys.argv[3])
-sys.exit(0 if abs(p50 - base - want) <= want / 10 else 1)' "$p" "$2" "$3"
+p50, want, base, pct = int(sys.argv[1]), int(sys.argv[2]) * 1000, int(sys.argv[3]), int(sys.argv[4])
+sys.exit(0 if abs(p50 - base - want) <= want * pct / 100 else 1)' "$p" "$2" "$3" "${4:-10}"
 }
 
 rec_start "$dir/f0.ioreel" --level file --comm cpu_burner
@@ -61,12 +62,18 @@ for burn in 50 500 5000; do
 		within "$dir/f$burn.ioreel" "$burn" "$fbase" && break
 		[ $try = 3 ] && fail "file level: on-CPU time beyond 10 % of $burn us three times"
 	done
+	# Block level, 50 us: the recorder times a thread's stretches on the CPU with the
+	# clock, so the interrupts served while it burns (its own I/O's completions among them,
+	# 5-8 us per I/O when the host is busy) count as its time, where the burner's thread CPU
+	# clock leaves them out: 20 % there, 10 % for the longer burns.
+	pct=10
+	[ "$burn" -gt 50 ] || pct=20
 	for try in 1 2 3; do
 		rec_start "$dir/b$burn.ioreel" -d "$dev" --comm cpu_burner
 		"$burner" "$dev" "$burn" "$n" direct || fail "cpu_burner (direct) failed"
 		rec_stop || fail "record (block level) exited $?: $(cat "$dir/b$burn.ioreel.err")"
-		within "$dir/b$burn.ioreel" "$burn" "$bbase" && break
-		[ $try = 3 ] && fail "block level: on-CPU time beyond 10 % of $burn us three times"
+		within "$dir/b$burn.ioreel" "$burn" "$bbase" "$pct" && break
+		[ $try = 3 ] && fail "block level: on-CPU time beyond $pct % of $burn us three times"
 	done
 done
 
