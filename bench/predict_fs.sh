@@ -30,7 +30,8 @@
 #      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s; the file replays use engine
 #      psync unless the variant names one: dep-cpu=dep,--cpu,replay,--engine,threads, whose
 #      block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
-#      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds),
+#      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds;
+#      only xfs and the targets run for real, so TARGETS=xfs is the self-check alone),
 #      PREDICT_OUT (build/bench/predict_fs).
 # Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
 set -u
@@ -51,7 +52,8 @@ memory=${MEMORY:-160M}
 replay_extra=${REPLAY_EXTRA:-512M}
 modes=${MODES:-dep timed}
 out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
-fss="xfs ext4 btrfs"
+# the filesystems run for real: xfs (the recording's) and each target
+fss=$(printf '%s\n' xfs ${TARGETS:-ext4 btrfs} | awk '!seen[$0]++' | tr '\n' ' ')
 targets=${TARGETS:-xfs ext4 btrfs}
 mkdir -p "$out" && rm -f "$out"/*.ioreel "$out"/*.json "$out"/*.csv "$out"/*.out "$out"/*.err
 log() { printf '%s %s\n' "$(date +%T)" "$*"; }
