@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include "replay/core/run.h"
 #include "util/burn.h"
 #include "util/cli.h"
@@ -142,6 +143,29 @@ static void sleep_until(uint64_t t, const volatile bool *stop)
 	}
 }
 
+/*
+ * Burns share ns of CPU between a0 and a1 at an even pace: LOAD_CHUNK at a time, each followed
+ * by a sleep until the time this much should have been burned. The load being reproduced is
+ * many tasks' short bursts (a database's clients), which a woken thread preempts at once; one
+ * long burn would hold a CPU for its whole time slice instead and delay every wake-up behind
+ * it. What is not burned by a1 (the CPUs were busier) is left. Returns the CPU used.
+ */
+#define LOAD_CHUNK 50000ULL
+
+static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, const volatile bool *stop)
+{
+	uint64_t done = 0, span = a1 - a0;
+
+	sleep_until(a0, stop);
+	while (done < share && !*stop && now_mono_ns() < a1) {
+		uint64_t step = share - done < LOAD_CHUNK ? share - done : LOAD_CHUNK;
+
+		done += burn_cpu(step, stop);
+		sleep_until(a0 + (uint64_t)((double)done / (double)share * (double)span), stop);
+	}
+	return done;
+}
+
 struct load_arg {
 	struct run_load *ld;
 	unsigned int j;
@@ -158,6 +182,7 @@ static void *load_main(void *arg)
 	uint64_t start, g = r->genesis;
 
 	free(a);
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* its short sleeps pace the load */
 	while (!(start = __atomic_load_n(&r->start_mono, __ATOMIC_ACQUIRE)) && !ld->stop)
 		usleep(1000);
 	for (size_t i = 0; i + 1 < ld->n && !ld->stop; i++) {
@@ -177,10 +202,7 @@ static void *load_main(void *arg)
 		if (!share)
 			continue;
 		ld->asked[j] += share;
-		if (now_mono_ns() >= a1)
-			continue; /* too late for this one (counted as asked, not got) */
-		sleep_until(a0, &ld->stop);
-		ld->got[j] += burn_cpu(share, &ld->stop);
+		ld->got[j] += burn_paced(share, a0, a1, &ld->stop);
 	}
 	return NULL;
 }
