@@ -126,6 +126,7 @@ struct dep_elastic {
 	bool group_commit, absorb, splits; /* on in this replay */
 	bool file_level;	   /* ops are enum io_fop */
 	uint64_t trace[DEP_EL_OPS];	/* read from the trace */
+	uint64_t issued[DEP_EL_OPS];	/* issued (split flushes too; a stopped replay: fewer) */
 	uint64_t coalesced[DEP_EL_OPS]; /* flushes not issued: an in-flight flush covered them */
 	uint64_t absorbed[DEP_EL_OPS];	/* writes not issued: a later one of the range was due */
 	uint64_t split[DEP_EL_OPS];	/* flushes added: another's no longer covered its writes */

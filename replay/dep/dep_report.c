@@ -15,7 +15,7 @@ static const char *op_name(const struct dep_elastic *e, unsigned int op)
 
 static uint64_t issued(const struct dep_elastic *e, int op)
 {
-	return e->trace[op] + e->split[op] - e->coalesced[op] - e->absorbed[op];
+	return e->issued[op];
 }
 
 static bool shown(const struct dep_elastic *e, int op)

@@ -626,8 +626,10 @@ static int issue_splits(struct run *r)
 		ret = run_issue(r, &f, now_rel, DEP_WINDOW + w);
 		if (ret)
 			return ret;
-		if (f.op < DEP_EL_OPS)
+		if (f.op < DEP_EL_OPS) {
 			r->res->elastic.split[f.op]++;
+			r->res->elastic.issued[f.op]++;
+		}
 		n++;
 	}
 	return n ? run_submit(r) : 0;
@@ -671,6 +673,8 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 		s->state = DS_INFLIGHT;
 		d->st[s->stream].inflight++;
 		issued[(*nissued)++] = w;
+		if (s->s.op < DEP_EL_OPS)
+			r->res->elastic.issued[s->s.op]++;
 	}
 	return 0;
 }
