@@ -29,6 +29,7 @@ enum dep_kind {
 };
 
 #define DEP_MAX_PARENTS 3
+#define DEP_BG_WRITES 4 /* file level: writes before a thread that never read is a writer */
 /* Parents lie at most this many I/Os back (an edge further back is dropped: the I/O is open).
  * The scheduler's window holds twice as many, so a parent's slot is never reused before its
  * children have read it. */
@@ -58,6 +59,9 @@ enum dep_flag {
 				   * not share flushes there, so replay never coalesces it */
 	DEP_F_SPLIT = 1 << 6,	  /* its thread waited on its barrier parent (another thread's
 				   * flush) to make its own writes durable (split's grounding) */
+	DEP_F_BG = 1 << 7,	  /* a background writer's: a kernel thread's (block level); file
+				   * level: a thread that so far only wrote, DEP_BG_WRITES times or
+				   * more, and never read (absorbed writes) */
 };
 
 /* What inference says about one I/O. */
@@ -89,6 +93,7 @@ struct dep_opts {
 	bool absorb;	       /* a lagging kernel thread's overwritten write is skipped */
 	bool split;	       /* a thread the recording shows waiting on another's flush for its
 				* writes issues its own where that flush no longer covers them */
+	bool bg_by_mix;	       /* file level: background writers told by their calls (DEP_F_BG) */
 };
 
 void dep_opts_default(struct dep_opts *o);

@@ -11,11 +11,12 @@
  * it DEP_F_REDUNDANT): the workload does not share flushes there, and the replay onto the
  * recording's own stack must not change its op counts.
  *
- * Absorbed writes (--dep-absorb, block level): a kernel thread's write (writeback) that comes
- * due while the same thread has a later write of the same range ready and already past its
- * trace time (the thread lags behind the recording) is not issued: the later one carries the
- * data, and the skipped one completes with it (counted absorbed). A later write that still
- * waits for a parent is not used, so nothing waits for itself.
+ * Absorbed writes (--dep-absorb): a background writer's write (a kernel thread's, writeback;
+ * file level: a thread that has only written, DEP_F_BG) that comes due while the same thread
+ * has a later write of the same range not issued yet and already past its trace time (the
+ * thread lags behind the recording) is not issued: the later one carries the data, and the
+ * skipped one completes with it (counted absorbed). Only where nothing of the thread from the
+ * one to the other waits for a completion, so nothing waits for itself.
  *
  * Split flushes (--dep-split): a thread the recording shows waking after another thread's
  * flush that covered its writes (a barrier edge inference grounds: DEP_F_SPLIT) finds, when its

@@ -38,6 +38,8 @@ struct tid_state {
 	uint64_t last_q;
 	uint64_t max_c;	      /* latest recorded completion of its I/Os so far */
 	uint64_t max_c_seq;
+	uint32_t nwrites; /* writes so far, and whether it read: a background writer? */
+	bool reader;
 	/* completions of its I/Os still in flight (a small min-heap), for its depth */
 	uint64_t *inflight;
 	uint32_t ninflight, capinflight;
@@ -108,6 +110,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->group_commit = false;
 	o->absorb = false;
 	o->split = false;
+	o->bg_by_mix = false;
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -587,6 +590,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 	bool kthread = ev->flags & IO_F_KTHREAD;
 	struct tid_state *t;
 	uint64_t prev_cov_q = 0;
+	bool fresh, bg;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = DEP_OPEN;
@@ -599,13 +603,20 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 	if (d->ntids * 2 >= d->captids && tids_make_room(d, q))
 		goto done; /* out of memory: this I/O stays open */
 	t = tid_slot(d->tids, d->captids, ev->tid);
-	if (t->tid == TID_EMPTY) {
+	fresh = t->tid == TID_EMPTY;
+	if (fresh) {
 		memset(t, 0, sizeof(*t));
 		t->tid = ev->tid;
 		t->stream = d->next_stream++;
 		d->ntids++;
 		d->st.streams++;
-	} else {
+	}
+	if (ev->op == IO_OP_READ && ev->length)
+		t->reader = true;
+	if (ev->op == IO_OP_WRITE)
+		t->nwrites++;
+	bg = kthread || (d->o.bg_by_mix && !t->reader && t->nwrites >= DEP_BG_WRITES);
+	if (!fresh) {
 		uint64_t since = q > d->o.eps_ns ? q - d->o.eps_ns : 0;
 
 		/* its depth counts what was still in flight at q itself: a completion at q freed
@@ -616,7 +627,9 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 			out->kind = DEP_ASYNC;
 			add_edge(d, out, seq, t->last_seq, DEP_ASYNC, q - t->last_q);
 		} else if (q - t->max_c > d->o.think_max_ns) {
-			if (!kthread) {
+			/* with --dep-absorb a file-level background writer's next batch is new
+			 * work too, as a kernel thread's: its writes can then be absorbed */
+			if (!kthread && !(bg && d->o.absorb)) {
 				out->kind = DEP_WAIT;
 				add_edge(d, out, seq, t->max_c_seq, DEP_WAIT, q - t->max_c);
 			}
@@ -647,6 +660,8 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 		}
 	}
 	out->stream = t->stream;
+	if (bg)
+		out->flags |= DEP_F_BG;
 	if (d->o.overlap && ev->op == IO_OP_WRITE && ev->length) {
 		const struct ovl_ent *w = overlap_find(d, ev, q);
 

@@ -159,9 +159,7 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	d->file_level = r->o->root != NULL;
 	d->work = malloc(DEP_WINDOW * sizeof(*d->work));
 	d->splitq = malloc(DEP_WINDOW * sizeof(*d->splitq));
-	/* absorbed writes: block level only (a file's writer threads are not told apart yet) */
-	if (!d->work || !d->splitq ||
-	    dep_el_init(&d->el, o->group_commit, o->absorb && !d->file_level, o->split))
+	if (!d->work || !d->splitq || dep_el_init(&d->el, o->group_commit, o->absorb, o->split))
 		return -ENOMEM;
 	r->res->elastic.group_commit = o->group_commit;
 	r->res->elastic.splits = o->split;
@@ -350,8 +348,8 @@ static int admit(struct run *r, const struct dsev *in)
 		if (di->flags & DEP_F_FLUSH)
 			s->wr_snap = snap;
 	}
-	if (d->el.absorb && (di->flags & DEP_F_KTHREAD) && (di->flags & DEP_F_WRITE))
-		dep_el_abs_note(&d->el, di->stream, in->s.dev, in->s.offset, seq);
+	if (d->el.absorb && (di->flags & DEP_F_BG) && (di->flags & DEP_F_WRITE))
+		dep_el_abs_note(&d->el, di->stream, di->key, in->s.offset, seq);
 	for (uint8_t k = 0; k < di->npar; k++)
 		if (di->par[k].kind != DEP_ASYNC && di->par[k].kind != DEP_OVERLAP)
 			d->st[di->stream].sync_upto = seq + 1;
@@ -580,17 +578,17 @@ static bool try_absorb(struct run *r, uint32_t w, uint64_t now_rel)
 	const struct dslot *l;
 	uint64_t ls;
 
-	if (!(s->flags & DEP_F_KTHREAD) || !(s->flags & DEP_F_WRITE) ||
+	if (!(s->flags & DEP_F_BG) || !(s->flags & DEP_F_WRITE) ||
 	    (s->flags & DEP_F_COVERS) || (s->s.flags & IO_F_FUA) || s->s.op != IO_OP_WRITE ||
-	    !s->s.len)
+	    !s->s.len || (d->file_level && (s->s.aux & (RWF_DSYNC | RWF_SYNC))))
 		return false;
-	ls = dep_el_abs_find(&d->el, s->stream, s->s.dev, s->s.offset);
+	ls = dep_el_abs_find(&d->el, s->stream, s->key, s->s.offset);
 	if (ls <= s->seq + 1)
 		return false; /* none, or this write itself or an earlier one */
 	l = &d->slot[wslot(ls - 1)];
 	if (l->seq != ls - 1 ||
 	    (l->state != DS_WAITING && l->state != DS_READY && l->state != DS_PARKED) ||
-	    l->stream != s->stream || l->s.op != IO_OP_WRITE || l->s.dev != s->s.dev ||
+	    l->stream != s->stream || l->s.op != IO_OP_WRITE || l->key != s->key ||
 	    l->s.offset != s->s.offset || l->s.len < s->s.len || l->s.t > now_rel ||
 	    l->sync_upto > s->seq + 1)
 		return false;
@@ -821,6 +819,7 @@ static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t e
 		o = r->o->dep;
 	else
 		dep_opts_default(&o);
+	o.bg_by_mix = r->o->root != NULL; /* file level: no kernel threads to tell writers by */
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;

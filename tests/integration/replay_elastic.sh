@@ -11,6 +11,8 @@
 #  - absorbed writes (1 s per I/O): a kernel thread writes pages 0-3 with two in flight, then
 #    (a new burst, 500 ms later) pages 2 and 3 again. On the slowed target its first burst
 #    still holds pages 2 and 3 when the second is due: those 2 are absorbed per round.
+#  - absorbed writes at file level (1 s per I/O): the same, by a thread that only writes
+#    (tests/tools/ftrace_bg: a page cleaner through libaio), pages 0-5 then 4 and 5.
 #  - split flushes (100 ms per I/O, 2 s per flush): per round, B reads five times, writes, and
 #    wakes after A's flush, which in the recording was issued after B's write completed (B
 #    waited on it for its write). On the slowed target B's write completes only after A's
@@ -168,6 +170,29 @@ rp sp_fast "$d/sp.ioreel" --dep-split on --dep-group-commit on --dep-absorb on \
 	--dep-think-max 4s
 check sp_fast flush "$ROUNDS" "$ROUNDS" 0 0
 check sp_fast read $((6 * ROUNDS)) $((6 * ROUNDS)) 0 0
+
+echo "== absorbed writes at file level: a page cleaner through libaio, 1 s per I/O"
+# tests/tools/ftrace_bg: per round a thread that only writes (so a background writer) writes
+# pages 0-5 two at a time, then pages 4 and 5 again 500 ms later: 4 and 5 are absorbed
+bg=$BUILD/tests/tools/ftrace_bg
+[ -x "$bg" ] || fail "$bg is not built (make check builds it)"
+"$bg" "$d/bg.ioreel" "$ROUNDS" || fail "ftrace_bg"
+mkdir -p "$d/root"
+# rf NAME ARGS...: a file-level dep replay under $d/root onto the null engine
+rf() {
+	local name=$1
+	shift
+	rm -rf "$d/root" && mkdir "$d/root"
+	"$IOREEL" replay "$d/bg.ioreel" --root "$d/root" --allow-writes --force --mode dep \
+		--engine null --json -q "$@" >"$d/$name.json" 2>"$d/$name.err" ||
+		fail "replay $name failed: $(cat "$d/$name.err")"
+}
+rf bg_slow --null-latency 1s --dep-absorb on
+check bg_slow write $((8 * ROUNDS)) $((6 * ROUNDS)) 0 $((2 * ROUNDS))
+rf bg_off --null-latency 1s
+check bg_off write $((8 * ROUNDS)) $((8 * ROUNDS)) 0 0
+rf bg_fast --dep-absorb on --dep-group-commit on --dep-split on
+check bg_fast write $((8 * ROUNDS)) $((8 * ROUNDS)) 0 0
 
 echo "== options"
 rc=0

@@ -257,7 +257,7 @@ static void test_group_commit_grounding(void)
 	CHECK(x[0].flags == DEP_F_WRITE && x[0].key == 0, "a write: flags %x", x[0].flags);
 	CHECK(x[3].flags == (DEP_F_FLUSH | DEP_F_COVERS | DEP_F_META), "a flush: flags %x",
 	      x[3].flags);
-	CHECK(x[8].flags == (DEP_F_WRITE | DEP_F_KTHREAD), "FUA covers only itself: flags %x",
+	CHECK(x[8].flags == (DEP_F_WRITE | DEP_F_KTHREAD | DEP_F_BG), "FUA covers only itself: %x",
 	      x[8].flags);
 	CHECK(x[9].flags == (DEP_F_WRITE | DEP_F_COVERS | DEP_F_META), "a preflush write covers: "
 	      "flags %x", x[9].flags);
@@ -337,6 +337,35 @@ static void test_split_grounding(void)
 	dep_infer__free(d);
 }
 
+/* Background writers at file level (bg_by_mix): a thread that only writes is one from its
+ * DEP_BG_WRITES-th write; one that read is never; kernel threads are always. */
+static void test_background(void)
+{
+	struct dep_opts o;
+	struct io_event e[8];
+	struct dep_info x[8];
+	struct dep_infer *d;
+
+	dep_opts_default(&o);
+	o.bg_by_mix = true;
+	for (int i = 0; i < 5; i++)
+		e[i] = ev(7, 1000 * (uint64_t)i, 1000 * (uint64_t)i + 100, IO_OP_WRITE, 0,
+			  4096 * (uint64_t)i, 4096);
+	e[5] = ev(8, 6000, 6100, IO_OP_READ, 0, 0, 4096);
+	e[6] = ev(8, 7000, 7100, IO_OP_WRITE, 0, 0, 4096);
+	e[7] = ev(9, 8000, 8100, IO_OP_WRITE, IO_F_KTHREAD, 0, 4096);
+	d = infer(e, 8, x, &o);
+	CHECK(!(x[2].flags & DEP_F_BG) && (x[3].flags & DEP_F_BG) && (x[4].flags & DEP_F_BG),
+	      "a writer from its 4th write: %x %x %x", x[2].flags, x[3].flags, x[4].flags);
+	CHECK(!(x[6].flags & DEP_F_BG), "a thread that read is not one");
+	CHECK(x[7].flags & DEP_F_BG, "a kernel thread is one");
+	dep_infer__free(d);
+	o.bg_by_mix = false;
+	d = infer(e, 8, x, &o);
+	CHECK(!(x[4].flags & DEP_F_BG) && (x[7].flags & DEP_F_BG), "block level: kernel threads only");
+	dep_infer__free(d);
+}
+
 int main(void)
 {
 	test_sync_thread();
@@ -348,6 +377,7 @@ int main(void)
 	test_fitness();
 	test_group_commit_grounding();
 	test_split_grounding();
+	test_background();
 	if (!failures)
 		printf("dep inference: all checks passed\n");
 	return failures ? 1 : 0;
