@@ -79,7 +79,8 @@ static void usage(FILE *f)
 "                           of its own that first spends the CPU time the recorded one\n"
 "                           spent since its previous call (file level: engine threads),\n"
 "                           and the load the host's other tasks put on its CPUs, interval\n"
-"                           by interval; idle: the I/O alone on an idle replayer\n"
+"                           by interval; calls: the threads' own CPU only, no load; idle:\n"
+"                           the I/O alone on an idle replayer\n"
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
 "                           threads that serve the target (loop, io-wq) on small machines\n"
@@ -330,14 +331,15 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 	case OPT_CPU: {
 		int v = !strcmp(arg, "replay") ? REPLAY_CPU_REPLAY
 			: !strcmp(arg, "idle") ? REPLAY_CPU_IDLE
+			: !strcmp(arg, "calls") ? REPLAY_CPU_CALLS
 					       : -1;
 
 		if (v < 0) {
-			cli_error("--cpu: replay or idle, not '%s'", arg);
+			cli_error("--cpu: replay, calls or idle, not '%s'", arg);
 			return EXIT_USAGE;
 		}
 		if (o->cpu && o->cpu != v) {
-			cli_error("--cpu given twice (replay and idle): give it once");
+			cli_error("--cpu given twice with different values: give it once");
 			return EXIT_USAGE;
 		}
 		o->cpu = v;

@@ -27,6 +27,7 @@ enum replay_cpu {
 	REPLAY_CPU_AUTO = 0, /* replay where the trace has it, else idle */
 	REPLAY_CPU_REPLAY,   /* the trace must have it */
 	REPLAY_CPU_IDLE,     /* the I/O alone, on an otherwise idle replayer */
+	REPLAY_CPU_CALLS,    /* the recorded threads' own CPU before their calls, no load */
 };
 
 #define REPLAY_CPU_THREADS_SHOWN 64 /* threads listed in the report, by CPU asked */

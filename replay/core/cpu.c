@@ -80,8 +80,10 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
 		return 0;
 	}
+	if (o->cpu == REPLAY_CPU_CALLS)
+		load = false;
 	if (!calls && !load) {
-		if (o->cpu == REPLAY_CPU_REPLAY) {
+		if (o->cpu == REPLAY_CPU_REPLAY || o->cpu == REPLAY_CPU_CALLS) {
 			snprintf(err, errlen,
 				 "--cpu replay: %s holds no CPU data (recorded with --no-cpu, by an "
 				 "ioreel before format 1.6, or not a recording); give --cpu idle",
