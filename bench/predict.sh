@@ -29,6 +29,8 @@
 #      run: its real runs are taken instead of running them again, to try replay variants).
 # Takes about (3 x REPEATS + 3 x #MODES) x (SECONDS_PER_RUN + 20 s), more on slow candidates.
 set -u
+# the real runs are recorded with the CPU (for variants with replay --cpu replay)
+export REC_OPTS=${REC_OPTS---cpu}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
 . "$here/../tests/setups.sh"

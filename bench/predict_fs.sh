@@ -35,6 +35,8 @@
 #      PREDICT_OUT (build/bench/predict_fs).
 # Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
 set -u
+# the real runs are recorded with the CPU (for variants with replay --cpu replay or calls)
+export REC_OPTS=${REC_OPTS---cpu}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
 . "$here/../tests/setups.sh"
@@ -84,7 +86,9 @@ REPLAYPROCS=$(make_memory_cgroup "$(($(numfmt --from=iec "$memory") + \
 FREC=
 frec_start() { # PID OUT: ioreel record --level file, in the background, until attached
 	local i
-	"$IOREEL" record --level file --pid "$1" -o "$2" --json >"$2.json" 2>"$2.err" &
+	# shellcheck disable=SC2086
+	"$IOREEL" record --level file --pid "$1" -o "$2" --json ${REC_OPTS:-} >"$2.json" \
+		2>"$2.err" &
 	FREC=$!
 	cleanup_push "kill -9 $FREC"
 	for ((i = 0; i < 200; i++)); do

@@ -7,13 +7,14 @@
 # returning at once, which is what the kernel charges every I/O for calling two BPF programs
 # before they do anything. Prints IOPS of each run, medians, the IOPS ratios F/A and B/A, CPU
 # (fio's, and the recorder's own user+sys), events, drops and trace bytes per event; a fourth
-# run per round records with --no-cpu, for what recording the CPU (bpf/oncpu.bpf.h) costs; one
+# run per round records with --cpu, for what recording the CPU (bpf/oncpu.bpf.h) costs; one
 # more recorded run with kernel BPF stats on, for the time spent in the BPF programs per I/O
 # (that run is not in the ratio: the stats themselves cost time, ~60 ns per program run here).
 # every-core (issue 12): fio 4 KiB random reads, io_uring, iodepth 32, not pinned (its io_uring
 # workers keep every core busy), on a fresh 1 GiB zram for each run, alternating plain,
-# recorded with default options, and recorded with --keep-priority (the drain thread at the
-# priority ioreel started with): IOPS, drops, the fullest ring, the drain thread's priority.
+# recorded with default options, recorded with --keep-priority (the drain thread at the
+# priority ioreel started with) and recorded with --cpu: IOPS, drops, the fullest ring, the
+# drain thread's priority.
 # Env: SECONDS_PER_RUN (10), ROUNDS (2), JOBS (fio numjobs, 1), CASES ("one-core every-core").
 # Run it alone on a quiet machine. Figures only: never fails on time or on drops.
 set -u
@@ -87,13 +88,13 @@ one_core() {
 		b+=("$iops")
 		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
 			"$ev" "$dr" "$bpe" "$cpu"
-		start_rec "n$r" "" --no-cpu
+		start_rec "n$r" "" --cpu
 		run_fio "$dir/n$r.fio"
 		stop_rec "n$r"
 		read -r ev dr bpe cpu _ <"$dir/n$r.fig"
 		read -r iops usr sys < <(fio_fig "$dir/n$r.fio")
 		n+=("$iops")
-		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" "no-cpu" "$iops" "$usr" "$sys" \
+		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" "cpu" "$iops" "$usr" "$sys" \
 			"$ev" "$dr" "$bpe" "$cpu"
 	done
 	python3 - "${a[*]}" "${b[*]}" "${f[*]}" "${n[*]}" <<-'PY'
@@ -101,8 +102,8 @@ one_core() {
 	a, b, f, n = ([float(x) for x in arg.split()] for arg in sys.argv[1:5])
 	ma, mb, mf = statistics.median(a), statistics.median(b), statistics.median(f)
 	mn = statistics.median(n)
-	print(f"median IOPS recorded --no-cpu {mn:.0f}, recorded (with the CPU, the default) "
-	      f"{mb:.0f}: recording the CPU costs {100 * (1 - mb / mn):.2f} % of the IOPS")
+	print(f"median IOPS recorded {mb:.0f}, recorded --cpu {mn:.0f}: recording the CPU "
+	      f"costs {100 * (1 - mn / mb):.2f} % of the IOPS")
 	print(f"median IOPS plain {ma:.0f}, hooks only {mf:.0f} (ratio {mf / ma:.3f}), "
 	      f"recorded {mb:.0f}: ratio {mb / ma:.3f}")
 	print(f"per I/O: {1e9 / ma:.0f} ns of fio's core plain; "
@@ -139,7 +140,7 @@ one_core() {
 # issue 12's case: every core busy with fio and its io_uring workers, reads of a fresh zram.
 every_core() {
 	local r iops usr sys ev dr bpe cpu peak prio
-	local -a a=() b=() k=()
+	local -a a=() b=() k=() n=()
 	engine=io_uring
 	echo "every core: fio io_uring randread 4k iodepth 32 numjobs $jobs, not pinned, a fresh" \
 		"1 GiB zram per run, ${secs}s per run, $(nproc) CPUs"
@@ -151,28 +152,33 @@ every_core() {
 		read -r iops usr sys < <(fio_fig "$dir/ua$r.fio")
 		a+=("$iops")
 		printf '%-4s %-15s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
-		for mode in recorded keep-priority; do
+		for mode in recorded keep-priority cpu; do
 			dev=$(make_zram 1024)
-			if [ $mode = recorded ]; then
-				start_rec "u$mode$r"
-			else
-				start_rec "u$mode$r" "" --keep-priority
-			fi
+			case $mode in
+			recorded) start_rec "u$mode$r" ;;
+			keep-priority) start_rec "u$mode$r" "" --keep-priority ;;
+			cpu) start_rec "u$mode$r" "" --cpu ;;
+			esac
 			run_fio "$dir/u$mode$r.fio"
 			stop_rec "u$mode$r"
 			read -r ev dr bpe cpu peak prio <"$dir/u$mode$r.fig"
 			read -r iops usr sys < <(fio_fig "$dir/u$mode$r.fio")
-			[ $mode = recorded ] && b+=("$iops") || k+=("$iops")
+			case $mode in
+			recorded) b+=("$iops") ;;
+			keep-priority) k+=("$iops") ;;
+			cpu) n+=("$iops") ;;
+			esac
 			printf '%-4s %-15s %10s %6s %6s %10s %7s %6s %9s %8s\n' "$r" "$mode" "$iops" "$usr" \
 				"$sys" "$ev" "$dr" "$peak" "$prio" "$cpu"
 		done
 	done
-	python3 - "${a[*]}" "${b[*]}" "${k[*]}" <<-'PY'
+	python3 - "${a[*]}" "${b[*]}" "${k[*]}" "${n[*]}" <<-'PY'
 	import statistics, sys
-	a, b, k = ([float(x) for x in arg.split()] for arg in sys.argv[1:4])
+	a, b, k, n = ([float(x) for x in arg.split()] for arg in sys.argv[1:5])
 	ma, mb, mk = statistics.median(a), statistics.median(b), statistics.median(k)
+	mn = statistics.median(n)
 	print(f"median IOPS plain {ma:.0f}, recorded {mb:.0f}: ratio {mb / ma:.3f}; "
-	      f"--keep-priority {mk:.0f}: ratio {mk / ma:.3f}")
+	      f"--keep-priority {mk:.0f}: ratio {mk / ma:.3f}; --cpu {mn:.0f}: ratio {mn / ma:.3f}")
 	PY
 }
 

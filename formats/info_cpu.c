@@ -64,7 +64,7 @@ void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events,
 		       (unsigned long long)p50, nl, ncpus, interval, tr / 1e6, ot / 1e6, kt / 1e6);
 	} else if (!c->n && !nl) {
 		printf("  cpu        not recorded (replay --cpu replay needs a recording by ioreel "
-		       "record without --no-cpu)\n");
+		       "record --cpu)\n");
 	} else {
 		printf("  cpu        on-CPU time before %llu of %llu events, median %.1f us, "
 		       "total %.3f s\n",

@@ -54,8 +54,8 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 	case REC_O_CGROUP:
 		o->cgroup = arg;
 		return 1;
-	case REC_O_NO_CPU:
-		o->no_cpu = true;
+	case REC_O_CPU:
+		o->cpu = true;
 		return 1;
 	case REC_O_INFLIGHT:
 		if (parse_u64(arg, &v) || v < 64 || v > (1 << 22))

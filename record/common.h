@@ -22,7 +22,7 @@ struct rec_common {
 	bool ring_size_given;
 	uint32_t ring_shift; /* log2 of the records per ring: rec_size_rings() */
 	bool keep_priority; /* leave the drain thread's scheduling as inherited */
-	bool no_cpu;	    /* record neither the threads' on-CPU time nor the CPU load */
+	bool cpu;	    /* record the threads' on-CPU time and the CPU load (--cpu) */
 	bool quiet, json;
 };
 
@@ -37,7 +37,7 @@ enum {
 	REC_O_RING,
 	REC_O_JSON,
 	REC_O_KEEP_PRIO,
-	REC_O_NO_CPU,
+	REC_O_CPU,
 	REC_O__NEXT
 };
 
@@ -54,7 +54,7 @@ enum {
 	{ "quiet", no_argument, 0, 'q' },                                                   \
 	{ "json", no_argument, 0, REC_O_JSON },                                             \
 	{ "keep-priority", no_argument, 0, REC_O_KEEP_PRIO },                               \
-	{ "no-cpu", no_argument, 0, REC_O_NO_CPU },                                         \
+	{ "cpu", no_argument, 0, REC_O_CPU },                                               \
 	{ "help", no_argument, 0, 'h' }
 #define REC_SHORT_OPTIONS "o:qh"
 

@@ -393,7 +393,7 @@ static int try_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgf
 
 int fl_bpf_load(struct fl_bpf *b, const struct fl_opts *o, int ncpu, int cgfd)
 {
-	bool want[G__N] = {true, false, true, true, true, !o->c.no_cpu};
+	bool want[G__N] = {true, false, true, true, true, o->c.cpu};
 	char what[160];
 	int err, bad;
 

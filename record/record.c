@@ -98,9 +98,10 @@ static void usage(FILE *f)
 		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two (default 4m,\n"
 		"                       256m shared past 64 CPUs; 80 B per I/O, drained every 1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
-		"      --no-cpu         record neither each thread's on-CPU time between its calls nor\n"
-		"                       the host's CPU load every 10 ms (both kept by default, for\n"
-		"                       replay --cpu replay)\n"
+		"      --cpu            record each thread's on-CPU time between its calls and the\n"
+		"                       host's CPU load every 10 ms, for replay --cpu replay (a\n"
+		"                       program on every context switch of the host: see\n"
+		"                       record/README.md for its cost)\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
 		"                       refused, so busy applications cannot crowd it off the CPUs\n"
 		"                       and overflow the rings; it only copies 72 bytes per I/O)\n"
@@ -650,7 +651,7 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 	}
 	set_filters(skel, o, cgfd);
 	skel->rodata->self_tgid = getpid();
-	skel->rodata->oncpu_enabled = !o->c.no_cpu && !raw;
+	skel->rodata->oncpu_enabled = o->c.cpu && !raw;
 	skel->bss->stopping = 1;
 	skel->rodata->ring_shift = o->c.ring_shift;
 	bpf_map__set_max_entries(skel->maps.ring_ctl, ncpu);
@@ -809,7 +810,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("out of memory for the CPU load");
 		goto out;
 	}
-	if (!skel->rodata->oncpu_enabled && !o.c.no_cpu && !o.c.quiet)
+	if (!skel->rodata->oncpu_enabled && o.c.cpu)
 		cli_warn("the raw_tp programs record no CPU time: a replay of this trace cannot "
 			 "reproduce the CPU its threads used (replay --cpu idle)");
 	err = rec_rings_open(bpf_map__fd(skel->maps.ring_ctl), bpf_map__fd(skel->maps.ring_buf),

@@ -24,7 +24,7 @@ enum replay_mode {
 
 /* --cpu: whether the CPU the recorded threads and the host used is reproduced (core/cpu.c). */
 enum replay_cpu {
-	REPLAY_CPU_AUTO = 0, /* replay where the trace has it, else idle */
+	REPLAY_CPU_AUTO = 0, /* idle, said with whether the trace could do more (core/cpu.c) */
 	REPLAY_CPU_REPLAY,   /* the trace must have it */
 	REPLAY_CPU_IDLE,     /* the I/O alone, on an otherwise idle replayer */
 	REPLAY_CPU_CALLS,    /* the recorded threads' own CPU before their calls, no load */

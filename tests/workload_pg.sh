@@ -160,7 +160,9 @@ rec_start() {
 	# Job control on for this one command: a non-interactive shell starts background commands
 	# with SIGINT ignored, and the recorder must get our SIGINT as a user's Ctrl-C.
 	set -m
-	"$IOREEL" record -d "$dev" -o "$REC_OUT" -q --json >"$REC_OUT.json" 2>"$REC_OUT.log" &
+	# shellcheck disable=SC2086 # REC_OPTS: extra record options, word-split (--cpu)
+	"$IOREEL" record -d "$dev" -o "$REC_OUT" -q --json ${REC_OPTS:-} >"$REC_OUT.json" \
+		2>"$REC_OUT.log" &
 	REC_PID=$!
 	set +m
 	cleanup_push "kill -INT $REC_PID; sleep 1; kill -KILL $REC_PID"

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # timeout: 300
 # replay --cpu (issue 23), by function: two programs with busy phases (200 us and 2 ms of their
-# own CPU before each read) are recorded at file level and replayed under --root:
+# own CPU before each read) are recorded at file level and replayed under --root with --cpu replay:
 #  - the replay makes each recorded thread's calls on a thread of its own (engine threads) and
 #    spends before them the recorded CPU: per thread, the CPU it asked is the trace's on-CPU
 #    time for that thread, and the CPU it got (the replaying thread's own CPU clock) is within
 #    10 % of it; every read is replayed;
-#  - --cpu idle replays the same calls without burning, and says so;
-#  - a trace recorded with --no-cpu replays as before (its usual engine, no CPU) and says so;
+#  - --cpu idle, and the default (idle, saying the trace holds CPU data), replay the same
+#    calls without burning;
+#  - a trace recorded without --cpu replays as before (its usual engine, no CPU) and says so;
 #    --cpu replay refuses it (exit 2) naming --cpu idle.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -20,7 +21,7 @@ mkdir "$dir/data"
 dd if=/dev/urandom of="$dir/data/a" bs=1M count=1 status=none || fail "cannot write data"
 cp "$dir/data/a" "$dir/data/b"
 
-rec_start "$dir/t.ioreel" --level file --comm cpu_burner --under "$dir/data"
+rec_start "$dir/t.ioreel" --level file --comm cpu_burner --under "$dir/data" --cpu
 "$burner" "$dir/data/a" 200 300 &
 p1=$!
 "$burner" "$dir/data/b" 2000 60 || fail "cpu_burner b failed"
@@ -36,7 +37,7 @@ replay() { # NAME [options]: replays t.ioreel under a fresh root, JSON to NAME.j
 		>"$dir/$name.json" 2>"$dir/$name.err" ||
 		fail "replay $name exited $?: $(cat "$dir/$name.err")"
 }
-replay r "$dir/t.ioreel"
+replay r "$dir/t.ioreel" --cpu replay
 python3 - "$dir/t.info" "$dir/r.json" <<'PY' || fail "the CPU replay did not reproduce the threads' CPU"
 import json, sys
 info = json.load(open(sys.argv[1]))
@@ -68,10 +69,18 @@ python3 -c 'import json,sys
 c = json.load(open(sys.argv[1]))["cpu"]
 assert not c["replayed"] and c["how"] == "idle (--cpu idle)" and c["asked_ns"] == 0, c' \
 	"$dir/idle.json" || fail "--cpu idle burned CPU: $(cat "$dir/idle.json")"
+# the default is idle, and says the trace could do more
+replay dflt "$dir/t.ioreel"
+python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+c = r["cpu"]
+assert not c["replayed"] and "--cpu replay reproduces it" in c["how"], c
+assert r["fidelity"]["engine"] != "threads", r["fidelity"]["engine"]' \
+	"$dir/dflt.json" || fail "the default replay burned CPU or did not say so: $(cat "$dir/dflt.json")"
 
-rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data" --no-cpu
+rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
 "$burner" "$dir/data/a" 200 50 || fail "cpu_burner failed"
-rec_stop || fail "record --no-cpu exited $?"
+rec_stop || fail "record (without --cpu) exited $?"
 replay n "$dir/n.ioreel"
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
