@@ -48,7 +48,7 @@ static unsigned long calibrate(void)
 	return best ? best : 1000;
 }
 
-uint64_t burn_cpu(uint64_t ns, const volatile bool *stop)
+uint64_t burn_cpu(uint64_t ns, const volatile bool *stop, const volatile sig_atomic_t *cancel)
 {
 	uint64_t start, now;
 	unsigned long n = __atomic_load_n(&spin, __ATOMIC_RELAXED);
@@ -60,7 +60,7 @@ uint64_t burn_cpu(uint64_t ns, const volatile bool *stop)
 		__atomic_store_n(&spin, n, __ATOMIC_RELAXED);
 	}
 	start = now = thread_cpu_ns();
-	while (now - start < ns && !(stop && *stop)) {
+	while (now - start < ns && !(stop && *stop) && !(cancel && *cancel)) {
 		uint64_t left = ns - (now - start);
 
 		spin_for(left < STEP_NS ? n * left / STEP_NS + 1 : n);

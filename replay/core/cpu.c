@@ -145,7 +145,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 
 static void sleep_until(uint64_t t, const volatile bool *stop)
 {
-	while (!*stop) {
+	while (!*stop && !replay_stop) {
 		uint64_t now = now_mono_ns(), d;
 		struct timespec ts;
 
@@ -172,10 +172,10 @@ static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, const volat
 	uint64_t done = 0, span = a1 - a0;
 
 	sleep_until(a0, stop);
-	while (done < share && !*stop && now_mono_ns() < a1) {
+	while (done < share && !*stop && !replay_stop && now_mono_ns() < a1) {
 		uint64_t step = share - done < LOAD_CHUNK ? share - done : LOAD_CHUNK;
 
-		done += burn_cpu(step, stop);
+		done += burn_cpu(step, stop, &replay_stop);
 		sleep_until(a0 + (uint64_t)((double)done / (double)share * (double)span), stop);
 	}
 	return done;
@@ -200,7 +200,7 @@ static void *load_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* its short sleeps pace the load */
 	while (!(start = __atomic_load_n(&r->start_mono, __ATOMIC_ACQUIRE)) && !ld->stop)
 		usleep(1000);
-	for (size_t i = 0; i + 1 < ld->n && !ld->stop; i++) {
+	for (size_t i = 0; i + 1 < ld->n && !ld->stop && !replay_stop; i++) {
 		const struct trace_cpu_load *e = &ld->l[i];
 		uint64_t t0 = e->start_ns, t1 = ld->l[i + 1].start_ns, a0, a1, busy, share;
 

@@ -108,6 +108,7 @@ int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t er
 	ep.depth = r->depth;
 	ep.arena = r->arena;
 	ep.arena_len = r->arena_len;
+	ep.cancel = &replay_stop;
 	ep.lat_ns = r->o->null_lat_ns;
 	ep.flush_lat_ns = r->o->null_flush_lat_ns;
 	r->src->engine_targets(r, &ep);

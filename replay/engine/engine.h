@@ -7,6 +7,7 @@
 #ifndef IOREEL_REPLAY_ENGINE_H
 #define IOREEL_REPLAY_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,6 +78,9 @@ struct engine_params {
 	/* The targets' descriptors change while the replay runs (a file-level replay opens and
 	 * closes files): the engine reads targets[i].fd at each I/O instead of registering them. */
 	bool fds_change;
+	/* Set by a signal handler when the replay is to stop: a long wait inside the engine
+	 * (threads: a recorded CPU burn of up to 4 s) ends on it. NULL: none. */
+	const volatile sig_atomic_t *cancel;
 	uint64_t lat_ns; /* null: every I/O completes this long after it was queued (0: at once) */
 	uint64_t flush_lat_ns; /* null: flushes and syncs this long (0: lat_ns) */
 };

@@ -45,6 +45,7 @@ struct engine {
 	struct replay_io **pending;
 	unsigned int npending;
 	volatile bool stop;
+	const volatile sig_atomic_t *cancel; /* Ctrl-C ends a burn (engine_params) */
 	unsigned int nworkers;
 	struct tworker *w[THREADS_MAX];
 	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
@@ -77,7 +78,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&e->lock);
 		if (io->burn_ns) {
 			w->st.cpu_asked_ns += io->burn_ns;
-			w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop);
+			w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop, e->cancel);
 		}
 		io->began_ns = mono_ns();
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
@@ -127,6 +128,7 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 	if (!e)
 		return NULL;
 	e->targets = p->targets;
+	e->cancel = p->cancel;
 	e->cap = p->depth + 1;
 	e->cq = calloc(e->cap, sizeof(*e->cq));
 	e->pending = calloc(e->cap, sizeof(*e->pending));
