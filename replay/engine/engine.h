@@ -7,6 +7,7 @@
 #ifndef IOREEL_REPLAY_ENGINE_H
 #define IOREEL_REPLAY_ENGINE_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -135,5 +136,25 @@ const struct engine_ops *engine_find(const char *name);
  * Shared by psync and by the async engines for the ops their kernel interface lacks.
  */
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);
+
+/*
+ * The completions of an engine whose own threads make the calls (psync, threads): the workers
+ * push under the engine's lock, the scheduling thread reaps (engine_common.c). cap: the most
+ * I/Os in flight + 1.
+ */
+struct engine_cq {
+	pthread_mutex_t *lock; /* the engine's */
+	pthread_cond_t done_cv;
+	struct replay_io **ring;
+	unsigned int cap, head, tail;
+	unsigned int n; /* completions waiting, read without the lock as a hint */
+};
+int engine_cq_init(struct engine_cq *q, pthread_mutex_t *lock, unsigned int cap);
+void engine_cq_free(struct engine_cq *q);
+/* With *q->lock held. */
+void engine_cq_push(struct engine_cq *q, struct replay_io *io);
+/* The engine's reap (engine_ops.reap). */
+int engine_cq_reap(struct engine_cq *q, struct replay_io **done, unsigned int max,
+		   uint64_t timeout_ns);
 
 #endif

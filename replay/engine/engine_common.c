@@ -2,6 +2,7 @@
 /* The synchronous fallback every engine shares (the table is engines.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <linux/fs.h>
 #include "formats/event.h"
 #include "replay/engine/engine.h"
+#include "util/cli.h"
 
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 {
@@ -58,4 +60,63 @@ int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 		return -errno;
 	/* flush/discard/zeroes report success as 0: count the whole range done */
 	return io->op == IO_OP_READ || io->op == IO_OP_WRITE ? (int)n : (int)io->len;
+}
+
+int engine_cq_init(struct engine_cq *q, pthread_mutex_t *lock, unsigned int cap)
+{
+	pthread_condattr_t ca;
+
+	q->lock = lock;
+	q->cap = cap;
+	q->head = q->tail = q->n = 0;
+	q->ring = calloc(cap, sizeof(*q->ring));
+	if (!q->ring)
+		return -ENOMEM;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->done_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+void engine_cq_free(struct engine_cq *q)
+{
+	if (q->ring)
+		pthread_cond_destroy(&q->done_cv);
+	free(q->ring);
+	q->ring = NULL;
+}
+
+void engine_cq_push(struct engine_cq *q, struct replay_io *io)
+{
+	q->ring[q->tail] = io;
+	q->tail = (q->tail + 1) % q->cap;
+	__atomic_add_fetch(&q->n, 1, __ATOMIC_RELEASE);
+	pthread_cond_signal(&q->done_cv);
+}
+
+int engine_cq_reap(struct engine_cq *q, struct replay_io **done, unsigned int max,
+		   uint64_t timeout_ns)
+{
+	unsigned int n = 0;
+
+	if (!__atomic_load_n(&q->n, __ATOMIC_ACQUIRE) && !timeout_ns)
+		return 0;
+	pthread_mutex_lock(q->lock);
+	if (q->head == q->tail && timeout_ns) {
+		uint64_t until = now_mono_ns() + timeout_ns;
+		struct timespec ts = { (time_t)(until / 1000000000ULL),
+				       (long)(until % 1000000000ULL) };
+
+		while (q->head == q->tail &&
+		       pthread_cond_timedwait(&q->done_cv, q->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	while (n < max && q->head != q->tail) {
+		done[n++] = q->ring[q->head];
+		q->head = (q->head + 1) % q->cap;
+	}
+	__atomic_sub_fetch(&q->n, n, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(q->lock);
+	return (int)n;
 }

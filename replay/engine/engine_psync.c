@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "replay/engine/engine.h"
+#include "util/cli.h"
 
 #define PSYNC_MAX_THREADS 64
 #define PSYNC_STACK (256u << 10)
@@ -22,24 +23,16 @@ struct engine {
 	const struct engine_target *targets;
 	unsigned int cap; /* ring capacity: depth + 1 */
 	pthread_mutex_t lock;
-	pthread_cond_t work, done_cv;
-	struct replay_io **sq, **cq; /* rings of cap entries */
-	unsigned int sq_head, sq_tail, cq_head, cq_tail;
-	unsigned int ncq; /* completions waiting, read without the lock as a hint */
+	pthread_cond_t work;
+	struct replay_io **sq; /* ring of cap entries */
+	unsigned int sq_head, sq_tail;
+	struct engine_cq cq;
 	struct replay_io **pending; /* queued since the last submit */
 	unsigned int npending;
 	bool stop;
 	unsigned int nthreads;
 	pthread_t threads[PSYNC_MAX_THREADS];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void *psync_worker(void *arg)
 {
@@ -56,14 +49,11 @@ static void *psync_worker(void *arg)
 		io = e->sq[e->sq_head];
 		e->sq_head = (e->sq_head + 1) % e->cap;
 		pthread_mutex_unlock(&e->lock);
-		io->began_ns = mono_ns();
+		io->began_ns = now_mono_ns();
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
-		io->complete_ns = mono_ns();
+		io->complete_ns = now_mono_ns();
 		pthread_mutex_lock(&e->lock);
-		e->cq[e->cq_tail] = io;
-		e->cq_tail = (e->cq_tail + 1) % e->cap;
-		__atomic_add_fetch(&e->ncq, 1, __ATOMIC_RELEASE);
-		pthread_cond_signal(&e->done_cv);
+		engine_cq_push(&e->cq, io);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
@@ -72,7 +62,7 @@ static void *psync_worker(void *arg)
 static void psync_free(struct engine *e)
 {
 	free(e->sq);
-	free(e->cq);
+	engine_cq_free(&e->cq);
 	free(e->pending);
 	free(e);
 }
@@ -91,7 +81,6 @@ static void psync_exit(struct engine *e)
 static struct engine *psync_init(const struct engine_params *p, char *why, size_t why_len)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	pthread_condattr_t ca;
 	pthread_attr_t attr;
 	unsigned int want;
 	int ret;
@@ -101,19 +90,14 @@ static struct engine *psync_init(const struct engine_params *p, char *why, size_
 	e->targets = p->targets;
 	e->cap = p->depth + 1;
 	e->sq = calloc(e->cap, sizeof(*e->sq));
-	e->cq = calloc(e->cap, sizeof(*e->cq));
 	e->pending = calloc(e->cap, sizeof(*e->pending));
-	if (!e->sq || !e->cq || !e->pending) {
+	if (!e->sq || !e->pending || engine_cq_init(&e->cq, &e->lock, e->cap)) {
 		psync_free(e);
 		errno = ENOMEM;
 		return NULL;
 	}
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->work, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&e->done_cv, &ca);
-	pthread_condattr_destroy(&ca);
 	want = p->depth < PSYNC_MAX_THREADS ? p->depth : PSYNC_MAX_THREADS;
 	/* Workers only make system calls: a small stack. The default 8 MiB each would be made
 	 * resident by the scheduler's mlockall(MCL_CURRENT): 64 workers held 650 MiB, and a
@@ -166,27 +150,7 @@ static int psync_submit(struct engine *e)
 static int psync_reap(struct engine *e, struct replay_io **done, unsigned int max,
 		      uint64_t timeout_ns)
 {
-	unsigned int n = 0;
-
-	if (!__atomic_load_n(&e->ncq, __ATOMIC_ACQUIRE) && !timeout_ns)
-		return 0;
-	pthread_mutex_lock(&e->lock);
-	if (e->cq_head == e->cq_tail && timeout_ns) {
-		uint64_t until = mono_ns() + timeout_ns;
-		struct timespec ts = { (time_t)(until / 1000000000ULL),
-				       (long)(until % 1000000000ULL) };
-
-		while (e->cq_head == e->cq_tail &&
-		       pthread_cond_timedwait(&e->done_cv, &e->lock, &ts) != ETIMEDOUT)
-			;
-	}
-	while (n < max && e->cq_head != e->cq_tail) {
-		done[n++] = e->cq[e->cq_head];
-		e->cq_head = (e->cq_head + 1) % e->cap;
-	}
-	__atomic_sub_fetch(&e->ncq, n, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&e->lock);
-	return (int)n;
+	return engine_cq_reap(&e->cq, done, max, timeout_ns);
 }
 
 const struct engine_ops engine_psync_ops = {

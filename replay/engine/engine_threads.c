@@ -20,6 +20,7 @@
 #include <time.h>
 #include "replay/engine/engine.h"
 #include "util/burn.h"
+#include "util/cli.h"
 
 #define THREADS_MAX 1024
 #define THREADS_HASH 4096 /* a power of two, > THREADS_MAX */
@@ -38,10 +39,7 @@ struct engine {
 	const struct engine_target *targets;
 	unsigned int cap; /* completion ring: depth + 1 */
 	pthread_mutex_t lock;
-	pthread_cond_t done_cv;
-	struct replay_io **cq;
-	unsigned int cq_head, cq_tail;
-	unsigned int ncq; /* completions waiting, read without the lock as a hint */
+	struct engine_cq cq;
 	struct replay_io **pending;
 	unsigned int npending;
 	volatile bool stop;
@@ -51,14 +49,6 @@ struct engine {
 	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
 	uint16_t hash_w[THREADS_HASH];
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void *worker_main(void *arg)
 {
@@ -80,15 +70,12 @@ static void *worker_main(void *arg)
 			w->st.cpu_asked_ns += io->burn_ns;
 			w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop, e->cancel);
 		}
-		io->began_ns = mono_ns();
+		io->began_ns = now_mono_ns();
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
-		io->complete_ns = mono_ns();
+		io->complete_ns = now_mono_ns();
 		pthread_mutex_lock(&e->lock);
 		w->st.calls++;
-		e->cq[e->cq_tail] = io;
-		e->cq_tail = (e->cq_tail + 1) % e->cap;
-		__atomic_add_fetch(&e->ncq, 1, __ATOMIC_RELEASE);
-		pthread_cond_signal(&e->done_cv);
+		engine_cq_push(&e->cq, io);
 	}
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
@@ -101,7 +88,7 @@ static void threads_free(struct engine *e)
 		free(e->w[i]->q);
 		free(e->w[i]);
 	}
-	free(e->cq);
+	engine_cq_free(&e->cq);
 	free(e->pending);
 	free(e);
 }
@@ -121,7 +108,6 @@ static void threads_exit(struct engine *e)
 static struct engine *threads_init(const struct engine_params *p, char *why, size_t why_len)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	pthread_condattr_t ca;
 
 	(void)why;
 	(void)why_len;
@@ -130,18 +116,13 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 	e->targets = p->targets;
 	e->cancel = p->cancel;
 	e->cap = p->depth + 1;
-	e->cq = calloc(e->cap, sizeof(*e->cq));
 	e->pending = calloc(e->cap, sizeof(*e->pending));
-	if (!e->cq || !e->pending) {
+	if (!e->pending || engine_cq_init(&e->cq, &e->lock, e->cap)) {
 		threads_free(e);
 		errno = ENOMEM;
 		return NULL;
 	}
 	pthread_mutex_init(&e->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&e->done_cv, &ca);
-	pthread_condattr_destroy(&ca);
 	return e;
 }
 
@@ -240,27 +221,7 @@ static int threads_submit(struct engine *e)
 static int threads_reap(struct engine *e, struct replay_io **done, unsigned int max,
 			uint64_t timeout_ns)
 {
-	unsigned int n = 0;
-
-	if (!__atomic_load_n(&e->ncq, __ATOMIC_ACQUIRE) && !timeout_ns)
-		return 0;
-	pthread_mutex_lock(&e->lock);
-	if (e->cq_head == e->cq_tail && timeout_ns) {
-		uint64_t until = mono_ns() + timeout_ns;
-		struct timespec ts = { (time_t)(until / 1000000000ULL),
-				       (long)(until % 1000000000ULL) };
-
-		while (e->cq_head == e->cq_tail &&
-		       pthread_cond_timedwait(&e->done_cv, &e->lock, &ts) != ETIMEDOUT)
-			;
-	}
-	while (n < max && e->cq_head != e->cq_tail) {
-		done[n++] = e->cq[e->cq_head];
-		e->cq_head = (e->cq_head + 1) % e->cap;
-	}
-	__atomic_sub_fetch(&e->ncq, n, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&e->lock);
-	return (int)n;
+	return engine_cq_reap(&e->cq, done, max, timeout_ns);
 }
 
 static size_t threads_stats(struct engine *e, struct engine_thread_stat *out, size_t max)
