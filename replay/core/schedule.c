@@ -23,7 +23,6 @@
 #include "replay/core/run.h"
 #include "util/cli.h"
 
-volatile sig_atomic_t replay_stop;
 
 /* ---- helper thread: decode ahead, write and analyze behind ---- */
 

@@ -13,6 +13,10 @@
 #include "replay/core/run.h"
 #include "util/cli.h"
 
+/* Set by the verb's SIGINT/SIGTERM handler; defined here, beside the engine set-up that hands it
+ * to the engines (engine_params.cancel), read by every loop. */
+volatile sig_atomic_t replay_stop;
+
 /* 1 MiB of rotation: enough distinct blocks that no target sees the same 4 KiB twice in a row. */
 #define WDATA_SPAN (1u << 20)
 /* At most this many bytes of buffers per pool (struct run_pool): reads each get one of their
