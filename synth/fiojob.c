@@ -199,6 +199,14 @@ static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig,
 		snprintf(why, why_len, "%s:%u: %s", o->file, o->line, msg);
 		return err;
 	}
+	if (!strcmp(def->name, "rw") || !strcmp(def->name, "readwrite") ||
+	    !strcmp(def->name, "rate") || !strcmp(def->name, "rate_iops")) {
+		bool rw = def->name[1] == 'w' || def->name[1] == 'e';
+		char *at = rw ? p->job.at_rw : p->job.at_rate;
+
+		snprintf(at, sizeof(p->job.at_rw), "%s:%u: %s=%s", o->file, o->line, o->key,
+			 o->value ? o->value : "");
+	}
 	return 0;
 }
 

@@ -167,11 +167,19 @@ static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32
 		if (err)
 			return err;
 		if ((j->rate_iops > 0) != timed) {
+			const struct synth_job *r = timed ? &s->jobs[0] : j;
+			const struct synth_job *u = timed ? j : &s->jobs[0];
+
+			/* fio's rate caps a closed loop (it waits for its I/O before it sleeps);
+			 * a trace's rate is arrival times, and a trace is timed or closed as a
+			 * whole, so a file with both kinds of job has no one trace */
 			snprintf(why, why_len,
-				 "job '%s' %s and job '%s' %s: a trace is either timed or "
-				 "closed-loop; pick one with --section",
-				 s->jobs[0].name, timed ? "has a rate" : "has no rate", j->name,
-				 timed ? "has none" : "has one");
+				 "job '%s' refused: %s%s a rate makes the trace timed (arrivals "
+				 "at the rate), and job '%s' has none (a closed loop); a trace is "
+				 "timed or closed-loop as a whole, so fio's mix of the two has no "
+				 "one trace: take each kind with --section",
+				 r->name, r->at_rate[0] ? r->at_rate : "rate",
+				 r->at_rate[0] ? ":" : "", u->name);
 			return -EOPNOTSUPP;
 		}
 		if (*n + j->numjobs > TRACE_MAX_STREAMS) {

@@ -521,12 +521,19 @@ int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, si
 		struct synth_job *j = &s->jobs[i];
 
 		if (j->rel && j->seq_add < 0 && synth_job_len_rel(j)) {
-			snprintf(
-			    why, why_len,
-			    "job '%s': rw=...:%lld walks backwards from the region's end, which "
-			    "a region left to the target does not know: give size=, or the "
-			    "target's size with --device-size",
-			    j->name, (long long)j->seq_add);
+			/* fio takes that end from the file too, and without the file refuses
+			 * the job ("you need to specify size=", fio 3.33 on butterfly.fio) */
+			snprintf(why, why_len,
+				 "job '%s' refused: %s%s walks backwards from its region's end, "
+				 "and that region (%s) is known only when the trace meets its "
+				 "target; fio too takes it from the file, and refuses the job "
+				 "when the file is not there (\"you need to specify size=\"): "
+				 "give size=, or the target's size with --device-size",
+				 j->name, j->at_rw[0] ? j->at_rw : "rw=...:-N",
+				 j->at_rw[0] ? ":" : "",
+				 j->size_ppm || j->offset_ppm
+					 ? "a share of the file or device, in %"
+					 : "no size=: the whole file or device");
 			return -EINVAL;
 		}
 		err = synth_job_check(j, why, why_len);

@@ -353,7 +353,7 @@ static int write_one(const struct synth_spec *s, const char *path, const char *d
 	if (err) {
 		cli_error("%s", why);
 		free(meta);
-		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		return err == -EINVAL || err == -EOPNOTSUPP ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	print_result(path, meta, &c, json, first);
 	free(meta);

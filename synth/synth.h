@@ -108,6 +108,9 @@ struct synth_job {
 	char wait_for[64];    /* starts after this job ends */
 	uint32_t group;	      /* closed-loop group (from stonewall and wait_for) */
 	bool exitall;	      /* fio exitall: the first job to end ends them all */
+	/* "file:line: key=value" of the rw= and rate= (rate_iops=) that set them, for refusals
+	 * made after the file is read ("" when set on the command line or not at all) */
+	char at_rw[160], at_rate[160];
 	uint32_t flow;	      /* fio flow: this job's weight among its flow_id's jobs (0: none) */
 	uint32_t flow_id;
 	int32_t flow_lead;    /* the first job of its flow set, whose stream it shares (-1: none) */

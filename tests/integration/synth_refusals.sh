@@ -90,6 +90,21 @@ grep -q "two of cdm's tests are the same, seq1m-q4t1" err || fail "collision: $(
 assert_status 2 "$IOREEL" synth --preset cdm --bssplit 4k/50:8k/50 -o c3.ioreel 2>err >/dev/null
 grep -q "give one --bs" err || fail "cdm with a split: $(cat err)"
 
+# issue 26: what fio's butterfly.fio and exitwhat.fio meet, refused naming the job, the
+# file:line and the option: a backwards walk over a region of unknown size (fio takes its end
+# from the file too); rated and unrated jobs in one file (a trace is timed or closed-loop)
+printf '[global]\nfilename=t\nbs=4k\n[fwd]\nrw=read\n\n[back]\nrw=read:-8k\n' >bk.fio
+refused "job 'back' refused: bk.fio:8: rw=read:-8k: walks backwards from its region's end" \
+	--fio-job bk.fio --number-ios 10
+"$IOREEL" synth --fio-job bk.fio --number-ios 10 --device-size 1g -o bk.ioreel >/dev/null \
+	2>err || fail "bk.fio with --device-size: $(cat err)"
+printf '[global]\nsize=1m\n[slow]\nrw=read\n[fast]\nrw=randrw\nrate=300,300\n' >mix.fio
+refused "job 'fast' refused: mix.fio:7: rate=300,300: a rate makes the trace timed" \
+	--fio-job mix.fio
+grep -q "job 'slow' has none (a closed loop)" err || fail "mix.fio: $(cat err)"
+"$IOREEL" synth --fio-job mix.fio --section fast -o mf.ioreel >/dev/null 2>err ||
+	fail "mix.fio --section fast: $(cat err)"
+
 # W4: stdout that cannot be written
 [ -w /dev/full ] || skip "no /dev/full"
 for a in "--list-presets" "--list-presets --json" "${base[*]} --json -o j.ioreel"; do
