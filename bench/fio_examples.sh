@@ -19,12 +19,14 @@
 # node), enospc-pressure (its jobs' verify fails once they share the loop device).
 # Figures, not pass/fail; nothing here is a time (but time-based jobs run RUNTIME seconds, so
 # how far a sequential one gets depends on the machine). Env: FIO_EXAMPLES (required), IOS
-# (20000), RUNTIME (3), COMPARE (the list below).
+# (20000), RUNTIME (3), COMPARE (the list below), PARTS (\"1 2 3\"; PARTS=1 gives the counts
+# alone, with no fio run and no rate measured).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
 ex=${FIO_EXAMPLES:-}
 [ -d "$ex" ] || { echo "skipped: set FIO_EXAMPLES to fio's examples/ directory"; exit 0; }
+parts=" ${PARTS:-1 2 3} "
 need_root
 need_cmd fio python3 bc
 d=$(scratch_dir)
@@ -61,14 +63,14 @@ every_example "${unset_all[@]}"
 echo " b. their variables set: $(echo $vars)"
 # shellcheck disable=SC2086
 every_example $vars
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2163
 export $vars
-
-echo "2. fio and ioreel on a loop device, job by job"
-dev=$(make_loop 16384)
-for n in ${COMPARE:-jesd219 rand-zones iometer-file-access-server backwards-read \
+compare="${COMPARE:-jesd219 rand-zones iometer-file-access-server backwards-read \
 	cross-stripe-verify fio-rand-RW fio-seq-RW ssd-test tiobench-example zipf \
-	disk-zone-profile uring-cmd-fdp uring-cmd-pi-ext nbd libblkio-io_uring basic-verify}; do
+	disk-zone-profile uring-cmd-fdp uring-cmd-pi-ext nbd libblkio-io_uring basic-verify}"
+[[ $parts == *" 2 "* ]] && echo "2. fio and ioreel on a loop device, job by job" &&
+	dev=$(make_loop 16384) || compare=
+for n in $compare; do
 	[ -f "$ex/$n.fio" ] || { echo "  $n: not in $ex"; continue; }
 	mkdir -p "$d/$n"
 	python3 "$here/fio_examples.py" "$ex/$n.fio" "$d/$n/job.fio" "$dev" "$d/$n" "$ios" "$runtime"
@@ -102,6 +104,7 @@ for n in ${COMPARE:-jesd219 rand-zones iometer-file-access-server backwards-read
 		--info "$d/$n/info.json" --zones "$zones" | sed 's/^/  /'
 done
 
+[[ $parts == *" 3 "* ]] || exit 0
 echo "3. the file and directory engines' examples, run for real on a filesystem"
 # fio and the replay side by side: ops/s, calls per op, the files each leaves
 FIO_EXAMPLES=$ex bash "$here/fio_fileops.sh" | sed 's/^/  /'
