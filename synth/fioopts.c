@@ -57,7 +57,8 @@ static const struct fio_optdef opts[] = {
 	{ "zoneskip", P, NULL }, { "verify", P, NULL }, { "do_verify", P, NULL },
 	{ "verify_backlog", P, NULL }, { "write_mode", P, NULL }, { "sg_write_mode", P, NULL },
 	{ "num_range", P, NULL }, { "stonewall", P, NULL }, { "wait_for_previous", P, NULL },
-	{ "wait_for", P, NULL }, { "exitall", P, NULL }, { "name", P, NULL },
+	{ "wait_for", P, NULL }, { "exitall", P, NULL }, { "exit_what", P, NULL },
+	{ "new_group", P, NULL }, { "name", P, NULL },
 	{ "flow", P, NULL }, { "flow_id", P, NULL },
 	{ "thinktime_spin", P, NULL }, { "thinktime_blocks", P, NULL },
 	{ "thinktime_blocks_type", P, NULL }, { "thinktime_iotime", P, NULL },
@@ -66,7 +67,7 @@ static const struct fio_optdef opts[] = {
 	{ "kb_base", P, NULL },
 
 	/* fio's own machinery */
-	{ "group_reporting", I, REPORT }, { "description", I, REPORT }, { "new_group", I, REPORT }, { "stats", I, REPORT }, { "percentile_list", I, REPORT },
+	{ "group_reporting", I, REPORT }, { "description", I, REPORT }, { "stats", I, REPORT }, { "percentile_list", I, REPORT },
 	{ "clat_percentiles", I, REPORT }, { "lat_percentiles", I, REPORT },
 	{ "slat_percentiles", I, REPORT }, { "disable_lat", I, REPORT },
 	{ "disable_clat", I, REPORT }, { "disable_slat", I, REPORT }, { "disable_bw", I, REPORT },
@@ -120,7 +121,7 @@ static const struct fio_optdef opts[] = {
 	{ "fadvise_hint", I, FILES }, { "pre_read", I, FILES },
 	{ "opendir", I, FILES }, { "skip_bad", I, FILES },
 	{ "continue_on_error", I, ERRORS }, { "ignore_error", I, ERRORS },
-	{ "error_dump", I, ERRORS }, { "exitall_on_error", I, ERRORS }, { "exit_what", I, ERRORS },
+	{ "error_dump", I, ERRORS }, { "exitall_on_error", I, ERRORS },
 	{ "buffer_pattern", I, DATA }, { "buffer_compress_percentage", I, DATA },
 	{ "buffer_compress_chunk", I, DATA }, { "dedupe_percentage", I, DATA },
 	{ "dedupe_mode", I, DATA }, { "dedupe_working_set_percentage", I, DATA },

@@ -729,6 +729,18 @@ static int set_opt(struct opt_ctx *c, const char *k)
 	}
 	if (!strcmp(k, "exitall"))
 		return set_flag(c, &j->exitall);
+	if (!strcmp(k, "new-group"))
+		return set_flag(c, &j->new_group);
+	if (!strcmp(k, "exit-what")) {
+		static const char *const what[] = { "group", "stonewall", "all" };
+
+		for (unsigned int i = 0; c->v && i < 3; i++)
+			if (!strcmp(c->v, what[i])) {
+				j->exit_what = (uint8_t)i;
+				return 0;
+			}
+		return bad(c, "group, stonewall or all");
+	}
 	if (!strcmp(k, "flow") || !strcmp(k, "flow-id")) {
 		int64_t x;
 

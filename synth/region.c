@@ -251,6 +251,72 @@ static int zones_to_bytes(struct synth_job *j, char *why, size_t why_len)
 	return 0;
 }
 
+/* Job i's end (its runtime, or its cut) cuts the jobs it ends; how many it cut shorter. */
+static unsigned int exitall_round(const struct synth_spec *s, unsigned int i,
+				  const uint32_t *rgroup, uint64_t *cut, char *why, size_t why_len)
+{
+	const struct synth_job *e = &s->jobs[i];
+	uint64_t end = e->runtime_ns && (!cut[i] || e->runtime_ns < cut[i]) ? e->runtime_ns
+									    : cut[i];
+	unsigned int moved = 0;
+
+	for (unsigned int k = 0; k < s->njobs; k++) {
+		const struct synth_job *j = &s->jobs[k];
+
+		if (e->exit_what == SYNTH_EXIT_ALL && j->group > e->group) {
+			/* fio marks them ended before they start */
+			snprintf(why, why_len,
+				 "job '%s': exit_what=all with exitall ends every job when it "
+				 "ends, also job '%s' of a later group before it starts; ioreel "
+				 "does not model jobs that never run: drop exit_what=all, or take "
+				 "the jobs apart with --section",
+				 e->name, j->name);
+			return 0;
+		}
+		if (j->group != e->group || !end ||
+		    (e->exit_what == SYNTH_EXIT_GROUP && rgroup[k] != rgroup[i]))
+			continue;
+		if (!cut[k] || end < cut[k])
+			cut[k] = end, moved++;
+	}
+	return moved;
+}
+
+/*
+ * fio's exitall is global (one job's turns it on for all, options.c str_exitall_cb); a job that
+ * ends then ends others by its exit_what (libfio.c fio_terminate_threads): its reporting group
+ * (td->groupid, a new one at each stonewall or new_group), every running job, or all. The
+ * runtimes say when that is at the latest (a job that ends sooner by its size is not known
+ * here), so each job is cut at the shortest runtime among the jobs whose end ends it.
+ */
+static int resolve_exitall(struct synth_spec *s, char *why, size_t why_len)
+{
+	uint32_t rgroup[SYNTH_MAX_JOBS], r = 0;
+	uint64_t cut[SYNTH_MAX_JOBS] = { 0 };
+	bool on = false;
+
+	if (why_len)
+		why[0] = '\0';
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		on |= s->jobs[i].exitall;
+		if (i && (s->jobs[i].stonewall || s->jobs[i].new_group))
+			r++;
+		rgroup[i] = r;
+	}
+	/* a job cut short ends others in turn: repeat until nothing moves (njobs rounds) */
+	for (unsigned int round = 0, moved = 1; on && moved && round <= s->njobs; round++) {
+		moved = 0;
+		for (unsigned int i = 0; i < s->njobs; i++)
+			moved += exitall_round(s, i, rgroup, cut, why, why_len);
+		if (why[0])
+			return -EOPNOTSUPP;
+	}
+	for (unsigned int k = 0; k < s->njobs; k++)
+		if (cut[k] && (!s->jobs[k].runtime_ns || s->jobs[k].runtime_ns > cut[k]))
+			s->jobs[k].runtime_ns = cut[k];
+	return 0;
+}
+
 /* Groups: fio starts jobs in file order; a stonewall job waits for every job before it, a
  * wait_for job for the job it names. */
 static int resolve_groups(struct synth_spec *s, char *why, size_t why_len)
@@ -279,23 +345,7 @@ static int resolve_groups(struct synth_spec *s, char *why, size_t why_len)
 		if (j->group > top)
 			top = j->group;
 	}
-	/* exitall: the first job to end ends the others; the runtimes say when that is at the
-	 * latest (a job that ends sooner by its size is not known here) */
-	for (unsigned int i = 0; i < s->njobs; i++) {
-		uint64_t first = 0;
-
-		if (!s->jobs[i].exitall)
-			continue;
-		for (unsigned int k = 0; k < s->njobs; k++)
-			if (s->jobs[k].group == s->jobs[i].group && s->jobs[k].runtime_ns &&
-			    (!first || s->jobs[k].runtime_ns < first))
-				first = s->jobs[k].runtime_ns;
-		for (unsigned int k = 0; first && k < s->njobs; k++)
-			if (s->jobs[k].group == s->jobs[i].group &&
-			    (!s->jobs[k].runtime_ns || s->jobs[k].runtime_ns > first))
-				s->jobs[k].runtime_ns = first;
-	}
-	return 0;
+	return resolve_exitall(s, why, why_len);
 }
 
 /*

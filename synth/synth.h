@@ -38,6 +38,13 @@ struct synth_bsplit {
 /* The ops a job's writes become (fio's write_mode / sg_write_mode). */
 enum synth_write_op { SYNTH_WRITE_DATA = 0, SYNTH_WRITE_ZEROES = 1 };
 
+/* fio's exit_what: the jobs that an ending job ends when exitall is set */
+enum synth_exit_what {
+	SYNTH_EXIT_GROUP,     /* its reporting group (cut by stonewall and new_group), the default */
+	SYNTH_EXIT_STONEWALL, /* every job running beside it */
+	SYNTH_EXIT_ALL,	      /* every job, those not started yet too */
+};
+
 struct synth_job {
 	char name[64];
 	bool random;	     /* rand* patterns */
@@ -107,7 +114,9 @@ struct synth_job {
 	bool stonewall;	      /* starts after every job before it ends */
 	char wait_for[64];    /* starts after this job ends */
 	uint32_t group;	      /* closed-loop group (from stonewall and wait_for) */
-	bool exitall;	      /* fio exitall: the first job to end ends them all */
+	bool exitall;	      /* fio exitall (any job's, for all): a job that ends ends others */
+	uint8_t exit_what;    /* enum synth_exit_what: which others (fio's exit_what) */
+	bool new_group;	      /* fio new_group: a new reporting group, the scope of exit_what=group */
 	/* "file:line: key=value" of the rw= and rate= (rate_iops=) that set them, for refusals
 	 * made after the file is read ("" when set on the command line or not at all) */
 	char at_rw[160], at_rate[160];

@@ -191,4 +191,36 @@ for bad in "ioengine=ftruncate;rw=randread|fio fails them|'j'" \
 	case $out in *"$want"*) ;; *) fail "$opts: no '$want' in: $out" ;; esac
 	case $out in *"$who"*) ;; *) fail "$opts: '$who' not named: $out" ;; esac
 done
+
+# exitall (one job's is every job's, as in fio), its scope by exit_what (group: the reporting
+# group, which new_group cuts; stonewall: every job running) and new_group: the runtime each
+# job gets, against the job_runtime fio reports (null engine, a few I/Os a second)
+for what in group stonewall; do
+	printf '%s\n' '[global]' size=16m ioengine=null rate_iops=20 "exit_what=$what" \
+		'[a]' rw=read runtime=1 time_based '[b]' exitall rw=randread new_group runtime=3 \
+		time_based '[c]' rw=read runtime=3 time_based >"$d/ex-$what.fio"
+	sed 's/^ioengine=null$/filename=t/; /^rate_iops=/d' "$d/ex-$what.fio" >"$d/ex-$what.s.fio"
+	fio --output-format=json --output="$d/ex-$what.json" "$d/ex-$what.fio" >/dev/null \
+		2>"$d/err" || fail "fio ex-$what.fio: $(cat "$d/err")"
+	"$IOREEL" synth --fio-job "$d/ex-$what.s.fio" -o "$d/ex-$what.ioreel" >/dev/null 2>"$d/err" ||
+		fail "synth ex-$what.fio: $(cat "$d/err")"
+	"$IOREEL" info --json "$d/ex-$what.ioreel" >"$d/ex-$what.info.json" || fail "info ex-$what"
+	python3 - "$what" "$d/ex-$what.json" "$d/ex-$what.info.json" <<'PY' || fail "exit_what=$what"
+import json, sys
+what, fj, ij = sys.argv[1:4]
+fio = [round(j["job_runtime"] / 1000) for j in json.load(open(fj))["jobs"]]
+ours = [s["runtime_ns"] / 1e9 for s in json.load(open(ij))["stream_records"]]
+want = {"group": [1, 3, 3], "stonewall": [1, 1, 1]}[what]
+assert fio == want, ("fio", fio)
+assert ours == want, ("ioreel", ours)
+print(f"  exitall, exit_what={what}: runtimes {ours} s, as fio's {fio}")
+PY
+done
+# exit_what=all also ends the jobs of later groups before they start: refused, saying so
+printf '%s\n' '[global]' size=1m filename=t exitall exit_what=all '[a]' rw=read '[b]' stonewall \
+	rw=read >"$d/ex-all.fio"
+assert_status 2 "$IOREEL" synth --fio-job "$d/ex-all.fio" -o "$d/ex-all.ioreel" 2>"$d/err" \
+	>/dev/null
+grep -q "job 'a': exit_what=all with exitall ends every job when it ends, also job 'b'" "$d/err" ||
+	fail "exit_what=all: $(cat "$d/err")"
 echo "synth_fio_grammar: ok"
