@@ -19,7 +19,7 @@
 #define BATCH 4096
 
 static const char csv_header[] = "queue_ns,complete_ns,op,file,path,offset,length,result,fd,"
-				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu,issue_ns";
+				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu,issue_ns,oncpu_ns";
 
 static void put_ts(FILE *o, bool json, const char *k, uint64_t t)
 {
@@ -59,9 +59,14 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 		json_strn(o, comm, IO_COMM_LEN);
 		fprintf(o, ",\"cpu\":%u,\"issue_ns\":", e->cpu);
 		if (e->issue_ns == IO_TS_NONE)
-			fputs("null}\n", o);
+			fputs("null", o);
 		else
-			fprintf(o, "%" PRIu64 "}\n", e->issue_ns);
+			fprintf(o, "%" PRIu64, e->issue_ns);
+		fputs(",\"oncpu_ns\":", o);
+		if (e->oncpu_ns)
+			fprintf(o, "%" PRIu64 "}\n", e->oncpu_ns);
+		else
+			fputs("null}\n", o);
 		return;
 	}
 	fprintf(o, "%s,%u,", io_fop_name(e->op), x->file);
@@ -75,6 +80,10 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 	/* last, so that the columns before keep their places: a replay's submission time */
 	if (e->issue_ns != IO_TS_NONE)
 		fprintf(o, "%" PRIu64, e->issue_ns);
+	/* record --cpu: the thread's CPU time before the call (empty: not recorded) */
+	fputc(',', o);
+	if (e->oncpu_ns)
+		fprintf(o, "%" PRIu64, e->oncpu_ns);
 	fputc('\n', o);
 }
 

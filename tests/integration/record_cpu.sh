@@ -83,6 +83,17 @@ c = json.load(open(sys.argv[1]))["cpu"]
 assert c["load_intervals"] > 1 and c["ncpus"] >= 1, c
 assert c["traced_cpu_s"] > 0, c' "$dir/f5000.ioreel.info" || fail "no CPU load in f5000: $(cat "$dir/f5000.ioreel.info")"
 
+# convert gives each file-level call its on-CPU time (oncpu_ns, the last CSV column): the reads
+# of the 5 ms case carry about 5 ms
+"$IOREEL" convert "$dir/f5000.ioreel" "$dir/f5000.csv" --to csv >/dev/null ||
+	fail "convert of f5000 to CSV failed"
+python3 -c 'import csv,sys,statistics
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+v = [int(r["oncpu_ns"]) for r in rows if r["op"] == "read" and r["oncpu_ns"]]
+assert len(v) >= 10, len(v)
+m = statistics.median(v)
+assert 4.5e6 < m < 5.5e6, m' "$dir/f5000.csv" || fail "the CSV's oncpu_ns is not the 5 ms burned"
+
 rec_start "$dir/none.ioreel" --level file --comm cpu_burner
 "$burner" "$dir/data" 50 100 || fail "cpu_burner failed"
 rec_stop || fail "record (without --cpu) exited $?"
