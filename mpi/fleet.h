@@ -25,6 +25,7 @@ struct fleet {
 	char (*hosts)[FLEET_HOST_LEN]; /* every rank's host, by rank */
 	bool one_host;		       /* all ranks share one host (and one CLOCK_MONOTONIC) */
 	int64_t test_skew_ns;	       /* IOREEL_TEST_CLOCK_SKEW_NS x rank: a test-only offset */
+	uint64_t test_late_ns; /* IOREEL_TEST_LATE_ANNOUNCE_NS on the last rank: test-only */
 	const char *verb;
 };
 
@@ -86,7 +87,8 @@ uint64_t clock_start(const struct fleet *f, const struct clock_est *est, uint64_
 		     uint64_t spin_ns, struct clock_run *run);
 /* clock_start's two halves, for a caller with work between them (the recorder arms its
  * programs for the start before waiting for it): the collective announcement, returning the
- * start in this rank's CLOCK_MONOTONIC; then the sleep and spin to it. */
+ * start in this rank's CLOCK_MONOTONIC (announced again with twice the slack, up to 3 times,
+ * while a rank gets it with less than half the slack left); then the sleep and spin to it. */
 uint64_t clock_announce(const struct fleet *f, const struct clock_est *est, uint64_t slack_ns,
 			struct clock_run *run);
 void clock_wait(uint64_t target, uint64_t spin_ns, struct clock_run *run);

@@ -102,6 +102,9 @@ int main(int argc, char **argv)
 	skew = getenv("IOREEL_TEST_CLOCK_SKEW_NS");
 	if (skew && *skew)
 		f.test_skew_ns = strtoll(skew, NULL, 10) * f.rank;
+	skew = getenv("IOREEL_TEST_LATE_ANNOUNCE_NS");
+	if (skew && *skew && f.rank == f.size - 1)
+		f.test_late_ns = strtoull(skew, NULL, 10);
 	for (size_t i = 0; argc >= 2 && i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (!strcmp(argv[1], verbs[i].name))
 			v = &verbs[i];
