@@ -17,7 +17,7 @@
 /* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5); 1.3: a record per
  * stream (header tag 12); 1.4: the header's checksum (tag 13); 1.5: think time and latency
  * targets in stream records; 1.6: the on-CPU column and CPU load frames */
-#define TRACE_VERSION_MINOR 6
+#define TRACE_VERSION_MINOR 7
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u

@@ -266,6 +266,14 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 			       (unsigned long long)t->lat_target_ns,
 			       (unsigned long long)t->lat_window_ns, t->lat_pct_ppm / 1e4,
 			       (t->flags & TRACE_STREAM_LAT_RUN) ? "true" : "false");
+		if (t->flags & TRACE_STREAM_RATE)
+			printf(", \"rate_bps\": [%llu, %llu, %llu]",
+			       (unsigned long long)t->rate_bps[0],
+			       (unsigned long long)t->rate_bps[1],
+			       (unsigned long long)t->rate_bps[2]);
+		if (t->flags & TRACE_STREAM_EXIT)
+			printf(", \"exit\": {\"group\": %u, \"running\": %s}", t->exit_group,
+			       (t->flags & TRACE_STREAM_EXIT_RUNNING) ? "true" : "false");
 		printf("}");
 	}
 	printf("],\n \"events\": %llu, \"ops\": {", (unsigned long long)in->events);
@@ -368,6 +376,15 @@ static void print_streams(const struct trace_meta *m)
 			if (t->flags & TRACE_STREAM_LAT_RUN)
 				printf(", searched all run");
 		}
+		if (t->flags & TRACE_STREAM_RATE)
+			printf(", at most %llu/%llu/%llu B/s (read/write/trim, 0: no cap)",
+			       (unsigned long long)t->rate_bps[0],
+			       (unsigned long long)t->rate_bps[1],
+			       (unsigned long long)t->rate_bps[2]);
+		if (t->flags & TRACE_STREAM_EXIT)
+			printf(", its end ends %s", (t->flags & TRACE_STREAM_EXIT_RUNNING)
+							? "every stream of its group"
+							: "its exit group's streams");
 		shown++;
 	}
 	if (shown == 8)

@@ -33,7 +33,7 @@ enum {
 
 /* Bytes of one TAG_STREAM_EXT record written by this version; readers accept longer ones
  * (a later minor appends fields) and shorter ones (absent fields are 0). */
-#define STREAM_EXT_SIZE 112u
+#define STREAM_EXT_SIZE 144u
 
 void trace_meta_init(struct trace_meta *m, const char *source)
 {
@@ -111,7 +111,7 @@ static bool streams_say_more(const struct trace_stream *st, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (st[i].flags || st[i].group || st[i].runtime_ns || st[i].ios || st[i].delay_ns ||
-		    st[i].think_ns || st[i].lat_target_ns)
+		    st[i].think_ns || st[i].lat_target_ns || st[i].exit_group)
 			return true;
 	return false;
 }
@@ -146,6 +146,10 @@ static int put_stream_ext(struct buf *b, const struct trace_stream *st, uint32_t
 		put_u32(q + 92, st[i].lat_pct_ppm);
 		put_u64(q + 96, st[i].lat_target_ns);
 		put_u64(q + 104, st[i].lat_window_ns);
+		for (int d = 0; d < 3; d++)
+			put_u64(q + 112 + 8 * d, st[i].rate_bps[d]);
+		put_u32(q + 136, st[i].exit_group);
+		put_u32(q + 140, 0);
 	}
 	err = put_field(b, TAG_STREAM_EXT, p, 8 + (size_t)n * STREAM_EXT_SIZE);
 	free(p);
@@ -273,6 +277,13 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 		s->lat_pct_ppm = get_u32(rec + 92);
 		s->lat_target_ns = get_u64(rec + 96);
 		s->lat_window_ns = get_u64(rec + 104);
+		for (int d = 0; d < 3; d++)
+			s->rate_bps[d] = get_u64(rec + 112 + 8 * d);
+		s->exit_group = get_u32(rec + 136);
+		if (!(s->flags & TRACE_STREAM_RATE))
+			memset(s->rate_bps, 0, sizeof(s->rate_bps));
+		if (!(s->flags & TRACE_STREAM_EXIT))
+			s->exit_group = 0;
 		if (!(s->flags & TRACE_STREAM_THINK))
 			s->think_ns = s->think_spin_ns = s->think_iotime_ns = s->think_blocks = 0;
 		if (!(s->flags & TRACE_STREAM_LAT_TARGET))
@@ -283,7 +294,10 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 		    s->group >= TRACE_MAX_STREAMS ||
 		    s->rel_len_ppm > 1000000 ||
 		    ((s->flags & TRACE_STREAM_SCALE) && !(s->flags & TRACE_STREAM_REL)) ||
-		    ((s->flags & TRACE_STREAM_SCALE) && !s->rel_span))
+		    ((s->flags & TRACE_STREAM_SCALE) && !s->rel_span) ||
+		    ((s->flags & TRACE_STREAM_RATE) &&
+		     !(s->rate_bps[0] | s->rate_bps[1] | s->rate_bps[2])) ||
+		    ((s->flags & TRACE_STREAM_EXIT_RUNNING) && !(s->flags & TRACE_STREAM_EXIT)))
 			return -EINVAL;
 	}
 	return 0;

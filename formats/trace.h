@@ -53,7 +53,12 @@ enum trace_stream_flags {
 	TRACE_STREAM_THINK_ISSUE = 1 << 4,  /* THINK: count issued I/Os, not completed ones */
 	TRACE_STREAM_LAT_TARGET = 1 << 5,   /* closed mode: search the depth as latency_target */
 	TRACE_STREAM_LAT_RUN = 1 << 6,	    /* LAT_TARGET: keep searching once it settled */
-	TRACE_STREAM__ALL = (1 << 7) - 1,
+	/* 1.7: a closed-loop stream capped by a rate (fio's rate and rate_iops in a file with
+	 * unrated jobs), and a stream whose end ends others (fio's exitall) */
+	TRACE_STREAM_RATE = 1 << 7,	    /* closed mode: at most rate_bps per direction */
+	TRACE_STREAM_EXIT = 1 << 8,	    /* closed mode: its end ends its exit group */
+	TRACE_STREAM_EXIT_RUNNING = 1 << 9, /* EXIT: it ends every stream of its group */
+	TRACE_STREAM__ALL = (1 << 10) - 1,
 };
 
 struct trace_stream {
@@ -81,6 +86,14 @@ struct trace_stream {
 	 * latency_target, latency_percentile, latency_window) */
 	uint32_t lat_pct_ppm;
 	uint64_t lat_target_ns, lat_window_ns;
+	/* RATE (1.7): an I/O of direction d (read, write, trim) waits until the stream has run
+	 * (bytes of d issued before it) / rate_bps[d] seconds, its I/O in flight drained first
+	 * (fio's rate, rate_ddir); 0: no cap on d */
+	uint64_t rate_bps[3];
+	/* EXIT (1.7): when the stream ends, the streams of its group with the same exit_group
+	 * end too (EXIT_RUNNING: every stream of its group); fio's exitall, exit_what and the
+	 * reporting group (new_group) */
+	uint32_t exit_group;
 };
 
 /* Everything the header says about a trace. */

@@ -149,9 +149,33 @@ uint64_t synth_spec_extent(const struct synth_spec *s)
 	return end;
 }
 
+/* Timed when every job has a rate; beside an unrated job a rate caps a closed loop
+ * (synth_spec_resolve marks those jobs rate_cap). */
 static bool spec_is_timed(const struct synth_spec *s)
 {
-	return !s->innodb && s->njobs && s->jobs[0].rate_iops > 0;
+	if (s->innodb || !s->njobs)
+		return false;
+	for (unsigned int i = 0; i < s->njobs; i++)
+		if (!(s->jobs[i].rate_iops > 0))
+			return false;
+	return true;
+}
+
+/* fio's rate in bytes per direction: rate=, else rate_iops= times the direction's smallest
+ * block size (fio's __setup_rate) */
+static void rate_cap_rec(const struct synth_job *j, struct trace_stream *rec)
+{
+	rec->flags |= TRACE_STREAM_RATE;
+	for (int d = 0; d < SYNTH_DDIR_N && d < 3; d++) {
+		const struct synth_bsplit *b = &j->bs[d];
+		uint32_t mn = b->range_hi ? b->range_lo : 0;
+
+		for (uint32_t i = 0; !b->range_hi && i < b->n; i++)
+			if (!mn || b->e[i].bs < mn)
+				mn = b->e[i].bs;
+		rec->rate_bps[d] = j->rate_bytes[d] > 0 ? (uint64_t)j->rate_bytes[d]
+			       : (uint64_t)(j->rate_ios[d] * mn);
+	}
 }
 
 static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32_t *n, char *why,
@@ -166,20 +190,13 @@ static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32
 
 		if (err)
 			return err;
-		if ((j->rate_iops > 0) != timed) {
-			const struct synth_job *r = timed ? &s->jobs[0] : j;
-			const struct synth_job *u = timed ? j : &s->jobs[0];
-
-			/* fio's rate caps a closed loop (it waits for its I/O before it sleeps);
-			 * a trace's rate is arrival times, and a trace is timed or closed as a
-			 * whole, so a file with both kinds of job has no one trace */
+		if (j->rate_cap && j->arrivals == SYNTH_ARRIVALS_POISSON) {
 			snprintf(why, why_len,
-				 "job '%s' refused: %s%s a rate makes the trace timed (arrivals "
-				 "at the rate), and job '%s' has none (a closed loop); a trace is "
-				 "timed or closed-loop as a whole, so fio's mix of the two has no "
-				 "one trace: take each kind with --section",
-				 r->name, r->at_rate[0] ? r->at_rate : "rate",
-				 r->at_rate[0] ? ":" : "", u->name);
+				 "job '%s' refused: %s%s rate_process=poisson beside unrated jobs: "
+				 "there a rate caps a closed loop, which ioreel paces linearly "
+				 "only; take the rated jobs apart with --section",
+				 j->name, j->at_rate[0] ? j->at_rate : "rate",
+				 j->at_rate[0] ? ":" : "");
 			return -EOPNOTSUPP;
 		}
 		if (*n + j->numjobs > TRACE_MAX_STREAMS) {
@@ -198,6 +215,16 @@ static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32
 			}
 			lead[i] = *n;
 			synth_stream_rec(j, c, &meta->streams[*n], &base);
+			if (j->rate_cap)
+				rate_cap_rec(j, &meta->streams[*n]);
+			/* fio's exitall: a job that ends ends those of its reporting group, or
+			 * (exit_what stonewall, all) every running one; the replay does it */
+			if (j->exit_on && !timed) {
+				meta->streams[*n].flags |= TRACE_STREAM_EXIT;
+				if (j->exit_what != SYNTH_EXIT_GROUP)
+					meta->streams[*n].flags |= TRACE_STREAM_EXIT_RUNNING;
+				meta->streams[*n].exit_group = j->rgroup;
+			}
 			if (timed) /* arrival times already say when and how long */
 				meta->streams[*n].flags &= ~(uint32_t)TRACE_STREAM_TIME_BASED,
 					meta->streams[*n].runtime_ns = 0, meta->streams[*n].delay_ns = 0,

@@ -302,7 +302,10 @@ static int resolve_exitall(struct synth_spec *s, char *why, size_t why_len)
 		if (i && (s->jobs[i].stonewall || s->jobs[i].new_group))
 			r++;
 		rgroup[i] = r;
+		s->jobs[i].rgroup = r;
 	}
+	for (unsigned int i = 0; i < s->njobs; i++)
+		s->jobs[i].exit_on = on;
 	/* a job cut short ends others in turn: repeat until nothing moves (njobs rounds) */
 	for (unsigned int round = 0, moved = 1; on && moved && round <= s->njobs; round++) {
 		moved = 0;
@@ -444,11 +447,11 @@ static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 {
 	uint64_t size = synth_job_gen_size(j), pass, unit = synth_job_min_bs(j), loops;
 
-	if (j->rate_iops > 0 && j->time_based)
+	if (j->rate_iops > 0 && !j->rate_cap && j->time_based)
 		return 0; /* arrivals stop at the runtime */
 	/* with a rate and a runtime, arrivals stop at the runtime whatever the size says: only
 	 * rate x runtime I/Os can be made (issue 21 W14: --size 1t was refused) */
-	if (j->rate_iops > 0 && j->runtime_ns &&
+	if (j->rate_iops > 0 && !j->rate_cap && j->runtime_ns &&
 	    j->rate_iops * ((double)(j->runtime_ns + j->ramp_ns) / 1e9) <
 		    (double)MAX_EVENTS_PER_STREAM / 2)
 		return 0;
@@ -474,6 +477,23 @@ static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * A trace is timed (arrivals at the rate) when every job has a rate. Beside an unrated job a
+ * rated one caps a closed loop instead, which is what fio's rate is (rate_ddir: the job waits
+ * for its I/O in flight, then sleeps until its direction's next slot).
+ */
+static void mark_rate_caps(struct synth_spec *s)
+{
+	bool rated = false, unrated = false;
+
+	for (unsigned int i = 0; i < s->njobs; i++) {
+		rated |= s->jobs[i].rate_iops > 0;
+		unrated |= !(s->jobs[i].rate_iops > 0);
+	}
+	for (unsigned int i = 0; i < s->njobs; i++)
+		s->jobs[i].rate_cap = rated && unrated && s->jobs[i].rate_iops > 0;
 }
 
 int synth_spec_groups(struct synth_spec *s, char *why, size_t why_len)
@@ -514,6 +534,7 @@ int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, si
 	}
 	if (err)
 		return err;
+	mark_rate_caps(s);
 	/* Files in order of first use: a size of their own (filesize=, or what their jobs
 	 * reach), else the target's (device_size, or relative: resolved at replay). */
 	for (unsigned int i = 0; i < s->njobs; i++) {

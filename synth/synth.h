@@ -117,6 +117,9 @@ struct synth_job {
 	bool exitall;	      /* fio exitall (any job's, for all): a job that ends ends others */
 	uint8_t exit_what;    /* enum synth_exit_what: which others (fio's exit_what) */
 	bool new_group;	      /* fio new_group: a new reporting group, the scope of exit_what=group */
+	uint32_t rgroup;      /* its reporting group (synth_spec_resolve) */
+	bool exit_on;	      /* exitall is on (any job's): its end ends others (resolve) */
+	bool rate_cap;	      /* rated beside unrated jobs: caps a closed loop (resolve) */
 	/* "file:line: key=value" of the rw= and rate= (rate_iops=) that set them, for refusals
 	 * made after the file is read ("" when set on the command line or not at all) */
 	char at_rw[160], at_rate[160];

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "replay/core/run.h"
 #include "util/cli.h"
@@ -33,6 +34,9 @@ struct cstream {
 	bool final;	      /* settled: the last window, at the depth found */
 	bool settled, missed; /* for the report: it settled; it failed at depth 1 */
 	uint32_t found;	      /* the depth of the last window that met the target */
+	/* a rate cap (fio's rate beside unrated jobs): bytes issued per direction since start */
+	uint64_t rate_start, rate_bytes[3], rate_until;
+	bool exited; /* EXIT: its end has ended the streams it ends */
 };
 
 struct closed {
@@ -240,6 +244,79 @@ static bool think_due(const struct cstream *c, uint64_t now)
 	return think_count(c) >= c->think_mark + (t->think_blocks ? t->think_blocks : 1);
 }
 
+/* The rate cap's direction of an event (fio rates reads, writes and trims; a flush never
+ * waits): 0 read, 1 write, 2 trim, -1 none. */
+static int rate_dir(const struct sev *e)
+{
+	switch (e->op) {
+	case IO_OP_READ:
+		return 0;
+	case IO_OP_WRITE:
+	case IO_OP_WRITE_ZEROES:
+		return 1;
+	case IO_OP_DISCARD:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+/* How far ahead a rated stream looks for an I/O of the other direction (fio's rate_ddir) */
+#define RATE_LOOKAHEAD 64
+
+static uint64_t rate_due(const struct cstream *c, int d)
+{
+	uint64_t bps = d < 0 ? 0 : c->rec.rate_bps[d];
+
+	if (!bps)
+		return 0;
+	return c->rate_start + (uint64_t)((unsigned __int128)c->rate_bytes[d] * 1000000000u / bps);
+}
+
+/*
+ * fio's rate (rate_ddir, usec_for_io): an I/O of direction d goes out once the job has run
+ * (bytes of d issued so far) / rate_bps[d]. When the next I/O's direction is ahead of its
+ * rate and the other one (read or write) is due sooner, fio issues the other direction: here
+ * the next I/O of that direction, within RATE_LOOKAHEAD events, moves up to be issued first.
+ * Before it sleeps, the job lets its I/O in flight complete (io_u_quiesce).
+ */
+static bool rate_allows(struct cstream *c, uint64_t now)
+{
+	uint64_t p, due, end;
+	int d;
+
+	c->rate_until = 0;
+	if (!(c->rec.flags & TRACE_STREAM_RATE) || !c->n)
+		return true;
+	p = c->pos == c->n ? 0 : c->pos;
+	d = rate_dir(&c->ev[p]);
+	due = rate_due(c, d);
+	if (now >= due)
+		return true;
+	end = c->n - p > RATE_LOOKAHEAD ? p + RATE_LOOKAHEAD : c->n;
+	for (uint64_t k = p + 1; d < 2 && k < end; k++) {
+		int o = rate_dir(&c->ev[k]);
+		uint64_t odue;
+
+		if (o != (d ^ 1))
+			continue;
+		odue = rate_due(c, o);
+		if (odue < due) {
+			struct sev up = c->ev[k];
+
+			memmove(&c->ev[p + 1], &c->ev[p], (size_t)(k - p) * sizeof(*c->ev));
+			c->ev[p] = up;
+			due = odue;
+		}
+		break;
+	}
+	if (now >= due)
+		return true;
+	if (!c->inflight)
+		c->rate_until = due;
+	return false;
+}
+
 /*
  * Whether stream c may issue now, as fio's job would: not while a step down of the latency
  * search waits for its I/O in flight, nor while it thinks. A pause, once due, waits for the
@@ -275,7 +352,7 @@ static bool closed_may_issue(struct run *r, struct cstream *c, uint64_t now)
 		r->res->thinks++;
 		return false;
 	}
-	return true;
+	return rate_allows(c, now);
 }
 
 /* A stream's first moment: its think clock starts, and its latency search at depth 1. */
@@ -283,6 +360,7 @@ static void closed_start(struct cstream *c, uint64_t now)
 {
 	c->started = true;
 	c->io_since = now;
+	c->rate_start = now;
 	if (c->rec.flags & TRACE_STREAM_LAT_TARGET) {
 		c->depth = 1;
 		c->qd_low = 1;
@@ -441,6 +519,28 @@ static int loop_afap(struct run *r)
 }
 
 /*
+ * fio's exitall: once a stream with EXIT has ended and its I/O completed (fio's job ends), the
+ * streams it ends stop issuing: those of its group with its exit group (fio's reporting
+ * group), or all of its group (EXIT_RUNNING: exit_what stonewall or all). Those in turn end
+ * others when their I/O has completed, as fio's terminated jobs do.
+ */
+static void closed_exit(struct closed *cl, struct cstream *c, uint64_t t)
+{
+	if (!(c->rec.flags & TRACE_STREAM_EXIT) || c->exited || !c->started || c->inflight ||
+	    !(c->ended || trace_stream_ended(&c->rec, c->n, c->issued, t)))
+		return;
+	c->exited = true;
+	for (uint32_t i = 0; i < cl->ncs; i++) {
+		struct cstream *o = &cl->cs[i];
+
+		if (o != c && o->n && o->rec.group == c->rec.group &&
+		    ((c->rec.flags & TRACE_STREAM_EXIT_RUNNING) ||
+		     o->rec.exit_group == c->rec.exit_group))
+			o->ended = true;
+	}
+}
+
+/*
  * Each stream keeps its depth in flight until the trace says it ends (its runtime, I/O count,
  * or its events once; formats/FORMAT.md, "Streams"). Streams of a higher group start once
  * every stream of the group before has ended and drained, as fio's stonewall.
@@ -475,13 +575,13 @@ static int loop_closed(struct run *r)
 				continue;
 			}
 			live |= c->inflight > 0;
-			if (t < c->rec.delay_ns) {
-				live = true; /* startdelay */
+			if (t < c->rec.delay_ns && !c->ended) {
+				live = true; /* startdelay (none once exitall ended it, as fio) */
 				if (gstart + c->rec.delay_ns < wake)
 					wake = gstart + c->rec.delay_ns;
 				continue;
 			}
-			t -= c->rec.delay_ns;
+			t = t > c->rec.delay_ns ? t - c->rec.delay_ns : 0;
 			if (!c->started)
 				closed_start(c, now);
 			lat_check(c, now);
@@ -495,7 +595,9 @@ static int loop_closed(struct run *r)
 						end = gstart + c->rec.delay_ns + c->rec.runtime_ns;
 					if (c->pause_until && c->pause_until < end)
 						end = c->pause_until;
-					if (c->pause_until && end < wake)
+					if (c->rate_until && c->rate_until < end)
+						end = c->rate_until;
+					if ((c->pause_until || c->rate_until) && end < wake)
 						wake = end;
 					spin |= c->pause_until && now < c->spin_until;
 					break;
@@ -508,6 +610,12 @@ static int loop_closed(struct run *r)
 				}
 				if (c->pos == c->n)
 					c->pos = 0; /* cycle the job, as fio's loops */
+				if (c->rec.flags & TRACE_STREAM_RATE) {
+					int d = rate_dir(&c->ev[c->pos]);
+
+					if (d >= 0)
+						c->rate_bytes[d] += c->ev[c->pos].len;
+				}
 				ret = run_issue(r, &c->ev[c->pos++], now, 0);
 				if (ret)
 					return ret;
@@ -522,6 +630,7 @@ static int loop_closed(struct run *r)
 				if (ret)
 					return ret;
 			}
+			closed_exit(cl, c, t);
 		}
 		if (!live) {
 			group = next;

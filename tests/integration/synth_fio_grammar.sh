@@ -223,4 +223,46 @@ assert_status 2 "$IOREEL" synth --fio-job "$d/ex-all.fio" -o "$d/ex-all.ioreel" 
 	>/dev/null
 grep -q "job 'a': exit_what=all with exitall ends every job when it ends, also job 'b'" "$d/err" ||
 	fail "exit_what=all: $(cat "$d/err")"
+
+# fio's exitwhat.fio, on the test's device and shorter: rated jobs beside unrated ones (the
+# rate caps a closed loop, format 1.7) and exitall ending them at run time (slow1 ends by its
+# count; exit_what=stonewall ends fast1, exit_what=all ends fast2 and runsnever). fio does 1
+# read and 1 write per rated job (300 B/s: the next would be 13.6 s later), as the replay must.
+printf '%s\n' '[global]' "filename=$dev" filesize=64m blocksize=4096 exitall=1 \
+	'[slow1]' rw=read ioengine=sync new_group=1 thinktime=2000 number_ios=300 \
+	exit_what=stonewall '[fast1]' new_group=1 rw=randrw numjobs=3 ioengine=libaio iodepth=32 \
+	rate=300,300,300 '[slow2]' stonewall rw=write ioengine=sync new_group=1 thinktime=2000 \
+	number_ios=300 exit_what=all '[fast2]' rw=randrw numjobs=3 ioengine=libaio iodepth=32 \
+	rate=300,300,300 '[runsnever]' rw=randrw numjobs=3 ioengine=libaio iodepth=32 \
+	rate=300,300,300 >"$d/exitwhat.fio"
+fio --output-format=json --output="$d/exitwhat.json" "$d/exitwhat.fio" >/dev/null 2>"$d/err" ||
+	fail "fio exitwhat.fio: $(cat "$d/err")"
+"$IOREEL" synth --fio-job "$d/exitwhat.fio" -o "$d/exitwhat.ioreel" >/dev/null 2>"$d/err" ||
+	fail "synth exitwhat.fio: $(cat "$d/err")"
+"$IOREEL" info --json "$d/exitwhat.ioreel" >"$d/exitwhat.info.json" || fail "info exitwhat"
+"$IOREEL" replay "$d/exitwhat.ioreel" --target "$dev" --allow-writes -q \
+	-o "$d/exitwhat.run.ioreel" >/dev/null 2>"$d/err" || fail "replay exitwhat: $(cat "$d/err")"
+"$IOREEL" convert "$d/exitwhat.run.ioreel" "$d/exitwhat.run.csv" >/dev/null ||
+	fail "convert exitwhat"
+python3 - "$d/exitwhat.json" "$d/exitwhat.info.json" "$d/exitwhat.run.csv" <<'PY' ||
+import collections, csv, json, sys
+fj, ij, rc = sys.argv[1:4]
+fio = [(j["jobname"], j["read"]["total_ios"], j["write"]["total_ios"])
+       for j in json.load(open(fj))["jobs"]]
+recs = json.load(open(ij))["stream_records"]
+n = collections.Counter()
+for r in csv.DictReader(l for l in open(rc) if not l.startswith("#")):
+    n[(int(r["stream"]), r["op"])] += 1
+ours = [(f[0], n[(i, "read")], n[(i, "write")]) for i, f in enumerate(fio)]
+names = ["slow1"] + ["fast1"] * 3 + ["slow2"] + ["fast2"] * 3 + ["runsnever"] * 3
+want = [("slow1", 300, 0)] + [(x, 1, 1) for x in names[1:4]] + [("slow2", 0, 300)] + \
+       [(x, 1, 1) for x in names[5:]]
+assert fio == want, ("fio", fio)
+assert ours == want, ("ioreel", ours)
+assert [r["group"] for r in recs] == [0] * 4 + [1] * 7, recs
+assert [r.get("rate_bps") for r in recs] == [None] + [[300] * 3] * 3 + [None] + [[300] * 3] * 6
+assert [r["exit"]["running"] for r in recs] == [True] + [False] * 3 + [True] + [False] * 6
+print("  exitwhat: per job (reads, writes) as fio's:", [x[1:] for x in ours])
+PY
+	fail "exitwhat: ioreel differs from fio"
 echo "synth_fio_grammar: ok"

@@ -376,13 +376,16 @@ static void test_fio_job(void)
 		      m->streams[127].depth == 1 && m->time_based &&
 		      m->runtime_ns == 120000000000ULL,
 	      "128 psync jobs = 128 streams of depth 1, time_based 120 s");
-	/* both sections: the [other] job has a rate, so one trace cannot hold both */
+	/* both sections: the [other] job has a rate, which then caps a closed loop (format
+	 * 1.7) instead of timing the trace */
 	CHECK(!fiojob_load(path, NULL, s, &res, why, sizeof(why)) && s->njobs == 2, "all: %s",
 	      why);
 	CHECK(!synth_spec_resolve(s, 0, why, sizeof(why)), "resolve: %s", why);
-	CHECK(synth_spec_meta(s, m, NULL, 0, why, sizeof(why)) == -EOPNOTSUPP &&
-		      strstr(why, "timed"),
-	      "timed and closed jobs refused together: %s", why);
+	CHECK(!synth_spec_meta(s, m, NULL, 0, why, sizeof(why)) &&
+		      m->mode == TRACE_MODE_CLOSED && m->nstreams == 129 &&
+		      !(m->streams[0].flags & TRACE_STREAM_RATE) &&
+		      (m->streams[128].flags & TRACE_STREAM_RATE),
+	      "rated beside unrated: a closed trace, the rate on the rated stream: %s", why);
 	CHECK(fiojob_load(path, "nope", s, &res, why, sizeof(why)) == -ENOENT, "absent section");
 	f = fopen(path, "w");
 	fprintf(f, "[a]\nsize=1m\nbs=lots\n");

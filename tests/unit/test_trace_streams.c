@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Format 1.3's stream records (1.5's think and latency-target fields too): they survive a
+ * Format 1.3's stream records (1.5's think and latency-target fields, 1.7's rate cap and
+ * exit group too): they survive a
  * round trip, a 1.0 trace (checked in, written by
  * ioreel before 1.1) reads with the records its tags 8 and 9 imply, and the two rules every
  * reader applies (formats/stream.c) put relative offsets where FORMAT.md says and end closed
@@ -47,7 +48,12 @@ static void test_roundtrip(void)
 					       .think_iotime_ns = 7, .think_blocks = 4,
 					       .lat_target_ns = 1000000, .lat_window_ns = 3,
 					       .lat_pct_ppm = 995000 };
-	m->nstreams = 3;
+	/* format 1.7: a rate cap and an exit group (fio's rate beside unrated jobs, exitall) */
+	m->streams[3] = (struct trace_stream){ .depth = 32,
+					       .flags = TRACE_STREAM_RATE | TRACE_STREAM_EXIT |
+							TRACE_STREAM_EXIT_RUNNING,
+					       .rate_bps = { 300, 0, 1 << 20 }, .exit_group = 5 };
+	m->nstreams = 4;
 	trace_meta_add_device(m, &d);
 	w = trace_writer__open(path, m, NULL);
 	CHECK(w && !trace_writer__add(w, &ev, 1) && !trace_writer__close(w, NULL), "write");
@@ -57,10 +63,11 @@ static void test_roundtrip(void)
 		const struct trace_meta *b = trace_reader__meta(r);
 
 		CHECK(b->version == (1u << 16 | TRACE_VERSION_MINOR), "format 1.%d, got %x", TRACE_VERSION_MINOR, b->version);
-		CHECK(b->nstreams == 3 && !memcmp(&b->streams[0], &m->streams[0],
+		CHECK(b->nstreams == 4 && !memcmp(&b->streams[0], &m->streams[0],
 						   sizeof(m->streams[0])) &&
 			      !memcmp(&b->streams[1], &m->streams[1], sizeof(m->streams[1])) &&
-			      !memcmp(&b->streams[2], &m->streams[2], sizeof(m->streams[2])),
+			      !memcmp(&b->streams[2], &m->streams[2], sizeof(m->streams[2])) &&
+			      !memcmp(&b->streams[3], &m->streams[3], sizeof(m->streams[3])),
 		      "stream records round trip");
 		trace_reader__close(r);
 	}
