@@ -29,14 +29,25 @@ cases=${CASES:-one-core every-core}
 dir=$(scratch_dir)
 engine=libaio
 
+# fio under a wrapper that reads its rusage once it has exited: the CPU and context switches of
+# every fio thread, io_uring's io-wq workers included (fio's own usr/sys figures cover its
+# submitting thread only), into OUT.json.ru as "cpu_seconds switches".
 run_fio() { # OUT.json
-	fio --name=bench --filename="$dev" --direct=1 --ioengine="$engine" --rw=randread --bs=4k \
-		--iodepth=32 --numjobs="$jobs" --group_reporting --time_based --runtime="$secs" \
-		--output-format=json --output="$1" >/dev/null || fail "fio"
+	python3 -c 'import resource, subprocess, sys
+rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%f %d\n" % (r.ru_utime + r.ru_stime, r.ru_nvcsw + r.ru_nivcsw))
+sys.exit(rc)' "$1.ru" fio --name=bench --filename="$dev" --direct=1 --ioengine="$engine" \
+		--rw=randread --bs=4k --iodepth=32 --numjobs="$jobs" --group_reporting --time_based \
+		--runtime="$secs" --output-format=json --output="$1" || fail "fio"
 }
-fio_fig() { # JSON -> "iops usr% sys%"
+# JSON -> "iops usr% sys% fio-ns/IO switches/IO" (the last two from run_fio's rusage: all threads)
+fio_fig() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]
-print("%.0f %.1f %.1f" % (j["read"]["iops"], j["usr_cpu"], j["sys_cpu"]))' "$1"
+cpu, csw = (float(x) for x in open(sys.argv[1] + ".ru").read().split())
+n = max(j["read"]["total_ios"], 1)
+print("%.0f %.1f %.1f %.0f %.3f" % (j["read"]["iops"], j["usr_cpu"], j["sys_cpu"], cpu * 1e9 / n,
+      csw / n))' "$1"
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -47,7 +58,9 @@ start_rec() { # NAME [ENV=VALUE] [RECORD OPTION]
 	cleanup_push "kill -9 $rec"
 	sleep 1 # load and attach
 }
-stop_rec() { # NAME: prints "events dropped bytes/event cpu%" into NAME.fig
+# NAME: "events dropped bytes/event cpu% ring_peak drain_priority ns/IO" into NAME.fig, where cpu%
+# and ns/IO are the recorder's own user+sys (10 ms ticks), per second of fio and per event
+stop_rec() {
 	local ticks rc=0
 	ticks=$(cpu_ticks $rec)
 	kill -INT $rec
@@ -55,7 +68,7 @@ stop_rec() { # NAME: prints "events dropped bytes/event cpu%" into NAME.fig
 	[ $rc = 0 ] || fail "ioreel record exited $rc: $(cat "$dir/$1.err")"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); a=[int(x) for x in sys.argv[2:]]
 print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"], "%.1f" % (a[0] * 100 / a[2] / a[1]),
-      j["ring_peak"], j["drain_priority"])' \
+      j["ring_peak"], j["drain_priority"], "%.0f" % (a[0] * 1e9 / a[2] / max(j["events"], 1)))' \
 		"$dir/$1.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$dir/$1.fig"
 }
 
@@ -71,20 +84,20 @@ one_core() {
 	a=() b=() f=() n=()
 	for ((r = 1; r <= rounds; r++)); do
 		run_fio "$dir/a$r.fio"
-		read -r iops usr sys < <(fio_fig "$dir/a$r.fio")
+		read -r iops usr sys fns csw < <(fio_fig "$dir/a$r.fio")
 		a+=("$iops")
 		printf '%-4s %-10s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
 		start_rec "f$r" IOREEL_RECORD_ATTACH_ONLY=1
 		run_fio "$dir/f$r.fio"
 		stop_rec "f$r"
-		read -r iops usr sys < <(fio_fig "$dir/f$r.fio")
+		read -r iops usr sys fns csw < <(fio_fig "$dir/f$r.fio")
 		f+=("$iops")
 		printf '%-4s %-10s %10s %6s %6s\n' "$r" hooks-only "$iops" "$usr" "$sys"
 		start_rec "b$r"
 		run_fio "$dir/b$r.fio"
 		stop_rec "b$r"
 		read -r ev dr bpe cpu _ <"$dir/b$r.fig"
-		read -r iops usr sys < <(fio_fig "$dir/b$r.fio")
+		read -r iops usr sys fns csw < <(fio_fig "$dir/b$r.fio")
 		b+=("$iops")
 		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" recorded "$iops" "$usr" "$sys" \
 			"$ev" "$dr" "$bpe" "$cpu"
@@ -92,7 +105,7 @@ one_core() {
 		run_fio "$dir/n$r.fio"
 		stop_rec "n$r"
 		read -r ev dr bpe cpu _ <"$dir/n$r.fig"
-		read -r iops usr sys < <(fio_fig "$dir/n$r.fio")
+		read -r iops usr sys fns csw < <(fio_fig "$dir/n$r.fio")
 		n+=("$iops")
 		printf '%-4s %-10s %10s %6s %6s %10s %7s %8s %8s\n' "$r" "cpu" "$iops" "$usr" "$sys" \
 			"$ev" "$dr" "$bpe" "$cpu"
@@ -139,19 +152,22 @@ one_core() {
 
 # issue 12's case: every core busy with fio and its io_uring workers, reads of a fresh zram.
 every_core() {
-	local r iops usr sys ev dr bpe cpu peak prio
-	local -a a=() b=() k=() n=()
+	local r iops usr sys fns csw ev dr bpe cpu peak prio rns
+	local -a a=() b=() k=() n=() af=() bf=() ac=() bc=() br=()
 	engine=io_uring
 	echo "every core: fio io_uring randread 4k iodepth 32 numjobs $jobs, not pinned, a fresh" \
 		"1 GiB zram per run, ${secs}s per run, $(nproc) CPUs"
-	printf '%-4s %-15s %10s %6s %6s %10s %7s %6s %9s %8s\n' run mode IOPS usr% sys% events drops \
-		ring drain rec-cpu%
+	# fio-ns/IO and sw/IO: the CPU time and context switches of all of fio's threads per I/O;
+	# rec-ns/IO: the recorder's own CPU per event. On a shared machine these hold where the
+	# IOPS do not: what an I/O costs, not how many I/Os the CPUs left over could do.
+	printf '%-4s %-15s %10s %6s %6s %8s %6s %10s %7s %6s %9s %8s %8s\n' run mode IOPS usr% sys% \
+		fio-ns/IO sw/IO events drops ring drain rec-cpu% rec-ns/IO
 	for ((r = 1; r <= rounds; r++)); do
 		dev=$(make_zram 1024)
 		run_fio "$dir/ua$r.fio"
-		read -r iops usr sys < <(fio_fig "$dir/ua$r.fio")
-		a+=("$iops")
-		printf '%-4s %-15s %10s %6s %6s\n' "$r" plain "$iops" "$usr" "$sys"
+		read -r iops usr sys fns csw < <(fio_fig "$dir/ua$r.fio")
+		a+=("$iops") af+=("$fns") ac+=("$csw")
+		printf '%-4s %-15s %10s %6s %6s %8s %6s\n' "$r" plain "$iops" "$usr" "$sys" "$fns" "$csw"
 		for mode in recorded keep-priority cpu; do
 			dev=$(make_zram 1024)
 			case $mode in
@@ -161,24 +177,30 @@ every_core() {
 			esac
 			run_fio "$dir/u$mode$r.fio"
 			stop_rec "u$mode$r"
-			read -r ev dr bpe cpu peak prio <"$dir/u$mode$r.fig"
-			read -r iops usr sys < <(fio_fig "$dir/u$mode$r.fio")
+			read -r ev dr bpe cpu peak prio rns <"$dir/u$mode$r.fig"
+			read -r iops usr sys fns csw < <(fio_fig "$dir/u$mode$r.fio")
 			case $mode in
-			recorded) b+=("$iops") ;;
+			recorded) b+=("$iops") bf+=("$fns") bc+=("$csw") br+=("$rns") ;;
 			keep-priority) k+=("$iops") ;;
 			cpu) n+=("$iops") ;;
 			esac
-			printf '%-4s %-15s %10s %6s %6s %10s %7s %6s %9s %8s\n' "$r" "$mode" "$iops" "$usr" \
-				"$sys" "$ev" "$dr" "$peak" "$prio" "$cpu"
+			printf '%-4s %-15s %10s %6s %6s %8s %6s %10s %7s %6s %9s %8s %8s\n' "$r" "$mode" \
+				"$iops" "$usr" "$sys" "$fns" "$csw" "$ev" "$dr" "$peak" "$prio" "$cpu" "$rns"
 		done
 	done
-	python3 - "${a[*]}" "${b[*]}" "${k[*]}" "${n[*]}" <<-'PY'
+	python3 - "${a[*]}" "${b[*]}" "${k[*]}" "${n[*]}" "${af[*]}" "${bf[*]}" "${ac[*]}" "${bc[*]}" \
+		"${br[*]}" "$(nproc)" <<-'PY'
 	import statistics, sys
-	a, b, k, n = ([float(x) for x in arg.split()] for arg in sys.argv[1:5])
+	a, b, k, n, af, bf, ac, bc, br = ([float(x) for x in arg.split()] for arg in sys.argv[1:10])
 	ma, mb, mk = statistics.median(a), statistics.median(b), statistics.median(k)
 	mn = statistics.median(n)
 	print(f"median IOPS plain {ma:.0f}, recorded {mb:.0f}: ratio {mb / ma:.3f}; "
 	      f"--keep-priority {mk:.0f}: ratio {mk / ma:.3f}; --cpu {mn:.0f}: ratio {mn / ma:.3f}")
+	m, c = statistics.median, int(sys.argv[10]) * 1e9
+	print(f"median per I/O, plain -> recorded: fio's threads {m(af):.0f} -> {m(bf):.0f} ns of CPU, "
+	      f"{m(ac):.3f} -> {m(bc):.3f} context switches; the recorder {m(br):.0f} ns; "
+	      f"CPU left idle or to others: {c / ma - m(af):.0f} -> {c / mb - m(bf) - m(br):.0f} ns "
+	      f"(of {c / ma:.0f} -> {c / mb:.0f} ns of all CPUs per I/O)")
 	PY
 }
 
