@@ -51,7 +51,20 @@
 		return bpf_map_lookup_elem(&ring_buf, &idx);                                \
 	}
 
-/* Publishes a filled record (an atomic exchange: ordered after the fill everywhere). */
+/*
+ * Publishes a filled record: seq must become visible after the fill. x86 keeps stores in program
+ * order (TSO) and the JIT emits them as written, so a compiler barrier and a plain store do; the
+ * atomic exchange elsewhere is a full barrier (JITs emit it fully ordered). The exchange is a
+ * locked instruction on x86, on the path of every recorded I/O or call.
+ */
+#if defined(__TARGET_ARCH_x86)
+#define ring_publish(rec, pos)                                    \
+	do {                                                      \
+		asm volatile("" ::: "memory");                    \
+		*(volatile __u64 *)&(rec)->seq = (pos) + 1;       \
+	} while (0)
+#else
 #define ring_publish(rec, pos) __sync_lock_test_and_set(&(rec)->seq, (pos) + 1)
+#endif
 
 #endif
