@@ -614,6 +614,9 @@ static __always_inline void on_return(__s64 ret)
 	now = bpf_ktime_get_ns();
 	e->exit_ns = now;
 	e->result = ret;
+	/* the thread's next gap starts here (a call that made no event included: its time
+	 * is the kernel's, which the replay's own call spends again) */
+	e->cpuwait = oncpu_mark(now, tid);
 	switch (e->op) {
 	case FL_OP_AIO_SUBMIT: {
 		struct aio_undo_ctx c = {.iocbpp = e->arg, .tgid = e->pid};
@@ -651,9 +654,6 @@ static __always_inline void on_return(__s64 ret)
 			e->len = ret;
 		emit(e);
 	}
-	/* the thread's next gap starts here (a call that made no event included: its time
-	 * is the kernel's, which the replay's own call spends again) */
-	oncpu_mark(now, tid);
 	pend_done(tid, slot);
 }
 

@@ -162,9 +162,11 @@ struct fl_event {
 	__u32 oncpu; /* the thread's on-CPU ns since its previous recorded call (bpf/oncpu.bpf.h),
 		      * saturated at ONCPU_SAT; 0: not known */
 	char comm[16];
+	__u64 cpuwait; /* with oncpu: ns the thread waited for a CPU during the call (its
+			* return seen), saturated at CPUWAIT_SAT; 0 otherwise */
 };
 
-_Static_assert(sizeof(struct fl_event) == 128, "fl_event layout changed: update record/");
+_Static_assert(sizeof(struct fl_event) == 136, "fl_event layout changed: update record/");
 
 /* A ring record: seq as in struct rec_rec (bpf/record.h), then the event. */
 struct fl_rec {
@@ -172,7 +174,7 @@ struct fl_rec {
 	struct fl_event e;
 };
 
-_Static_assert(sizeof(struct fl_rec) == 136, "fl_rec layout changed: update record/");
+_Static_assert(sizeof(struct fl_rec) == 144, "fl_rec layout changed: update record/");
 
 /* Calls in progress, by thread: a direct-mapped array indexed by tid (claimed with
  * compare-and-swap on key = tid), mmap()ed by record/ to find the oldest; collisions go to the

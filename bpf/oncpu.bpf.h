@@ -102,11 +102,22 @@ int BPF_PROG(oncpu_exit, struct task_struct *p)
 	return 0;
 }
 
+/* The current thread's time runnable but waiting for a CPU, all told: the scheduler's own
+ * accounting (sched_info.run_delay, CONFIG_SCHED_INFO), added at each switch in; so read while
+ * the thread runs it is whole. No program of ours needed for it. */
+static __always_inline __u64 oncpu_run_delay(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(t, sched_info.run_delay);
+}
+
 /*
  * The current thread's on-CPU time since the end of its previous recorded call, in ns (at
  * least 1), or 0 when unknown (its first call, or the map full). Makes the thread a recorded
  * one. mark: the end of this call counts as the start of the next gap (block level: every I/O;
- * file level: oncpu_mark() at the call's return instead).
+ * file level: oncpu_mark() at the call's return instead, and the call's entry is noted for the
+ * wait for a CPU it will have had by then).
  */
 static __always_inline __u32 oncpu_since(__u64 now, __u32 tid, bool mark)
 {
@@ -134,6 +145,8 @@ static __always_inline __u32 oncpu_since(__u64 now, __u32 tid, bool mark)
 	had = s->mark_ns;
 	if (mark)
 		s->mark_ns = total + 1;
+	else
+		s->rd_entry = oncpu_run_delay() + 1;
 	if (!had)
 		return 0;
 	d = total + 1 - had;
@@ -142,16 +155,25 @@ static __always_inline __u32 oncpu_since(__u64 now, __u32 tid, bool mark)
 	return d ? d : 1;
 }
 
-/* File level: the current thread's recorded call returns now. */
-static __always_inline void oncpu_mark(__u64 now, __u32 tid)
+/* File level: the current thread's recorded call returns now. Returns how long the thread
+ * waited for a CPU during the call (runnable, not running: after its I/O completed, or
+ * preempted), in ns; 0 when not known. */
+static __always_inline __u64 oncpu_mark(__u64 now, __u32 tid)
 {
 	struct oncpu_task *s;
+	__u64 w;
 
 	if (!oncpu_enabled)
-		return;
+		return 0;
 	s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
-	if (s)
-		s->mark_ns = s->acc_ns + (s->running && now > s->in_ns ? now - s->in_ns : 0) + 1;
+	if (!s)
+		return 0;
+	s->mark_ns = s->acc_ns + (s->running && now > s->in_ns ? now - s->in_ns : 0) + 1;
+	if (!s->rd_entry)
+		return 0;
+	w = oncpu_run_delay() + 1 - s->rd_entry;
+	s->rd_entry = 0;
+	return w > CPUWAIT_SAT ? CPUWAIT_SAT : w;
 }
 
 #endif

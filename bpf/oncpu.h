@@ -28,11 +28,14 @@ struct oncpu_task {
 	__u64 acc_ns;  /* time on a CPU up to its last switch out */
 	__u64 in_ns;   /* when it last switched in (it is running when `running`) */
 	__u64 mark_ns; /* its total at the end of its previous recorded call (0: none yet) */
+	__u64 rd_entry; /* file level: its run-queue wait total (sched_info.run_delay) + 1 at
+			 * the entry of its call in progress; 0: none */
 	__u32 running;
 	__u32 _pad;
 };
 
 #define ONCPU_TASKS_MAX 65536
 #define ONCPU_SAT 0xffffffffu /* on-CPU time saturates at 4.29 s in the ring records */
+#define CPUWAIT_SAT 0xffffffffu /* so does a call's wait for a CPU */
 
 #endif

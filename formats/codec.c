@@ -33,6 +33,7 @@ struct codec_enc {
 	bool file;
 	unsigned int ncols;
 	bool oncpu; /* some event of the chunk has oncpu_ns: the optional column is written */
+	bool cpuwait; /* some has cpuwait_ns: that column too, after the on-CPU one */
 	uint64_t *v[COL__ALL];
 	uint32_t nv[COL__ALL];
 	uint64_t prev_q, prev_i, prev_c;
@@ -59,7 +60,7 @@ struct codec_enc *codec_enc_new(uint32_t cap, bool file)
 	e->hash = calloc(hs, sizeof(*e->hash));
 	e->dict = malloc((size_t)cap * IO_COMM_LEN);
 	for (unsigned int c = 0; c < COL__ALL; c++) {
-		if (c >= e->ncols && c != COL_ONCPU)
+		if (c >= e->ncols && c != COL_ONCPU && c != COL_CPUWAIT)
 			continue;
 		e->v[c] = malloc((size_t)cap * sizeof(uint64_t));
 		if (!e->v[c])
@@ -160,6 +161,8 @@ void codec_enc_add(struct codec_enc *e, const struct io_event *ev)
 	e->v[COL_COMM][i] = comm_index(e, ev->comm);
 	e->v[COL_ONCPU][i] = ev->oncpu_ns;
 	e->oncpu |= ev->oncpu_ns != 0;
+	e->v[COL_CPUWAIT][i] = ev->cpuwait_ns;
+	e->cpuwait |= ev->cpuwait_ns != 0;
 
 	t = io_event_time(ev);
 	if (t < e->first)
@@ -249,7 +252,8 @@ static uint64_t delta_range(const struct codec_enc *e)
 size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t *ncuts)
 {
 	size_t pos = 16, nc = 0;
-	unsigned int ncols = e->ncols + e->oncpu;
+	/* the CPU-wait column is written after the on-CPU one, which it needs in place */
+	unsigned int ncols = e->ncols + (e->oncpu || e->cpuwait) + e->cpuwait;
 
 	put_u32(out, e->n);
 	put_u32(out + 4, e->ndict);
@@ -259,7 +263,7 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 	pos += (size_t)e->ndict * IO_COMM_LEN;
 
 	for (unsigned int at = 0; at < ncols; at++) {
-		unsigned int c = at < e->ncols ? at : COL_ONCPU;
+		unsigned int c = at < e->ncols ? at : at == e->ncols ? COL_ONCPU : COL_CPUWAIT;
 		uint32_t n = (c >= COL_Q && c <= COL_C) ? e->nv[c] : e->n;
 		uint64_t *v = e->v[c], min, range, g = 0, scaled;
 		unsigned int width = 0, mode = 0, radix;
@@ -342,6 +346,7 @@ size_t codec_enc_finish(struct codec_enc *e, uint8_t *out, size_t *cuts, size_t 
 
 	e->n = 0;
 	e->oncpu = false;
+	e->cpuwait = false;
 	memset(e->nv, 0, sizeof(e->nv));
 	e->prev_q = e->prev_i = e->prev_c = 0;
 	e->first = UINT64_MAX;
@@ -383,9 +388,10 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 	d->dict = raw + pos;
 	pos += (size_t)d->ndict * IO_COMM_LEN;
 	for (uint32_t at = 0; at < ncols; at++) {
-		/* the column after the known ones is the optional on-CPU one (1.6); later
-		 * ones, a newer minor's, are skipped */
-		uint32_t c = at < known ? at : at == known ? COL_ONCPU : COL__ALL;
+		/* the columns after the known ones are the optional on-CPU one (1.6) and the
+		 * CPU-wait one (1.7); later ones, a newer minor's, are skipped */
+		uint32_t c = at < known ? at : at == known ? COL_ONCPU :
+			     at == known + 1 ? COL_CPUWAIT : COL__ALL;
 		struct codec_col col;
 		uint64_t bytes;
 
@@ -408,7 +414,7 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 		if (col.width > 8 || raw[pos - 21] || (col.radix && (!col.digits || !col.width)) ||
 		    bytes > len - pos ||
 		    col.mode > (c == COL_OFF ? 1 : 0) || col.n > d->count ||
-		    ((c < known || c == COL_ONCPU) && !(c >= COL_Q && c <= COL_C) &&
+		    ((c < known || c == COL_ONCPU || c == COL_CPUWAIT) && !(c >= COL_Q && c <= COL_C) &&
 		     col.n != d->count)) {
 			*what = "bad column header";
 			return -EBADMSG;
@@ -418,6 +424,7 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 		if (c == COL__ALL)
 			continue;
 		d->oncpu |= c == COL_ONCPU;
+		d->cpuwait |= c == COL_CPUWAIT;
 		d->col[c] = col;
 		for (unsigned int b = 0; col.radix && b < 256; b++)
 			for (unsigned int j = 0, x = b; j < col.digits; j++, x /= col.radix)
@@ -528,7 +535,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 	uint64_t pres[DEC_BATCH], tq[DEC_BATCH], ti[DEC_BATCH], tc[DEC_BATCH], off[DEC_BATCH];
 	uint64_t len[DEC_BATCH], dev[DEC_BATCH], pid[DEC_BATCH], tid[DEC_BATCH], err[DEC_BATCH];
 	uint64_t stream[DEC_BATCH], cpu[DEC_BATCH], op[DEC_BATCH], fl[DEC_BATCH], comm[DEC_BATCH];
-	uint64_t oncpu[DEC_BATCH];
+	uint64_t oncpu[DEC_BATCH], cpuwait[DEC_BATCH];
 	uint32_t nq = 0, ni = 0, nc = 0, jq = 0, ji = 0, jc = 0;
 	uint64_t bad = 0, newop = 0, ndev = d->ndevices ? d->ndevices : UINT64_MAX;
 	uint64_t nops = d->file ? IO_FOP__COUNT : IO_OP__COUNT;
@@ -565,6 +572,10 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 		col_get(&col[COL_ONCPU], d->unpack[COL_ONCPU], oncpu, m);
 	else
 		memset(oncpu, 0, m * sizeof(*oncpu));
+	if (d->cpuwait)
+		col_get(&col[COL_CPUWAIT], d->unpack[COL_CPUWAIT], cpuwait, m);
+	else
+		memset(cpuwait, 0, m * sizeof(*cpuwait));
 	if (d->file && dec_fext(d, x, m, what))
 		return -EBADMSG;
 
@@ -595,7 +606,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 			d->prev_end[s] = o + len[i];
 		}
 		bad |= (len[i] | pid[i] | t | stream[i]) >> 32 | (err[i] + (1ull << 31)) >> 32 |
-		       cpu[i] >> 16 | (fl[i] & ~flmask) | (dev[i] >= ndev) | (comm[i] >= d->ndict);
+		       cpu[i] >> 16 | cpuwait[i] >> 32 | (fl[i] & ~flmask) | (dev[i] >= ndev) | (comm[i] >= d->ndict);
 		newop |= op[i] >= nops;
 		e->queue_ns = q;
 		e->issue_ns = is;
@@ -610,7 +621,7 @@ static int dec_batch(struct codec_dec *d, struct io_event *out, struct io_fext *
 		e->cpu = cpu[i];
 		e->op = op[i];
 		e->flags = fl[i];
-		e->_pad = 0;
+		e->cpuwait_ns = (uint32_t)cpuwait[i];
 		e->oncpu_ns = oncpu[i];
 		if (comm[i] < d->ndict)
 			memcpy(e->comm, d->dict + comm[i] * IO_COMM_LEN, IO_COMM_LEN);

@@ -68,6 +68,9 @@ enum codec_col_id {
 	/* optional, last of either kind (1.6): io_event.oncpu_ns, written only by a chunk that
 	 * has some; its position is codec_ncols(file) */
 	COL_ONCPU = COL__FCOUNT,
+	/* optional, after it (1.7): io_event.cpuwait_ns, written only by a chunk that has some
+	 * (and then the on-CPU column too, zeros if need be) */
+	COL_CPUWAIT,
 	COL__ALL
 };
 
@@ -143,7 +146,8 @@ struct codec_dec {
 	uint32_t nfiles;   /* file-level: file ids 1..nfiles accepted */
 	bool file;	   /* a file-level chunk */
 	struct codec_col col[COL__ALL];
-	bool oncpu; /* the chunk has the on-CPU column */
+	bool oncpu;   /* the chunk has the on-CPU column */
+	bool cpuwait; /* and the CPU-wait one */
 	uint64_t prev_q, prev_i, prev_c;
 	uint64_t prev_end[64];
 	uint8_t unpack[COL__ALL][256][8]; /* packed byte -> its digits, per packed column */

@@ -53,7 +53,13 @@ struct io_event {
 	uint16_t cpu;
 	uint8_t op;    /* enum io_op */
 	uint8_t flags; /* enum io_flag bits */
-	uint32_t _pad;
+	/*
+	 * File level, recorded with the CPU (1.7): how long the thread waited for a CPU while
+	 * the call was in progress (runnable, not running: once its I/O completed, or
+	 * preempted), in ns, from the scheduler's own accounting; saturates at 4.29 s. Known
+	 * where oncpu_ns is (0 then means no wait); a replay fills it for its own calls.
+	 */
+	uint32_t cpuwait_ns;
 	char comm[IO_COMM_LEN];
 	/*
 	 * The submitting thread's time on a CPU since its previous recorded call (file level:

@@ -19,7 +19,7 @@
 #define BATCH 4096
 
 static const char csv_header[] = "queue_ns,complete_ns,op,file,path,offset,length,result,fd,"
-				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu,issue_ns,oncpu_ns";
+				 "oflags,aux,arg,iface,flags,pid,tid,comm,cpu,issue_ns,oncpu_ns,cpuwait_ns";
 
 static void put_ts(FILE *o, bool json, const char *k, uint64_t t)
 {
@@ -64,9 +64,9 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 			fprintf(o, "%" PRIu64, e->issue_ns);
 		fputs(",\"oncpu_ns\":", o);
 		if (e->oncpu_ns)
-			fprintf(o, "%" PRIu64 "}\n", e->oncpu_ns);
+			fprintf(o, "%" PRIu64 ",\"cpuwait_ns\":%u}\n", e->oncpu_ns, e->cpuwait_ns);
 		else
-			fputs("null}\n", o);
+			fputs("null,\"cpuwait_ns\":null}\n", o);
 		return;
 	}
 	fprintf(o, "%s,%u,", io_fop_name(e->op), x->file);
@@ -81,9 +81,12 @@ static void line(FILE *o, bool json, const struct io_event *e, const struct io_f
 	if (e->issue_ns != IO_TS_NONE)
 		fprintf(o, "%" PRIu64, e->issue_ns);
 	/* record --cpu: the thread's CPU time before the call (empty: not recorded) */
+	/* and how long it waited for a CPU inside the call (known where oncpu_ns is) */
 	fputc(',', o);
 	if (e->oncpu_ns)
-		fprintf(o, "%" PRIu64, e->oncpu_ns);
+		fprintf(o, "%" PRIu64 ",%u", e->oncpu_ns, e->cpuwait_ns);
+	else
+		fputc(',', o);
 	fputc('\n', o);
 }
 

@@ -21,11 +21,16 @@ void info_drop_causes(struct trace_reader *r, bool json, const char *shown);
 void info_no_end(struct trace_reader *r, bool json);
 
 /* The on-CPU time events carry (info_cpu.c): see each event, then print (and free). */
+#define INFO_WAIT_OPS 32 /* file-level ops (enum io_fop) with a wait figure */
 struct info_cpu {
 	uint64_t n, sum, *v;
 	size_t nv, cap;
+	/* file level (1.7), per op: calls with CPU data, their wait for a CPU, their latency */
+	uint64_t wn[INFO_WAIT_OPS], wsum[INFO_WAIT_OPS], lsum[INFO_WAIT_OPS];
 };
 void info_cpu_see(struct info_cpu *c, const struct io_event *e);
+/* A file-level call: its wait for a CPU inside the call, against its latency. */
+void info_cpu_wait(struct info_cpu *c, const struct io_event *e);
 void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events, bool json);
 
 #endif

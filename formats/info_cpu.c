@@ -5,7 +5,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "formats/file.h"
 #include "formats/info.h"
+
+_Static_assert(IO_FOP__COUNT <= INFO_WAIT_OPS, "info_cpu: more file ops than INFO_WAIT_OPS");
 
 #define KEEP_MAX (4u << 20) /* values kept for the median: the first 4 Mi */
 
@@ -26,6 +29,50 @@ void info_cpu_see(struct info_cpu *c, const struct io_event *e)
 	}
 	if (c->nv < c->cap)
 		c->v[c->nv++] = e->oncpu_ns;
+}
+
+void info_cpu_wait(struct info_cpu *c, const struct io_event *e)
+{
+	/* known where the on-CPU time is (format 1.7; 0 is then no wait), for calls whose
+	 * return was seen */
+	if (!e->oncpu_ns || e->op >= INFO_WAIT_OPS || e->queue_ns == IO_TS_NONE ||
+	    e->complete_ns == IO_TS_NONE || e->complete_ns < e->queue_ns)
+		return;
+	c->wn[e->op]++;
+	c->wsum[e->op] += e->cpuwait_ns;
+	c->lsum[e->op] += e->complete_ns - e->queue_ns;
+}
+
+/* The per-op wait for a CPU, text or JSON, for the ops with any (file level, 1.7). */
+static void print_wait(const struct info_cpu *c, bool json)
+{
+	bool any = false;
+
+	for (unsigned int op = 0; op < INFO_WAIT_OPS; op++)
+		any |= c->wsum[op] != 0;
+	if (json) {
+		printf(", \"cpuwait\": {");
+		for (unsigned int op = 0, k = 0; any && op < INFO_WAIT_OPS; op++) {
+			if (!c->wn[op])
+				continue;
+			printf("%s\"%s\": {\"calls\": %llu, \"wait_ns\": %llu, \"latency_ns\": %llu}",
+			       k++ ? ", " : "", io_fop_name(op), (unsigned long long)c->wn[op],
+			       (unsigned long long)c->wsum[op], (unsigned long long)c->lsum[op]);
+		}
+		printf("}");
+		return;
+	}
+	if (!any)
+		return;
+	printf("  cpu wait   inside calls, runnable but not running (mean per call, share of its "
+	       "latency):");
+	for (unsigned int op = 0; op < INFO_WAIT_OPS; op++) {
+		if (!c->wn[op] || !c->wsum[op])
+			continue;
+		printf(" %s %.1f us (%.0f%%)", io_fop_name(op), c->wsum[op] / 1e3 / c->wn[op],
+		       c->lsum[op] ? 100.0 * c->wsum[op] / c->lsum[op] : 0.0);
+	}
+	printf("\n");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -59,9 +106,11 @@ void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events,
 		printf("\"cpu\": {\"oncpu_events\": %llu, \"oncpu_total_ns\": %llu, "
 		       "\"oncpu_p50_ns\": %llu, \"load_intervals\": %zu, \"ncpus\": %u, "
 		       "\"interval_ns\": %u, \"traced_cpu_s\": %.6f, \"other_cpu_s\": %.6f, "
-		       "\"kthread_cpu_s\": %.6f}, ",
+		       "\"kthread_cpu_s\": %.6f",
 		       (unsigned long long)c->n, (unsigned long long)c->sum,
 		       (unsigned long long)p50, nl, ncpus, interval, tr / 1e6, ot / 1e6, kt / 1e6);
+		print_wait(c, true);
+		printf("}, ");
 	} else if (!c->n && !nl) {
 		printf("  cpu        not recorded (replay --cpu replay needs a recording by ioreel "
 		       "record --cpu)\n");
@@ -75,6 +124,7 @@ void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events,
 			       "%.1f%%, other tasks %.1f%%, kernel threads %.1f%% of the CPUs\n",
 			       nl, interval / 1000000, ncpus, 100.0 * tr / span_us / ncpus,
 			       100.0 * ot / span_us / ncpus, 100.0 * kt / span_us / ncpus);
+		print_wait(c, false);
 	}
 	free(c->v);
 	*c = (struct info_cpu){0};

@@ -51,6 +51,7 @@ static int scan(struct trace_reader *r, struct finfo *in)
 			see(in, ev[i].queue_ns);
 			see(in, ev[i].complete_ns);
 			info_cpu_see(&in->cpu, &ev[i]);
+			info_cpu_wait(&in->cpu, &ev[i]);
 		}
 		in->events += n;
 	}

@@ -279,6 +279,7 @@ static void translate(const struct fl_drain *d, const struct fl_event *e, uint32
 	memcpy(o->comm, e->comm, IO_COMM_LEN);
 	o->comm[IO_COMM_LEN - 1] = '\0';
 	o->oncpu_ns = e->oncpu;
+	o->cpuwait_ns = (uint32_t)e->cpuwait;
 	x->file = file;
 	x->fd = e->fd;
 	x->oflags = oflags_generic(e->fflags);

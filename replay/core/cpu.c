@@ -76,6 +76,9 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	bool calls = p->oncpu_events > 0, load = nl > 1;
 	long here = sysconf(_SC_NPROCESSORS_ONLN);
 
+	/* whatever --cpu says, a trace with the recorded threads' CPU figures gets the
+	 * replay's own beside them (psync and threads: engine_cpu_clock) */
+	r->cpu_stats = calls;
 	if (o->cpu == REPLAY_CPU_IDLE) {
 		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
 		return 0;

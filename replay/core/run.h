@@ -210,6 +210,7 @@ struct run {
 
 	/* --cpu (core/cpu.c) */
 	bool cpu_calls; /* the engine burns each call's recorded CPU (sev.oncpu_ns) */
+	bool cpu_stats; /* the trace has CPU data: the engine gives each call its own (1.7) */
 	bool cpu_stopped;
 	uint64_t cpu_last_t; /* the deadline fed last (helper thread) */
 	struct run_load *load;

@@ -115,6 +115,7 @@ int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t er
 	ep.cancel = &replay_stop;
 	ep.lat_ns = r->o->null_lat_ns;
 	ep.flush_lat_ns = r->o->null_flush_lat_ns;
+	ep.cpu_stats = r->cpu_stats;
 	r->src->engine_targets(r, &ep);
 	r->e = r->eng->init(&ep, why, sizeof(why));
 	if (!r->e) {
@@ -175,6 +176,9 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		ev->op = io->op;
 		ev->flags = io->flags;
 		ev->error = io->res < 0 ? io->res : 0;
+		/* the replaying thread's CPU figures, as a recording's (engine_cpu_clock) */
+		ev->oncpu_ns = io->oncpu_ns;
+		ev->cpuwait_ns = io->cpuwait_ns;
 		ev->pid = r->pid;
 		/* the replayer is the process; the thread is the recorded one whose I/O this is,
 		 * so a result can be read per recorded thread as the trace can */
@@ -257,6 +261,8 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->deadline_ns = deadline;
 	io->complete_ns = 0;
 	io->began_ns = 0;
+	io->oncpu_ns = 0;
+	io->cpuwait_ns = 0;
 	io->offset = s->offset;
 	io->len = s->len;
 	io->dev = s->dev;

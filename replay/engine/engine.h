@@ -45,6 +45,9 @@ struct replay_io {
 	uint32_t tid;	      /* the recorded thread's (for the result trace) */
 	uint64_t burn_ns;     /* CPU time to spend before the call, as the recorded thread did
 			       * (replay --cpu replay, engines that burns_cpu); 0: none */
+	uint64_t oncpu_ns;    /* engine_params.cpu_stats: the calling thread's time on a CPU
+			       * since its previous call returned (0: not measured) */
+	uint32_t cpuwait_ns;  /* and its wait for a CPU inside this call */
 	void *buf;
 };
 
@@ -83,6 +86,10 @@ struct engine_params {
 	 * (threads: a recorded CPU burn of up to 4 s) ends on it. NULL: none. */
 	const volatile sig_atomic_t *cancel;
 	uint64_t lat_ns; /* null: every I/O completes this long after it was queued (0: at once) */
+	/* Engines whose threads make the calls (psync, threads) give each call the thread's CPU
+	 * figures as a recording has them (replay_io.oncpu_ns, cpuwait_ns; engine_cpu_clock):
+	 * set when the trace has them, to set the replay's against the recorded. */
+	bool cpu_stats;
 	uint64_t flush_lat_ns; /* null: flushes and syncs this long (0: lat_ns) */
 };
 
@@ -136,6 +143,23 @@ const struct engine_ops *engine_find(const char *name);
  * Shared by psync and by the async engines for the ops their kernel interface lacks.
  */
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);
+
+/*
+ * A worker thread's own scheduler counts (/proc/thread-self/schedstat: time on a CPU, time
+ * runnable but waiting for one), read around each call it makes (two small reads, ~1-2 us),
+ * so that a call of the replay carries what the recorder gives a recorded one (format 1.7):
+ * the thread's time on a CPU since its previous call returned, and its wait for a CPU inside
+ * the call. Opened by the worker thread itself (thread-self); fd -1: not measured.
+ */
+struct engine_cpu_clock {
+	int fd;
+	uint64_t wait0;	 /* run-queue wait at the call's start */
+	uint64_t last_on; /* time on a CPU when the previous call returned; 0: none yet */
+};
+void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on);
+void engine_cpu_clock_close(struct engine_cpu_clock *c);
+void engine_cpu_clock_before(struct engine_cpu_clock *c, struct replay_io *io);
+void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io);
 
 /*
  * The completions of an engine whose own threads make the calls (psync, threads): the workers

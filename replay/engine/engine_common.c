@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The synchronous fallback every engine shares (the table is engines.c). */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,67 @@
 #include "formats/event.h"
 #include "replay/engine/engine.h"
 #include "util/cli.h"
+
+void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on)
+{
+	*c = (struct engine_cpu_clock){ .fd = on ? open("/proc/thread-self/schedstat",
+							 O_RDONLY | O_CLOEXEC) : -1 };
+}
+
+void engine_cpu_clock_close(struct engine_cpu_clock *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* The thread's time on a CPU and its run-queue wait so far, ns; false when unreadable. */
+static bool cpu_clock_read(struct engine_cpu_clock *c, uint64_t *on, uint64_t *wait)
+{
+	char b[96];
+	unsigned long long x, y;
+	ssize_t n = pread(c->fd, b, sizeof(b) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	b[n] = '\0';
+	if (sscanf(b, "%llu %llu", &x, &y) != 2)
+		return false;
+	*on = x;
+	*wait = y;
+	return true;
+}
+
+void engine_cpu_clock_before(struct engine_cpu_clock *c, struct replay_io *io)
+{
+	uint64_t on, wait;
+
+	io->oncpu_ns = 0;
+	io->cpuwait_ns = 0;
+	if (c->fd < 0 || !cpu_clock_read(c, &on, &wait)) {
+		c->last_on = 0;
+		return;
+	}
+	c->wait0 = wait + 1;
+	/* as a recording: unknown for the thread's first call (0), at least 1 after */
+	if (c->last_on)
+		io->oncpu_ns = on > c->last_on ? on - c->last_on : 1;
+}
+
+void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io)
+{
+	uint64_t on, wait, w;
+
+	if (c->fd < 0 || !c->wait0 || !cpu_clock_read(c, &on, &wait)) {
+		io->oncpu_ns = 0;
+		c->last_on = 0;
+		return;
+	}
+	w = wait + 1 > c->wait0 ? wait + 1 - c->wait0 : 0;
+	io->cpuwait_ns = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	c->wait0 = 0;
+	c->last_on = on ? on : 1;
+}
 
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 {

@@ -30,6 +30,7 @@ struct engine {
 	struct replay_io **pending; /* queued since the last submit */
 	unsigned int npending;
 	bool stop;
+	bool cpu_stats; /* engine_params.cpu_stats */
 	unsigned int nthreads;
 	pthread_t threads[PSYNC_MAX_THREADS];
 };
@@ -37,7 +38,9 @@ struct engine {
 static void *psync_worker(void *arg)
 {
 	struct engine *e = arg;
+	struct engine_cpu_clock clk;
 
+	engine_cpu_clock_open(&clk, e->cpu_stats);
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
 		struct replay_io *io;
@@ -49,13 +52,16 @@ static void *psync_worker(void *arg)
 		io = e->sq[e->sq_head];
 		e->sq_head = (e->sq_head + 1) % e->cap;
 		pthread_mutex_unlock(&e->lock);
+		engine_cpu_clock_before(&clk, io);
 		io->began_ns = now_mono_ns();
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
 		io->complete_ns = now_mono_ns();
+		engine_cpu_clock_after(&clk, io);
 		pthread_mutex_lock(&e->lock);
 		engine_cq_push(&e->cq, io);
 	}
 	pthread_mutex_unlock(&e->lock);
+	engine_cpu_clock_close(&clk);
 	return NULL;
 }
 
@@ -88,6 +94,7 @@ static struct engine *psync_init(const struct engine_params *p, char *why, size_
 	if (!e)
 		return NULL;
 	e->targets = p->targets;
+	e->cpu_stats = p->cpu_stats;
 	e->cap = p->depth + 1;
 	e->sq = calloc(e->cap, sizeof(*e->sq));
 	e->pending = calloc(e->cap, sizeof(*e->pending));

@@ -44,6 +44,7 @@ struct engine {
 	unsigned int npending;
 	volatile bool stop;
 	const volatile sig_atomic_t *cancel; /* Ctrl-C ends a burn (engine_params) */
+	bool cpu_stats;			     /* engine_params.cpu_stats */
 	unsigned int nworkers;
 	struct tworker *w[THREADS_MAX];
 	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
@@ -54,7 +55,9 @@ static void *worker_main(void *arg)
 {
 	struct tworker *w = arg;
 	struct engine *e = w->e;
+	struct engine_cpu_clock clk;
 
+	engine_cpu_clock_open(&clk, e->cpu_stats);
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
 		struct replay_io *io;
@@ -70,14 +73,17 @@ static void *worker_main(void *arg)
 			w->st.cpu_asked_ns += io->burn_ns;
 			w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop, e->cancel);
 		}
+		engine_cpu_clock_before(&clk, io);
 		io->began_ns = now_mono_ns();
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
 		io->complete_ns = now_mono_ns();
+		engine_cpu_clock_after(&clk, io);
 		pthread_mutex_lock(&e->lock);
 		w->st.calls++;
 		engine_cq_push(&e->cq, io);
 	}
 	pthread_mutex_unlock(&e->lock);
+	engine_cpu_clock_close(&clk);
 	return NULL;
 }
 
@@ -115,6 +121,7 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 		return NULL;
 	e->targets = p->targets;
 	e->cancel = p->cancel;
+	e->cpu_stats = p->cpu_stats;
 	e->cap = p->depth + 1;
 	e->pending = calloc(e->cap, sizeof(*e->pending));
 	if (!e->pending || engine_cq_init(&e->cq, &e->lock, e->cap)) {

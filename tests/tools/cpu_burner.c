@@ -3,7 +3,10 @@
  * A workload whose CPU is known (tests/record_cpu.sh): N times, burns BURN_US microseconds of
  * its own thread's CPU time, then reads 4 KiB from FILE (with O_DIRECT when asked, so the read
  * reaches the block layer). The recorder must find BURN_US of on-CPU time before each read.
- * Usage: cpu_burner FILE BURN_US N [direct]
+ * With "waits", it also prints how long it waited for a CPU inside its reads, all told, from
+ * the scheduler's count (/proc/thread-self/schedstat, read around each read): what the
+ * recorder's per-call wait must add up to.
+ * Usage: cpu_burner FILE BURN_US N [direct] [waits]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +14,19 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The thread's run-queue wait so far (schedstat's second field), ns; -1 when unreadable. */
+static long long run_delay(int fd)
+{
+	char b[128];
+	long long on, wait;
+	ssize_t n = pread(fd, b, sizeof(b) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	return sscanf(b, "%lld %lld", &on, &wait) == 2 ? wait : -1;
+}
 
 static long long thread_ns(void)
 {
@@ -23,16 +39,24 @@ static long long thread_ns(void)
 int main(int argc, char **argv)
 {
 	void *buf;
-	long long burn, n;
-	int fd;
+	long long burn, n, waited = 0;
+	int fd, sfd = -1, direct = 0;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: cpu_burner FILE BURN_US N [direct]\n");
+		fprintf(stderr, "usage: cpu_burner FILE BURN_US N [direct] [waits]\n");
 		return 2;
 	}
 	burn = atoll(argv[2]) * 1000;
 	n = atoll(argv[3]);
-	fd = open(argv[1], O_RDONLY | (argc > 4 && !strcmp(argv[4], "direct") ? O_DIRECT : 0));
+	for (int a = 4; a < argc; a++) {
+		direct |= !strcmp(argv[a], "direct");
+		if (!strcmp(argv[a], "waits") && (sfd = open("/proc/thread-self/schedstat",
+							      O_RDONLY)) < 0) {
+			perror("/proc/thread-self/schedstat");
+			return 1;
+		}
+	}
+	fd = open(argv[1], O_RDONLY | (direct ? O_DIRECT : 0));
 	if (fd < 0 || posix_memalign(&buf, 4096, 4096)) {
 		perror(argv[1]);
 		return 1;
@@ -41,13 +65,20 @@ int main(int argc, char **argv)
 		long long until = thread_ns() + burn;
 		volatile unsigned long x = 0;
 
+		long long w0;
+
 		while (thread_ns() < until)
 			x++;
+		w0 = sfd >= 0 ? run_delay(sfd) : 0;
 		if (pread(fd, buf, 4096, (i % 256) * 4096) < 0) {
 			perror("pread");
 			return 1;
 		}
+		if (sfd >= 0)
+			waited += run_delay(sfd) - w0;
 	}
 	close(fd);
+	if (sfd >= 0)
+		printf("waited %lld\n", waited);
 	return 0;
 }
