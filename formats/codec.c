@@ -389,7 +389,7 @@ int codec_dec_init(struct codec_dec *d, const uint8_t *raw, size_t len, uint32_t
 	pos += (size_t)d->ndict * IO_COMM_LEN;
 	for (uint32_t at = 0; at < ncols; at++) {
 		/* the columns after the known ones are the optional on-CPU one (1.6) and the
-		 * CPU-wait one (1.7); later ones, a newer minor's, are skipped */
+		 * CPU-wait one (1.8); later ones, a newer minor's, are skipped */
 		uint32_t c = at < known ? at : at == known ? COL_ONCPU :
 			     at == known + 1 ? COL_CPUWAIT : COL__ALL;
 		struct codec_col col;

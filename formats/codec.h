@@ -16,8 +16,9 @@
 #define TRACE_VERSION_MAJOR 1
 /* 1.1: flags bit 5, kthread; 1.2: file-level traces (FORMAT.md, section 5); 1.3: a record per
  * stream (header tag 12); 1.4: the header's checksum (tag 13); 1.5: think time and latency
- * targets in stream records; 1.6: the on-CPU column and CPU load frames */
-#define TRACE_VERSION_MINOR 7
+ * targets in stream records; 1.6: the on-CPU column and CPU load frames; 1.7: rate caps and
+ * exit groups in stream records; 1.8: the CPU-wait column */
+#define TRACE_VERSION_MINOR 8
 
 #define TRACE_SKIP_MAGIC_HEADER 0x184D2A50u
 #define TRACE_SKIP_MAGIC_CHUNK 0x184D2A51u
@@ -68,7 +69,7 @@ enum codec_col_id {
 	/* optional, last of either kind (1.6): io_event.oncpu_ns, written only by a chunk that
 	 * has some; its position is codec_ncols(file) */
 	COL_ONCPU = COL__FCOUNT,
-	/* optional, after it (1.7): io_event.cpuwait_ns, written only by a chunk that has some
+	/* optional, after it (1.8): io_event.cpuwait_ns, written only by a chunk that has some
 	 * (and then the on-CPU column too, zeros if need be) */
 	COL_CPUWAIT,
 	COL__ALL

@@ -54,7 +54,7 @@ struct io_event {
 	uint8_t op;    /* enum io_op */
 	uint8_t flags; /* enum io_flag bits */
 	/*
-	 * File level, recorded with the CPU (1.7): how long the thread waited for a CPU while
+	 * File level, recorded with the CPU (1.8): how long the thread waited for a CPU while
 	 * the call was in progress (runnable, not running: once its I/O completed, or
 	 * preempted), in ns, from the scheduler's own accounting; saturates at 4.29 s. Known
 	 * where oncpu_ns is (0 then means no wait); a replay fills it for its own calls.

@@ -25,7 +25,7 @@ void info_no_end(struct trace_reader *r, bool json);
 struct info_cpu {
 	uint64_t n, sum, *v;
 	size_t nv, cap;
-	/* file level (1.7), per op: calls with CPU data, their wait for a CPU, their latency */
+	/* file level (1.8), per op: calls with CPU data, their wait for a CPU, their latency */
 	uint64_t wn[INFO_WAIT_OPS], wsum[INFO_WAIT_OPS], lsum[INFO_WAIT_OPS];
 };
 void info_cpu_see(struct info_cpu *c, const struct io_event *e);

@@ -33,7 +33,7 @@ void info_cpu_see(struct info_cpu *c, const struct io_event *e)
 
 void info_cpu_wait(struct info_cpu *c, const struct io_event *e)
 {
-	/* known where the on-CPU time is (format 1.7; 0 is then no wait), for calls whose
+	/* known where the on-CPU time is (format 1.8; 0 is then no wait), for calls whose
 	 * return was seen */
 	if (!e->oncpu_ns || e->op >= INFO_WAIT_OPS || e->queue_ns == IO_TS_NONE ||
 	    e->complete_ns == IO_TS_NONE || e->complete_ns < e->queue_ns)
@@ -43,7 +43,7 @@ void info_cpu_wait(struct info_cpu *c, const struct io_event *e)
 	c->lsum[e->op] += e->complete_ns - e->queue_ns;
 }
 
-/* The per-op wait for a CPU, text or JSON, for the ops with any (file level, 1.7). */
+/* The per-op wait for a CPU, text or JSON, for the ops with any (file level, 1.8). */
 static void print_wait(const struct info_cpu *c, bool json)
 {
 	bool any = false;
@@ -52,7 +52,7 @@ static void print_wait(const struct info_cpu *c, bool json)
 		any |= c->wsum[op] != 0;
 	if (json) {
 		printf(", \"cpuwait\": {");
-		for (unsigned int op = 0, k = 0; any && op < INFO_WAIT_OPS; op++) {
+		for (unsigned int op = 0, k = 0; op < INFO_WAIT_OPS; op++) {
 			if (!c->wn[op])
 				continue;
 			printf("%s\"%s\": {\"calls\": %llu, \"wait_ns\": %llu, \"latency_ns\": %llu}",

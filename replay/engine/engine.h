@@ -147,7 +147,7 @@ int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);
 /*
  * A worker thread's own scheduler counts (/proc/thread-self/schedstat: time on a CPU, time
  * runnable but waiting for one), read around each call it makes (two small reads, ~1-2 us),
- * so that a call of the replay carries what the recorder gives a recorded one (format 1.7):
+ * so that a call of the replay carries what the recorder gives a recorded one (format 1.8):
  * the thread's time on a CPU since its previous call returned, and its wait for a CPU inside
  * the call. Opened by the worker thread itself (thread-self); fd -1: not measured.
  */

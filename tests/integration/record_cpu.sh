@@ -94,7 +94,7 @@ assert len(v) >= 10, len(v)
 m = statistics.median(v)
 assert 4.5e6 < m < 5.5e6, m' "$dir/f5000.csv" || fail "the CSV's oncpu_ns is not the 5 ms burned"
 
-# Each call's wait for a CPU (format 1.7): the burner, pinned beside a busy loop on one CPU,
+# Each call's wait for a CPU (format 1.8): the burner, pinned beside a busy loop on one CPU,
 # counts the wait inside its own reads from the scheduler (/proc/thread-self/schedstat around
 # each read); the trace's per-call waits must add up to it, within 20 % and 1 ms: what falls
 # between the burner's two looks and the call's entry and return (a preemption on the way back

@@ -37,7 +37,7 @@ replay() { # NAME [options]: replays t.ioreel under a fresh root, JSON to NAME.j
 		>"$dir/$name.json" 2>"$dir/$name.err" ||
 		fail "replay $name exited $?: $(cat "$dir/$name.err")"
 }
-replay r "$dir/t.ioreel" --cpu replay
+replay r "$dir/t.ioreel" --cpu replay -o "$dir/r.ioreel"
 python3 - "$dir/t.info" "$dir/r.json" <<'PY' || fail "the CPU replay did not reproduce the threads' CPU"
 import json, sys
 info = json.load(open(sys.argv[1]))
@@ -62,6 +62,18 @@ info = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
 want = info["ops"]["read"]
 got = r["file"]["ops"]["read"]["replayed"]
 assert want == got and want >= 360, (want, got)
+PY
+
+# the replay's own calls carry its threads' CPU figures as the recording's do (format 1.8): the
+# time on a CPU before each read is the burn the recorded one had, and every read but each
+# thread's first has its wait for a CPU
+"$IOREEL" info --json "$dir/r.ioreel" >"$dir/r.info" || fail "info of the replay's trace failed"
+python3 - "$dir/t.info" "$dir/r.info" <<'PY' || fail "the replay's trace lacks its calls' CPU figures: $(cat "$dir/r.info")"
+import json, sys
+t = json.load(open(sys.argv[1]))["cpu"]; r = json.load(open(sys.argv[2]))["cpu"]
+print("  on-CPU before the calls: recorded %.1f ms, replay %.1f ms" % (t["oncpu_total_ns"] / 1e6, r["oncpu_total_ns"] / 1e6))
+assert abs(r["oncpu_total_ns"] - t["oncpu_total_ns"]) <= 0.15 * t["oncpu_total_ns"], (t, r)
+assert r["cpuwait"]["read"]["calls"] >= 358, r
 PY
 
 replay idle "$dir/t.ioreel" --cpu idle

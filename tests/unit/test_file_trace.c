@@ -80,6 +80,16 @@ static void make_event(struct io_event *e, struct io_fext *x, uint64_t t, uint32
 	e->error = x->result < 0 ? (int32_t)x->result : 0;
 	x->arg = rnd() % 2 ? rnd() : 0;
 	x->iface = rnd() % IO_FIF__COUNT;
+	/* the CPU columns (1.6, 1.8): in two chunks of three (1000 events each), some calls
+	 * with a wait for a CPU, some without */
+	{
+		static unsigned int k;
+
+		if ((k++ / 1000) % 3) {
+			e->oncpu_ns = rnd() % 4 ? 1 + rnd() % 10000000 : 0;
+			e->cpuwait_ns = e->oncpu_ns && rnd() % 2 ? (uint32_t)rnd() : 0;
+		}
+	}
 }
 
 static const struct trace_counter counters[] = {
