@@ -32,6 +32,13 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 				t->got_ns / 1e6);
 		}
 	}
+	if (r->wait_calls)
+		fprintf(out, "  wait for a CPU (--cpu-wait recorded): %llu calls waited %.3f s in the "
+			     "recording; here %.3f s of their own, %.3f s added (%.1f%% of the "
+			     "recorded reached)\n",
+			(unsigned long long)r->wait_calls, r->wait_recorded_ns / 1e9,
+			r->wait_own_ns / 1e9, r->wait_added_ns / 1e9,
+			pct(r->wait_own_ns + r->wait_added_ns, r->wait_recorded_ns));
 	if (r->load_threads)
 		fprintf(out, "  load: %u threads, %s recorded %.3f s, asked %.3f s, got %.3f s "
 			     "(%.1f%% of the recorded)\n",
@@ -52,12 +59,16 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     ", \"cpu\": {\"replayed\": %s, \"how\": %s, \"threads\": %u, \"calls\": %llu, "
 		     "\"asked_ns\": %llu, \"got_ns\": %llu, \"load_threads\": %u, "
 		     "\"load_includes_recorded_threads\": %s, \"load_recorded_ns\": %llu, "
-		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"per_thread\": [",
+		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_calls\": %llu, "
+		     "\"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, \"wait_added_ns\": %llu, "
+		     "\"per_thread\": [",
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
 		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
 		     (unsigned long long)r->cpu_got_ns, r->load_threads,
 		     r->load_traced ? "true" : "false", (unsigned long long)r->load_recorded_ns,
-		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns);
+		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns,
+		     (unsigned long long)r->wait_calls, (unsigned long long)r->wait_recorded_ns,
+		     (unsigned long long)r->wait_own_ns, (unsigned long long)r->wait_added_ns);
 	if (k < 0 || (size_t)k >= len)
 		return 0;
 	n = (size_t)k;

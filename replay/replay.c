@@ -81,6 +81,10 @@ static void usage(FILE *f)
 "                           (file level: engine threads), and the load the host's other\n"
 "                           tasks put on its CPUs, interval by interval; calls: the\n"
 "                           threads' own CPU only (not yet closer to the real runs: README)\n"
+"      --cpu-wait HOW       none (default) or recorded (file level, a trace recorded with\n"
+"                           --cpu): a call whose thread waited for a CPU less than the\n"
+"                           recorded one did waits the rest after it, inside its latency:\n"
+"                           the recording host's CPU contention, measured, as a model\n"
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
 "                           threads that serve the target (loop, io-wq) on small machines\n"
@@ -199,6 +203,7 @@ enum replay_opt {
 	OPT_ROOT,
 	OPT_STRIP,
 	OPT_CPU,
+	OPT_CPU_WAIT,
 };
 
 static const struct option replay_long_opts[] = {
@@ -239,6 +244,7 @@ static const struct option replay_long_opts[] = {
 	{ "root", required_argument, 0, OPT_ROOT },
 	{ "strip", required_argument, 0, OPT_STRIP },
 	{ "cpu", required_argument, 0, OPT_CPU },
+	{ "cpu-wait", required_argument, 0, OPT_CPU_WAIT },
 	{ 0, 0, 0, 0 }
 };
 
@@ -327,6 +333,13 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 				  "flush) like 1ms,20ms, got '%s'", arg);
 			return EXIT_USAGE;
 		}
+		return 0;
+	case OPT_CPU_WAIT:
+		if (strcmp(arg, "recorded") && strcmp(arg, "none")) {
+			cli_error("--cpu-wait: recorded or none, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->cpu_wait = !strcmp(arg, "recorded");
 		return 0;
 	case OPT_CPU: {
 		int v = !strcmp(arg, "replay") ? REPLAY_CPU_REPLAY

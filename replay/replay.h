@@ -86,6 +86,8 @@ struct replay_opts {
 	double think_scale;	    /* recorded think times x this; 0 = 1.0; with --cpu replay, the
 				     * CPU part of them (a slower or faster CPU on the candidate) */
 	int cpu;		    /* enum replay_cpu */
+	bool cpu_wait;		    /* --cpu-wait recorded: each call waits for a CPU at least as
+				     * long as the recorded one did (file level, format 1.8) */
 	bool dep_fallback_set;	    /* a trace inference cannot use is replayed in dep_fallback */
 	int dep_fallback;	    /* (with a warning) instead of being refused */
 	/* called with each warning before any I/O (NULL: collected in result.warnings) */
@@ -233,6 +235,9 @@ struct replay_result {
 		uint32_t tid;
 		uint64_t calls, asked_ns, got_ns;
 	} cpu_thread[REPLAY_CPU_THREADS_SHOWN]; /* the threads that asked the most */
+	/* --cpu-wait recorded: calls with a recorded wait for a CPU, what they waited in the
+	 * recording, what the replay's threads waited of their own, what was added to reach it */
+	uint64_t wait_calls, wait_recorded_ns, wait_own_ns, wait_added_ns;
 	uint32_t load_threads;	    /* threads reproducing the host's load */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
 				     * per call) */

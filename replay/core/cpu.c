@@ -79,6 +79,23 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	/* whatever --cpu says, a trace with the recorded threads' CPU figures gets the
 	 * replay's own beside them (psync and threads: engine_cpu_clock) */
 	r->cpu_stats = calls;
+	/* the wait is added by the thread that made the call: each recorded thread's own */
+	if (o->cpu_wait && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
+		r->eng = &engine_threads_ops;
+	if (o->cpu_wait && (r->meta->level != TRACE_LEVEL_FILE || !calls ||
+			    (r->meta->version & 0xffff) < 8 ||
+			    (r->eng != &engine_psync_ops && r->eng != &engine_threads_ops))) {
+		snprintf(err, errlen,
+			 "--cpu-wait recorded: %s", r->meta->level != TRACE_LEVEL_FILE
+			 ? "a block-level trace records no wait for a CPU (file level only: ioreel "
+			   "record --level file --cpu)"
+			 : !calls || (r->meta->version & 0xffff) < 8
+			 ? "the trace holds no wait for a CPU (record it with ioreel record --level "
+			   "file --cpu, format 1.8 or later)"
+				  : "needs an engine whose own threads make the calls: psync or threads");
+		res->usage_error = true;
+		return -EINVAL;
+	}
 	if (o->cpu == REPLAY_CPU_IDLE) {
 		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
 		return 0;

@@ -53,6 +53,7 @@ struct sev {
 	uint8_t op;	 /* enum io_op; file level: enum io_fop */
 	uint8_t flags;
 	uint64_t oncpu_ns; /* --cpu replay, per call: the recorded thread's CPU before it */
+	uint32_t cpuwait_ns; /* --cpu-wait recorded: its recorded wait for a CPU inside it */
 };
 
 /* A completed I/O on its way to the helper thread: the result event, and when its submit call

@@ -179,6 +179,12 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		/* the replaying thread's CPU figures, as a recording's (engine_cpu_clock) */
 		ev->oncpu_ns = io->oncpu_ns;
 		ev->cpuwait_ns = io->cpuwait_ns;
+		if (io->wait_ns) {
+			r->res->wait_calls++;
+			r->res->wait_recorded_ns += io->wait_ns;
+			r->res->wait_own_ns += io->cpuwait_ns - io->wait_added_ns;
+			r->res->wait_added_ns += io->wait_added_ns;
+		}
 		ev->pid = r->pid;
 		/* the replayer is the process; the thread is the recorded one whose I/O this is,
 		 * so a result can be read per recorded thread as the trace can */
@@ -263,6 +269,8 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->began_ns = 0;
 	io->oncpu_ns = 0;
 	io->cpuwait_ns = 0;
+	io->wait_ns = r->o->cpu_wait ? s->cpuwait_ns : 0; /* file level only (core/cpu.c) */
+	io->wait_added_ns = 0;
 	io->offset = s->offset;
 	io->len = s->len;
 	io->dev = s->dev;

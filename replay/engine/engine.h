@@ -48,6 +48,9 @@ struct replay_io {
 	uint64_t oncpu_ns;    /* engine_params.cpu_stats: the calling thread's time on a CPU
 			       * since its previous call returned (0: not measured) */
 	uint32_t cpuwait_ns;  /* and its wait for a CPU inside this call */
+	uint32_t wait_ns;     /* --cpu-wait recorded: the recorded call's wait for a CPU, which
+			       * the engine tops up to (engine_cpu_wait_more); 0: none */
+	uint32_t wait_added_ns; /* what it added */
 	void *buf;
 };
 
@@ -155,11 +158,18 @@ struct engine_cpu_clock {
 	int fd;
 	uint64_t wait0;	 /* run-queue wait at the call's start */
 	uint64_t last_on; /* time on a CPU when the previous call returned; 0: none yet */
+	uint64_t over;	  /* engine_cpu_wait_more: what its waits overshot so far, taken off
+			   * the next ones (a sleep on a busy host ends late) */
 };
 void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on);
 void engine_cpu_clock_close(struct engine_cpu_clock *c);
 void engine_cpu_clock_before(struct engine_cpu_clock *c, struct replay_io *io);
 void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io);
+/* After engine_cpu_clock_after: a call whose thread waited for a CPU less than the recorded
+ * one (io->wait_ns) waits the rest, off the CPU where it is long enough to sleep, and takes
+ * its completion time after it (io->complete_ns); io->cpuwait_ns then includes it. */
+void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
+			  const volatile sig_atomic_t *cancel);
 
 /*
  * The completions of an engine whose own threads make the calls (psync, threads): the workers

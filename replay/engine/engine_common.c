@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The synchronous fallback every engine shares (the table is engines.c). */
 #include <errno.h>
+#include <sched.h>
+#include <time.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
@@ -19,6 +22,9 @@ void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on)
 {
 	*c = (struct engine_cpu_clock){ .fd = on ? open("/proc/thread-self/schedstat",
 							 O_RDONLY | O_CLOEXEC) : -1 };
+	/* engine_cpu_wait_more's sleeps end when asked, not up to 50 us later */
+	if (on)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 }
 
 void engine_cpu_clock_close(struct engine_cpu_clock *c)
@@ -74,6 +80,44 @@ void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io)
 	io->cpuwait_ns = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 	c->wait0 = 0;
 	c->last_on = on ? on : 1;
+}
+
+void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
+			  const volatile sig_atomic_t *cancel)
+{
+	uint64_t until, now, t0, need;
+
+	io->wait_added_ns = 0;
+	if (!io->wait_ns || io->cpuwait_ns >= io->wait_ns)
+		return;
+	need = io->wait_ns - io->cpuwait_ns;
+	if (c->over >= need) { /* an earlier wait already ran this long over */
+		c->over -= need;
+		return;
+	}
+	need -= c->over;
+	c->over = 0;
+	t0 = now = now_mono_ns();
+	until = now + need;
+	/* A wait for a CPU is time the thread is runnable and others run: sleep the bulk (the
+	 * worker's timer slack is 1 ns), then yield until the end, which lets anything
+	 * runnable have the CPU and otherwise spins */
+	if (until - now > 60000) {
+		struct timespec ts;
+		uint64_t wake = until - 30000;
+
+		ts.tv_sec = (time_t)(wake / 1000000000ull);
+		ts.tv_nsec = (long)(wake % 1000000000ull);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+		       !(cancel && *cancel))
+			;
+	}
+	while ((now = now_mono_ns()) < until && !(cancel && *cancel))
+		sched_yield();
+	io->complete_ns = now;
+	io->wait_added_ns = (uint32_t)(now - t0);
+	c->over = now > until ? now - until : 0;
+	io->cpuwait_ns += io->wait_added_ns;
 }
 
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)

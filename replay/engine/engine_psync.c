@@ -31,6 +31,7 @@ struct engine {
 	unsigned int npending;
 	bool stop;
 	bool cpu_stats; /* engine_params.cpu_stats */
+	const volatile sig_atomic_t *cancel; /* engine_params.cancel: ends a --cpu-wait wait */
 	unsigned int nthreads;
 	pthread_t threads[PSYNC_MAX_THREADS];
 };
@@ -57,6 +58,7 @@ static void *psync_worker(void *arg)
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
 		io->complete_ns = now_mono_ns();
 		engine_cpu_clock_after(&clk, io);
+		engine_cpu_wait_more(&clk, io, e->cancel);
 		pthread_mutex_lock(&e->lock);
 		engine_cq_push(&e->cq, io);
 	}
@@ -95,6 +97,7 @@ static struct engine *psync_init(const struct engine_params *p, char *why, size_
 		return NULL;
 	e->targets = p->targets;
 	e->cpu_stats = p->cpu_stats;
+	e->cancel = p->cancel;
 	e->cap = p->depth + 1;
 	e->sq = calloc(e->cap, sizeof(*e->sq));
 	e->pending = calloc(e->cap, sizeof(*e->pending));

@@ -78,6 +78,7 @@ static void *worker_main(void *arg)
 		io->res = engine_exec_sync(&e->targets[io->dev], io);
 		io->complete_ns = now_mono_ns();
 		engine_cpu_clock_after(&clk, io);
+		engine_cpu_wait_more(&clk, io, e->cancel);
 		pthread_mutex_lock(&e->lock);
 		w->st.calls++;
 		engine_cq_push(&e->cq, io);

@@ -263,6 +263,7 @@ static long feed(struct run *r)
 			*s = c->s;
 			s->t = run_deadline(r, c->s.t);
 			run_cpu_sev(r, s, c->iev.oncpu_ns);
+			s->cpuwait_ns = r->o->cpu_wait ? c->iev.cpuwait_ns : 0;
 			/* the calls of other threads it must follow, for a mode that orders by
 			 * dependencies (dep): how many calls back each lies */
 			for (uint8_t k = 0; k < c->nafter; k++) {

@@ -106,4 +106,40 @@ rc=0
 	>"$dir/n2.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "--cpu replay of a trace without CPU data exited $rc, not 2"
 grep -q -- "--cpu idle" "$dir/n2.out" || fail "the refusal does not name --cpu idle: $(cat "$dir/n2.out")"
-echo "ok: per-thread CPU reproduced within 10 %, --cpu idle and traces without CPU data as before"
+rc=0
+"$IOREEL" replay "$dir/n.ioreel" --root "$dir/n2" --allow-writes -q --cpu-wait recorded \
+	>"$dir/n3.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "no wait for a CPU" "$dir/n3.out" ||
+	fail "--cpu-wait recorded of a trace without CPU data: exit $rc, $(cat "$dir/n3.out")"
+
+# --cpu-wait recorded: the burner pinned beside a busy loop on one CPU waited for it inside its
+# reads; replayed on a CPU of its own, each read that waited less tops its wait up to the
+# recorded one, so the replay's reads wait (own and added) at least what the recorded ones did
+need_cmd taskset
+direct=direct
+"$burner" "$dir/data/a" 0 1 direct >/dev/null 2>&1 || direct=
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+cleanup_push "kill $hog 2>/dev/null"
+rec_start "$dir/w.ioreel" --level file --comm cpu_burner --under "$dir/data" --cpu
+taskset -c 0 "$burner" "$dir/data/a" 0 1000 $direct >/dev/null || fail "cpu_burner (pinned) failed"
+rec_stop || fail "record (pinned) exited $?: $(cat "$dir/w.ioreel.err")"
+kill $hog
+"$IOREEL" info --json "$dir/w.ioreel" >"$dir/w.info" || fail "info w.ioreel failed"
+replay wr "$dir/w.ioreel" --cpu-wait recorded -o "$dir/wr.ioreel"
+python3 - "$dir/w.info" "$dir/wr.json" <<'PY' || fail "--cpu-wait recorded did not reach the recorded waits: $(cat "$dir/wr.json")"
+import json, sys
+w = json.load(open(sys.argv[1]))["cpu"]["cpuwait"]["read"]; r = json.load(open(sys.argv[2]))
+c = r["cpu"]
+print("  waits for a CPU: recorded %.1f ms in %d reads; replay %d calls, own %.1f ms + added %.1f ms" % (
+      w["wait_ns"] / 1e6, w["calls"], c["wait_calls"], c["wait_own_ns"] / 1e6, c["wait_added_ns"] / 1e6))
+assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]
+assert c["wait_recorded_ns"] == w["wait_ns"], (c, w)
+assert c["wait_own_ns"] + c["wait_added_ns"] >= 0.95 * w["wait_ns"], c
+PY
+rc=0
+"$IOREEL" replay "$dir/w.ioreel" --root "$dir/n2" --allow-writes -q --cpu-wait recorded \
+	--engine io_uring >"$dir/w2.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "psync or threads" "$dir/w2.out" ||
+	fail "--cpu-wait recorded with engine io_uring: exit $rc, $(cat "$dir/w2.out")"
+echo "ok: per-thread CPU reproduced within 10 %, recorded waits for a CPU reached, --cpu idle and traces without CPU data as before"
