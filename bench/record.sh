@@ -68,7 +68,8 @@ stop_rec() {
 	[ $rc = 0 ] || fail "ioreel record exited $rc: $(cat "$dir/$1.err")"
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); a=[int(x) for x in sys.argv[2:]]
 print(j["events"], j["dropped"], "%.2f" % j["bytes_per_event"], "%.1f" % (a[0] * 100 / a[2] / a[1]),
-      j["ring_peak"], j["drain_priority"], "%.0f" % (a[0] * 1e9 / a[2] / max(j["events"], 1)))' \
+      j["ring_peak"], j["drain_priority"],
+      "%.0f" % (a[0] * 1e9 / a[2] / j["events"]) if j["events"] else "-")' \
 		"$dir/$1.json" "$ticks" "$secs" "$(getconf CLK_TCK)" >"$dir/$1.fig"
 }
 
@@ -153,13 +154,21 @@ one_core() {
 # issue 12's case: every core busy with fio and its io_uring workers, reads of a fresh zram.
 every_core() {
 	local r iops usr sys fns csw ev dr bpe cpu peak prio rns
-	local -a a=() b=() k=() n=() af=() bf=() ac=() bc=() br=()
+	local -a a=() b=() k=() n=() h=() w=() af=() bf=() ac=() bc=() br=()
 	engine=io_uring
 	echo "every core: fio io_uring randread 4k iodepth 32 numjobs $jobs, not pinned, a fresh" \
 		"1 GiB zram per run, ${secs}s per run, $(nproc) CPUs"
 	# fio-ns/IO and sw/IO: the CPU time and context switches of all of fio's threads per I/O;
 	# rec-ns/IO: the recorder's own CPU per event. On a shared machine these hold where the
-	# IOPS do not: what an I/O costs, not how many I/Os the CPUs left over could do.
+	# IOPS do not: what an I/O costs, not how many I/Os the CPUs left over could do. A high
+	# sw/IO (0.15-0.35, against ~0.04 with one worker on the other CPU) goes with fio's submitter
+	# and its io-wq worker sharing a CPU, each wake-up of the submitter preempting the worker:
+	# IOPS then fall by up to half, recorded or not (record/README.md, "Every core busy").
+	# Arms besides plain: recorded (the ratio), keep-priority, cpu (--cpu), hooks-only (the
+	# programs attached and returning at once: the tracepoints' cost, and the recorder's threads
+	# idle) and writer-idle (recorded, the main thread put at SCHED_IDLE after the start, so it
+	# never holds a CPU a fio thread wants nor makes it look busy to the scheduler's wake-up
+	# placement; a measurement, not an option).
 	printf '%-4s %-15s %10s %6s %6s %8s %6s %10s %7s %6s %9s %8s %8s\n' run mode IOPS usr% sys% \
 		fio-ns/IO sw/IO events drops ring drain rec-cpu% rec-ns/IO
 	for ((r = 1; r <= rounds; r++)); do
@@ -168,12 +177,17 @@ every_core() {
 		read -r iops usr sys fns csw < <(fio_fig "$dir/ua$r.fio")
 		a+=("$iops") af+=("$fns") ac+=("$csw")
 		printf '%-4s %-15s %10s %6s %6s %8s %6s\n' "$r" plain "$iops" "$usr" "$sys" "$fns" "$csw"
-		for mode in recorded keep-priority cpu; do
+		for mode in recorded keep-priority cpu hooks-only writer-idle; do
 			dev=$(make_zram 1024)
 			case $mode in
 			recorded) start_rec "u$mode$r" ;;
 			keep-priority) start_rec "u$mode$r" "" --keep-priority ;;
 			cpu) start_rec "u$mode$r" "" --cpu ;;
+			hooks-only) start_rec "u$mode$r" IOREEL_RECORD_ATTACH_ONLY=1 ;;
+			writer-idle)
+				start_rec "u$mode$r"
+				chrt --idle -p 0 "$rec" || fail "chrt --idle -p 0 $rec"
+				;;
 			esac
 			run_fio "$dir/u$mode$r.fio"
 			stop_rec "u$mode$r"
@@ -183,15 +197,18 @@ every_core() {
 			recorded) b+=("$iops") bf+=("$fns") bc+=("$csw") br+=("$rns") ;;
 			keep-priority) k+=("$iops") ;;
 			cpu) n+=("$iops") ;;
+			hooks-only) h+=("$iops") ;;
+			writer-idle) w+=("$iops") ;;
 			esac
 			printf '%-4s %-15s %10s %6s %6s %8s %6s %10s %7s %6s %9s %8s %8s\n' "$r" "$mode" \
 				"$iops" "$usr" "$sys" "$fns" "$csw" "$ev" "$dr" "$peak" "$prio" "$cpu" "$rns"
 		done
 	done
 	python3 - "${a[*]}" "${b[*]}" "${k[*]}" "${n[*]}" "${af[*]}" "${bf[*]}" "${ac[*]}" "${bc[*]}" \
-		"${br[*]}" "$(nproc)" <<-'PY'
+		"${br[*]}" "$(nproc)" "${h[*]}" "${w[*]}" <<-'PY'
 	import statistics, sys
 	a, b, k, n, af, bf, ac, bc, br = ([float(x) for x in arg.split()] for arg in sys.argv[1:10])
+	h, w = ([float(x) for x in arg.split()] for arg in sys.argv[11:13])
 	ma, mb, mk = statistics.median(a), statistics.median(b), statistics.median(k)
 	mn = statistics.median(n)
 	print(f"median IOPS plain {ma:.0f}, recorded {mb:.0f}: ratio {mb / ma:.3f}; "
@@ -201,6 +218,8 @@ every_core() {
 	      f"{m(ac):.3f} -> {m(bc):.3f} context switches; the recorder {m(br):.0f} ns; "
 	      f"CPU left idle or to others: {c / ma - m(af):.0f} -> {c / mb - m(bf) - m(br):.0f} ns "
 	      f"(of {c / ma:.0f} -> {c / mb:.0f} ns of all CPUs per I/O)")
+	print(f"median IOPS hooks only {m(h):.0f}: ratio {m(h) / ma:.3f}; "
+	      f"writer at SCHED_IDLE {m(w):.0f}: ratio {m(w) / ma:.3f}")
 	PY
 }
 
