@@ -266,6 +266,9 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 			       (unsigned long long)t->lat_target_ns,
 			       (unsigned long long)t->lat_window_ns, t->lat_pct_ppm / 1e4,
 			       (t->flags & TRACE_STREAM_LAT_RUN) ? "true" : "false");
+		if (t->flags & TRACE_STREAM_BACK)
+			printf(", \"back\": {\"add\": %u, \"step\": %u}", t->rel_back_add,
+			       t->rel_back_step);
 		if (t->flags & TRACE_STREAM_RATE)
 			printf(", \"rate_bps\": [%llu, %llu, %llu]",
 			       (unsigned long long)t->rate_bps[0],
@@ -353,6 +356,9 @@ static void print_streams(const struct trace_meta *m)
 				printf("to its end");
 			if (t->flags & TRACE_STREAM_SCALE)
 				printf(", offsets scaled");
+			if (t->flags & TRACE_STREAM_BACK)
+				printf(", walks back %u B per I/O from %u B before its end",
+				       t->rel_back_step, t->rel_back_add);
 		}
 		if (t->flags & TRACE_STREAM_THINK) {
 			printf(", thinks %s", fmt_ns(t->think_ns, b1, sizeof(b1)));

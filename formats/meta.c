@@ -138,7 +138,7 @@ static int put_stream_ext(struct buf *b, const struct trace_stream *st, uint32_t
 		put_u32(q + 44, st[i].rel_len_ppm);
 		put_u64(q + 48, st[i].rel_span);
 		put_u32(q + 56, st[i].rel_align);
-		put_u32(q + 60, 0);
+		put_u32(q + 60, st[i].rel_back_add);
 		put_u64(q + 64, st[i].think_ns);
 		put_u64(q + 72, st[i].think_spin_ns);
 		put_u64(q + 80, st[i].think_iotime_ns);
@@ -149,7 +149,7 @@ static int put_stream_ext(struct buf *b, const struct trace_stream *st, uint32_t
 		for (int d = 0; d < 3; d++)
 			put_u64(q + 112 + 8 * d, st[i].rate_bps[d]);
 		put_u32(q + 136, st[i].exit_group);
-		put_u32(q + 140, 0);
+		put_u32(q + 140, st[i].rel_back_step);
 	}
 	err = put_field(b, TAG_STREAM_EXT, p, 8 + (size_t)n * STREAM_EXT_SIZE);
 	free(p);
@@ -280,6 +280,10 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 		for (int d = 0; d < 3; d++)
 			s->rate_bps[d] = get_u64(rec + 112 + 8 * d);
 		s->exit_group = get_u32(rec + 136);
+		s->rel_back_add = get_u32(rec + 60);
+		s->rel_back_step = get_u32(rec + 140);
+		if (!(s->flags & TRACE_STREAM_BACK))
+			s->rel_back_add = s->rel_back_step = 0;
 		if (!(s->flags & TRACE_STREAM_RATE))
 			memset(s->rate_bps, 0, sizeof(s->rate_bps));
 		if (!(s->flags & TRACE_STREAM_EXIT))
@@ -297,7 +301,10 @@ static int get_stream_ext(struct trace_meta *m, const uint8_t *v, uint32_t n)
 		    ((s->flags & TRACE_STREAM_SCALE) && !s->rel_span) ||
 		    ((s->flags & TRACE_STREAM_RATE) &&
 		     !(s->rate_bps[0] | s->rate_bps[1] | s->rate_bps[2])) ||
-		    ((s->flags & TRACE_STREAM_EXIT_RUNNING) && !(s->flags & TRACE_STREAM_EXIT)))
+		    ((s->flags & TRACE_STREAM_EXIT_RUNNING) && !(s->flags & TRACE_STREAM_EXIT)) ||
+		    ((s->flags & TRACE_STREAM_BACK) &&
+		     (!(s->flags & TRACE_STREAM_REL) || (s->flags & TRACE_STREAM_SCALE) ||
+		      !s->rel_back_step || s->rel_back_add <= s->rel_back_step)))
 			return -EINVAL;
 	}
 	return 0;

@@ -11,6 +11,27 @@ static uint64_t ppm_of(uint64_t size, uint32_t ppm)
 	return (uint64_t)((unsigned __int128)size * ppm / 1000000u);
 }
 
+/*
+ * A backwards walk (fio's get_next_seq_offset with a negative add): from position p the next
+ * is p - step, and once that would fall below the start, len - add. Its positions are
+ * len - a, len - a - step, ... down to r = (len - a) % step, then len - a again: the
+ * distances back from the end cycle through a, a + step, ..., len - r, n = (len - a) / step
+ * + 1 of them. Distance d of the trace (a, a + step, ... as the walk goes on without an end)
+ * lands at len - (a + (d - a) mod (n * step)); d = 0 is the region's start (fio's first I/O
+ * when the region starts the file, whatever r is).
+ */
+static uint64_t back_pos(const struct trace_stream *s, uint64_t d, uint64_t len)
+{
+	uint64_t a = s->rel_back_add, g = s->rel_back_step, w, m, back;
+
+	if (len < a || !d)
+		return 0;
+	w = ((len - a) / g + 1) * g;
+	m = d >= a ? (d - a) % w : (w - (a - d) % w) % w;
+	back = a + m;
+	return back > len ? 0 : len - back;
+}
+
 uint64_t trace_stream_offset(const struct trace_stream *s, uint64_t offset, uint64_t target_size,
 			     uint64_t *region_len)
 {
@@ -38,6 +59,8 @@ uint64_t trace_stream_offset(const struct trace_stream *s, uint64_t offset, uint
 
 		return start + off / align * align;
 	}
+	if ((s->flags & TRACE_STREAM_BACK) && (offset >> 63))
+		return start + back_pos(s, offset & ~(1ULL << 63), len);
 	/* A sequential pattern: fio restarts it at the region's start once it passes the end;
 	 * with a constant stride the pass holds ceil(len / stride) I/Os. Rounded up without
 	 * len + rel_span - 1, which a header's stride near 2^64 wraps to a w of 0. */

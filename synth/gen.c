@@ -208,9 +208,19 @@ static int jobs_meta(const struct synth_spec *s, struct trace_meta *meta, uint32
 			uint64_t base;
 
 			if (j->flow_lead >= 0 && !(j->flow_lead == (int32_t)i && c == 0)) {
-				/* a flow set shares its first job's stream: depths add up */
-				meta->streams[lead[j->flow_lead]].depth += j->sync_engine ? 1 :
-											 j->iodepth;
+				/* a flow set shares its first job's stream: depths add up, and a
+				 * member walking back over a region of unknown length says how */
+				struct trace_stream *ls = &meta->streams[lead[j->flow_lead]], mr;
+
+				ls->depth += j->sync_engine ? 1 : j->iodepth;
+				synth_stream_rec(j, c, &mr, &base);
+				if (mr.flags & TRACE_STREAM_BACK) {
+					ls->flags |= TRACE_STREAM_BACK;
+					ls->rel_back_add = mr.rel_back_add;
+					ls->rel_back_step = mr.rel_back_step;
+				}
+				if (!ls->rel_span)
+					ls->rel_span = mr.rel_span;
 				continue;
 			}
 			lead[i] = *n;

@@ -40,6 +40,7 @@ struct jobgen {
 	struct piece *v;
 	size_t vn, vcap, vpos;
 	bool verifying, end_flushed, walked_off;
+	bool back; /* TRACE_STREAM_BACK: offsets as distances back from the region's end */
 };
 
 static uint64_t mix_seed(uint64_t seed, uint64_t stream)
@@ -498,6 +499,12 @@ int jobgen_next(struct jobgen *g, struct io_event *ev, double *key)
 	}
 	if (ret < 0)
 		return ret;
+	if (g->back && ev->op != IO_OP_FLUSH)
+		/* a walk back over a region of unknown length, generated over one with no end
+		 * (g->size): each position as its distance back from the end, bit 63 set; 0 is
+		 * the region's start (formats/FORMAT.md) */
+		ev->offset = 1ULL << 63 |
+			     (ev->offset == g->base ? 0 : g->size - (ev->offset - g->base));
 	if (g->timed) {
 		*key = g->t;
 	} else {
@@ -528,6 +535,7 @@ struct jobgen *jobgen_new(const struct synth_job *j, uint32_t stream, uint32_t c
 	g->size = synth_job_gen_size(j);
 	synth_stream_rec(j, clone, &rec, &g->base);
 	g->file_offset = j->offset + clone * j->offset_inc + rec.rel_start_ppm; /* 0 or not */
+	g->back = rec.flags & TRACE_STREAM_BACK;
 	g->pass_limit = j->io_size ? j->io_size : g->size;
 	g->ios_limit = j->number_ios;
 	if (j->trimwrite) {

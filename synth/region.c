@@ -98,6 +98,13 @@ bool synth_job_len_rel(const struct synth_job *j)
 	return j->rel && (!j->size || j->size_ppm);
 }
 
+bool synth_job_back_rel(const struct synth_job *j)
+{
+	int64_t stride = (int64_t)seq_stride(j);
+
+	return synth_job_len_rel(j) && j->seq_add < 0 && stride < 0 && -j->seq_add < (1LL << 31);
+}
+
 uint64_t synth_job_gen_size(const struct synth_job *j)
 {
 	if (!j->rel || !synth_job_len_rel(j))
@@ -151,6 +158,12 @@ void synth_stream_rec(const struct synth_job *j, uint32_t clone, struct trace_st
 	if (synth_job_len_rel(j) && scales(j)) {
 		rec->flags |= TRACE_STREAM_SCALE;
 		rec->rel_span = synth_job_gen_size(j);
+	} else if (synth_job_back_rel(j)) {
+		/* a backwards walk over a region of unknown length: its offsets are distances
+		 * back from the end (format 1.7); a step of bs - N, and N past the start */
+		rec->flags |= TRACE_STREAM_BACK;
+		rec->rel_back_add = (uint32_t)-j->seq_add;
+		rec->rel_back_step = (uint32_t)-(int64_t)seq_stride(j);
 	} else if (synth_job_len_rel(j)) {
 		rec->rel_span = seq_stride(j);
 	}
@@ -352,6 +365,31 @@ static int resolve_groups(struct synth_spec *s, char *why, size_t why_len)
 }
 
 /*
+ * Members of a flow set share one stream, so one region and one rule placing its offsets:
+ * known regions, or (butterfly.fio) one region of unknown length in the same file, walked
+ * sequentially, forward with one stride or backward with one step (format 1.7 tells the two
+ * apart by each offset's bit 63).
+ */
+static bool flow_regions_agree(const struct synth_job *l, const struct synth_job *j)
+{
+	if (!l->rel && !j->rel)
+		return true;
+	if (!l->rel || !j->rel || l->own_files || j->own_files || strcmp(l->file, j->file) ||
+	    l->offset != j->offset || l->offset_ppm != j->offset_ppm || l->size != j->size ||
+	    l->size_ppm != j->size_ppm || l->inc_ppm || j->inc_ppm || l->offset_inc ||
+	    j->offset_inc || synth_job_unit(l) != synth_job_unit(j) || scales(l) || scales(j))
+		return false;
+	if (!synth_job_len_rel(l))
+		return true;
+	if (synth_job_back_rel(l) && synth_job_back_rel(j))
+		return l->seq_add == j->seq_add && seq_stride(l) == seq_stride(j);
+	if (synth_job_back_rel(l) || synth_job_back_rel(j))
+		return !(l->seq_add < 0 && !synth_job_back_rel(l)) &&
+		       !(j->seq_add < 0 && !synth_job_back_rel(j));
+	return seq_stride(l) == seq_stride(j);
+}
+
+/*
  * fio's flow: jobs of one flow_id keep their I/O counts in the ratio of their weights. A trace
  * stream is what the replay keeps in step, so the jobs of a flow set (all their clones) share
  * one stream: their I/Os interleaved by weight, the depths added up.
@@ -375,7 +413,8 @@ static int resolve_flows(struct synth_spec *s, char *why, size_t why_len)
 		    &s->jobs[s->jobs[k].flow_lead >= 0 ? (unsigned int)s->jobs[k].flow_lead : k];
 
 		if (l->time_based != j->time_based || l->runtime_ns != j->runtime_ns ||
-		    l->ramp_ns != j->ramp_ns || l->delay_ns != j->delay_ns || l->rel || j->rel ||
+		    l->ramp_ns != j->ramp_ns || l->delay_ns != j->delay_ns ||
+		    !flow_regions_agree(l, j) ||
 		    l->rate_iops > 0 || j->rate_iops > 0 || l->think_ns || j->think_ns ||
 		    l->lat_target_ns || j->lat_target_ns) {
 			/* think time and the latency search are per fio job; a flow set is one
@@ -383,8 +422,9 @@ static int resolve_flows(struct synth_spec *s, char *why, size_t why_len)
 			snprintf(
 			    why, why_len,
 			    "jobs '%s' and '%s' share flow_id %u but differ in runtime, start, "
-			    "rate or a region resolved at replay, or have think time or a latency "
-			    "target, which one stream cannot hold",
+			    "rate or region (one resolved at replay must be the same, walked "
+			    "sequentially), or have think time or a latency target, which one "
+			    "stream cannot hold",
 			    l->name, j->name, j->flow_id);
 			return -EOPNOTSUPP;
 		}
@@ -591,15 +631,15 @@ int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, si
 	for (unsigned int i = 0; i < s->njobs; i++) {
 		struct synth_job *j = &s->jobs[i];
 
-		if (j->rel && j->seq_add < 0 && synth_job_len_rel(j)) {
-			/* fio takes that end from the file too, and without the file refuses
-			 * the job ("you need to specify size=", fio 3.33 on butterfly.fio) */
+		if (j->rel && j->seq_add < 0 && synth_job_len_rel(j) && !synth_job_back_rel(j)) {
+			/* the trace carries a walk back from an end found at replay with one
+			 * step (synth_job_back_rel); several sizes step unevenly */
 			snprintf(why, why_len,
 				 "job '%s' refused: %s%s walks backwards from its region's end, "
 				 "and that region (%s) is known only when the trace meets its "
-				 "target; fio too takes it from the file, and refuses the job "
-				 "when the file is not there (\"you need to specify size=\"): "
-				 "give size=, or the target's size with --device-size",
+				 "target, where a walk back is placed only with one block size "
+				 "and a hole larger than it: give size=, or the target's size "
+				 "with --device-size",
 				 j->name, j->at_rw[0] ? j->at_rw : "rw=...:-N",
 				 j->at_rw[0] ? ":" : "",
 				 j->size_ppm || j->offset_ppm

@@ -247,6 +247,9 @@ uint32_t synth_job_min_bs(const struct synth_job *j);
 uint32_t synth_job_unit(const struct synth_job *j);
 /* The job's region length is the target's (or a share of it): known only at replay. */
 bool synth_job_len_rel(const struct synth_job *j);
+/* A backwards walk (rw=read:-N) with one block size over a region of unknown length: its
+ * offsets are distances back from the region's end (format 1.7, TRACE_STREAM_BACK). */
+bool synth_job_back_rel(const struct synth_job *j);
 /* Bytes the generator walks: the region, or a nominal span for a relative one. */
 uint64_t synth_job_gen_size(const struct synth_job *j);
 /* The stream record of clone `clone` of j, and where its region starts (0 when relative). */

@@ -265,4 +265,34 @@ assert [r["exit"]["running"] for r in recs] == [True] + [False] * 3 + [True] + [
 print("  exitwhat: per job (reads, writes) as fio's:", [x[1:] for x in ours])
 PY
 	fail "exitwhat: ioreel differs from fio"
+
+# fio's butterfly.fio on the whole device, no size given: a flow set of a forward walk and a
+# backward one (rw=read:-8k) over a region the trace leaves to the target (format 1.7: the
+# backward offsets count from its end). Each job's offsets as fio's write_iolog has them:
+# 0, 4k, 8k... and 0, end - 8k, end - 12k...; each member's own, in the replay's result trace
+printf '%s\n' '[global]' "filename=$dev" bs=4k direct=1 number_ios=300 '[forward]' rw=read \
+	flow=2 "write_iolog=$d/bf-forward.iolog" '[backward]' rw=read:-8k flow=2 \
+	"write_iolog=$d/bf-backward.iolog" >"$d/butterfly.fio"
+fio --output-format=json --output="$d/butterfly.json" "$d/butterfly.fio" >/dev/null \
+	2>"$d/err" || fail "fio butterfly.fio: $(cat "$d/err")"
+"$IOREEL" synth --fio-job "$d/butterfly.fio" -o "$d/butterfly.ioreel" >/dev/null 2>"$d/err" ||
+	fail "synth butterfly.fio: $(cat "$d/err")"
+"$IOREEL" replay "$d/butterfly.ioreel" --target "$dev" -q -o "$d/butterfly.run.ioreel" \
+	>/dev/null 2>"$d/err" || fail "replay butterfly: $(cat "$d/err")"
+"$IOREEL" convert "$d/butterfly.run.ioreel" "$d/butterfly.run.csv" >/dev/null ||
+	fail "convert butterfly"
+python3 - "$d" "$(blockdev --getsize64 "$dev")" <<'PY' || fail "butterfly: ioreel differs from fio"
+import csv, sys
+d, size = sys.argv[1], int(sys.argv[2])
+def fio(job):
+    return [int(l.split()[3]) for l in open(f"{d}/bf-{job}.iolog") if l.split()[2:3] == ["read"]]
+ours = {}
+for r in csv.DictReader(l for l in open(f"{d}/butterfly.run.csv") if not l.startswith("#")):
+    ours.setdefault(int(r["tid"]), []).append(int(r["offset"]))
+fwd, back = fio("forward"), fio("backward")
+assert fwd == [k * 4096 for k in range(300)], fwd[:5]
+assert back == [0] + [size - 8192 - k * 4096 for k in range(299)], back[:5]
+assert sorted(ours.values()) == sorted([fwd, back]), {t: v[:5] for t, v in ours.items()}
+print(f"  butterfly: forward {fwd[:3]}..., backward {back[:3]}... on {size} B, as fio's")
+PY
 echo "synth_fio_grammar: ok"

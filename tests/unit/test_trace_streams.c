@@ -38,6 +38,10 @@ static void test_roundtrip(void)
 					       .rel_base = 4096, .rel_start_ppm = 250000,
 					       .rel_len_ppm = 500000, .rel_span = 1ULL << 40,
 					       .rel_align = 4096 };
+	/* format 1.7: a walk back over a relative region */
+	m->streams[1].flags = TRACE_STREAM_REL | TRACE_STREAM_BACK;
+	m->streams[1].rel_back_add = 8192;
+	m->streams[1].rel_back_step = 4096;
 	/* format 1.5: think time and a latency target */
 	m->streams[2] = (struct trace_stream){ .depth = 16,
 					       .flags = TRACE_STREAM_THINK |
@@ -133,6 +137,35 @@ static void test_offsets(void)
 	o = trace_stream_offset(&s, 12345, 1ULL << 22, &len);
 	CHECK(o == (1 << 20) + 12345 && len == 3ULL << 20, "huge stride: %llu",
 	      (unsigned long long)o);
+
+	/* format 1.7, walking back (fio's rw=read:-8k, bs 4k, on a region of 1 MiB from 1 MiB):
+	 * fio reads 0, then 1M - 8k, 1M - 12k, ... 0, then 1M - 8k again; the distances of the
+	 * trace are 0 (the start), 8k, 12k, ... */
+	const uint64_t B = 1ULL << 63, M = 1ULL << 20;
+
+	s = (struct trace_stream){ .flags = TRACE_STREAM_REL | TRACE_STREAM_BACK,
+				   .rel_base = M, .rel_span = 4096, .rel_align = 4096,
+				   .rel_back_add = 8192, .rel_back_step = 4096 };
+	CHECK(trace_stream_offset(&s, B | 0, 2 * M, &len) == M && len == M, "back: the start");
+	CHECK(trace_stream_offset(&s, B | 8192, 2 * M, &len) == 2 * M - 8192, "back: 1M - 8k");
+	CHECK(trace_stream_offset(&s, B | 12288, 2 * M, &len) == 2 * M - 12288, "back: 1M - 12k");
+	CHECK(trace_stream_offset(&s, B | M, 2 * M, &len) == M, "back: down to the start");
+	CHECK(trace_stream_offset(&s, B | (M + 4096), 2 * M, &len) == 2 * M - 8192,
+	      "back: past the start, 8k before the end again, as fio (1M - 4k is never read)");
+	CHECK(trace_stream_offset(&s, 8192, 2 * M, &len) == M + 8192,
+	      "back: an offset without bit 63 walks forward (a flow set's other member)");
+	/* a length less the hole that is not a multiple of the step (rw=read:-20k, bs 4k: 20k
+	 * back, 16k a step): positions 1M - 20k down to 12k (1M - 20k = 62 * 16k + 12k), then
+	 * 1M - 20k */
+	s.rel_back_add = 20480, s.rel_back_step = 16384;
+	CHECK(trace_stream_offset(&s, B | (20480 + 62 * 16384), 2 * M, &len) == M + 12288,
+	      "back 20k/16k: the lowest position");
+	CHECK(trace_stream_offset(&s, B | (20480 + 63 * 16384), 2 * M, &len) == 2 * M - 20480,
+	      "back 20k/16k: then 20k before the end");
+	CHECK(trace_stream_offset(&s, B | 0, 2 * M, &len) == M,
+	      "back 20k/16k: the start is the start (fio's first I/O), not the lowest step");
+	trace_stream_offset(&s, B | 4096, M, &len);
+	CHECK(len == 0, "back: an empty region");
 
 	/* absolute streams are untouched */
 	s = (struct trace_stream){ .depth = 1 };
