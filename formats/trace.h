@@ -58,6 +58,7 @@ enum trace_stream_flags {
 	TRACE_STREAM_RATE = 1 << 7,	    /* closed mode: at most rate_bps per direction */
 	TRACE_STREAM_EXIT = 1 << 8,	    /* closed mode: its end ends its exit group */
 	TRACE_STREAM_EXIT_RUNNING = 1 << 9, /* EXIT: it ends every stream of its group */
+	/* after 1.8: a walk back over a relative region (fio's rw=read:-N, no size) */
 	TRACE_STREAM_BACK = 1 << 10,	    /* REL: bit 63 of an offset: back from the end */
 	TRACE_STREAM__ALL = (1 << 11) - 1,
 };
@@ -76,7 +77,7 @@ struct trace_stream {
 	uint32_t rel_start_ppm, rel_len_ppm;
 	uint64_t rel_span; /* SCALE: offsets lie in [0, rel_span); else the sequential stride that
 			    * wraps (0: offsets wrap at the region's length) */
-	/* BACK (1.7): an offset with bit 63 set is d = the rest, a distance back from the
+	/* BACK (1.8, bit 10): an offset with bit 63 set is d = the rest, a distance back from the
 	 * region's end of a walk that steps back rel_back_step bytes per I/O and, past the
 	 * start, starts over rel_back_add bytes before the end (fio's rw=read:-N: N is
 	 * rel_back_add, N - bs rel_back_step); trace_stream_offset() places it */
