@@ -201,11 +201,25 @@ print("%d files recreated (%.0f MiB), %.2f s, stretch %+.1f%%, %d calls failed" 
 
 # breplay FS MODE: the median xfs run's block-level recording replayed on FS's loop device
 # (its filesystem unmounted and overwritten), seen by the recorder at the device too.
+declare -A BSEEN # "FS BOPTS" -> the mode whose block replay had those options
 breplay() {
-	local fs=$1 rc=0 mode
+	local fs=$1 rc=0 mode f
 	mode_opts "$2"
 	mode=$NAME
 	opts_block
+	# a variant that differs only at file level (--cpu-wait, an engine) replays the block
+	# trace as an earlier one did: its results are that one's, not another run's
+	if [ -n "${BSEEN["$fs ${BOPTS[*]}"]:-}" ]; then
+		for f in obs-blk pred-blk; do
+			for x in ioreel ioreel.json json; do
+				[ -e "$out/$f-$fs-${BSEEN["$fs ${BOPTS[*]}"]}.$x" ] &&
+					cp "$out/$f-$fs-${BSEEN["$fs ${BOPTS[*]}"]}.$x" "$out/$f-$fs-$mode.$x"
+			done
+		done
+		log "block replay $mode on ${dev[$fs]}: the same options as ${BSEEN["$fs ${BOPTS[*]}"]}, its results"
+		return 0
+	fi
+	BSEEN["$fs ${BOPTS[*]}"]=$mode
 	rec_start "${dev[$fs]}" "$out/obs-blk-$fs-$mode.ioreel"
 	"$IOREEL" replay "$out/real-xfs-$src.blk.ioreel" --target "${dev[$fs]}" --allow-writes \
 		--force "${BOPTS[@]}" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
