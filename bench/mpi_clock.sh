@@ -5,7 +5,8 @@
 # spin) against an MPI_Barrier (IOR's start), measured on the host's one CLOCK_MONOTONIC; and
 # each rank's lateness in a timed replay (Poisson 4 KiB reads on a zram of its own per rank).
 # Over shared memory and TCP loopback. Figures only, never pass/fail; run on a quiet machine,
-# where each rank has a core of its own (NP <= cores).
+# where each rank has a core of its own (NP <= cores); the load and, in a VM, the time the
+# hypervisor stole during the starts are printed beside them.
 # Env: NP (ranks, default 2), STARTS (default 1000), RATE (IOPS per rank, default 10000),
 # SECONDS_PER_RUN (default 5), TRANSPORTS (default "shm tcp").
 want=${TRANSPORTS:-}
@@ -17,12 +18,20 @@ d=$(scratch_dir)
 cd "$d" || exit 1
 echo "host: $(nproc) cores, $np ranks; Open MPI $(mpirun --version | head -1 | awk '{print $4}')"
 
+# steal: CPU time the hypervisor took from this machine (VM) since boot, in ms (/proc/stat)
+steal_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print int($9 * 1000 / hz)}' /proc/stat; }
+
 for t in $TRANSPORTS; do
 	echo "== $t: offsets and start skew ($starts starts, 20ms ahead; $np ranks)"
 	IOREEL_TEST_CLOCK_SKEW_NS=1234567 fleet "$t" "$np" clock --starts 10 --gap 1s --json \
 		>off.json 2>/dev/null || echo "clock with an injected offset failed"
+	# The host's load and the hypervisor's steal during the starts: a start is late by any
+	# interrupt or stolen time that catches a rank at it, whatever its priority (mpi/README.md).
+	s0=$(steal_ms) l0=$(cut -d' ' -f1 /proc/loadavg) t0=$(date +%s)
 	fleet "$t" "$np" clock --starts "$starts" --gap 1s --json >clk.json 2>/dev/null ||
 		echo "clock failed"
+	echo "  during the starts: load average $l0 to $(cut -d' ' -f1 /proc/loadavg);" \
+		"steal $(($(steal_ms) - s0)) ms over $(($(date +%s) - t0)) s ($(nproc) CPUs)"
 	fleet "$t" "$np" clock --starts "$starts" --gap 0 --barrier --json >bar.json 2>/dev/null ||
 		echo "clock --barrier failed"
 	python3 - <<'PY'
