@@ -113,7 +113,7 @@ int fleet_clock(struct fleet *f, int argc, char **argv)
 			run.start_woke = now_mono_ns();
 			run.start_late_ns = 0;
 		} else {
-			clock_start(f, &me.b, slack, 2000000, &run);
+			clock_start(f, &me.b, slack, CLOCK_SPIN_NS, &run);
 		}
 		hist_add(&me.late, (uint64_t)(run.start_late_ns > 0 ? run.start_late_ns : 0));
 		/* one host: the wake-ups on its one clock; else each in rank 0's, by its offset */

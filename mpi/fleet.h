@@ -72,6 +72,14 @@ struct clock_run {
 	bool have_end;
 };
 
+/*
+ * How long before the start a rank stops sleeping and spins. Its wake-up can wait for kernel
+ * work that has no preemption point: on a kernel built or booted preempt=none (this VM's),
+ * ksoftirqd runs softirqs for up to 2 ms (MAX_SOFTIRQ_TIME) before it yields, and a rank woken
+ * 2 ms ahead here waited behind it (after a timer 1 ms late) and started 1 ms late. 5 ms leaves
+ * that budget and as much again.
+ */
+#define CLOCK_SPIN_NS 5000000ULL
 /* The fleet's clock: CLOCK_MONOTONIC plus the test-only injected offset. */
 uint64_t fleet_now(const struct fleet *f);
 /* Collective: rank 0 ping-pongs with every rank in turn (SKaMPI); each gets its estimate,

@@ -100,7 +100,7 @@ static int genesis_hook(uint64_t *mono, uint64_t *realtime, void (*arm)(void *, 
 	MPI_Bcast(&delta, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	*mono = clock_announce(f, &rec.clock.start, rec.slack_ns, &rec.clock);
 	arm(arm_ctx, *mono);
-	clock_wait(*mono, 2000000, &rec.clock);
+	clock_wait(*mono, CLOCK_SPIN_NS, &rec.clock);
 	*realtime = (uint64_t)((int64_t)*mono + f->test_skew_ns - rec.clock.start.offset_ns) + delta;
 	rec.started = true;
 	return 0;

@@ -205,7 +205,8 @@ static int hook(void *arg, int stage, uint64_t *start)
 	s->res.clock.drift_uncert_ppm =
 		clock_drift_uncert_ppm(&s->res.clock.before, &s->res.clock.start);
 	*start = clock_start(s->f, &s->res.clock.start, s->slack_ns,
-			     s->cli.o.spin_ns > 2000000 ? s->cli.o.spin_ns : 2000000, &s->res.clock);
+			     s->cli.o.spin_ns > CLOCK_SPIN_NS ? s->cli.o.spin_ns : CLOCK_SPIN_NS,
+			     &s->res.clock);
 	s->started = true;
 	return 0;
 }
