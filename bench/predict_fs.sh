@@ -171,6 +171,13 @@ same_cache() {
 	echo "replayer $(($(noncache "$cg") >> 20)) MiB + page cache $((($(numfmt --from=iec "$memory") - server) >> 20)) MiB"
 }
 
+# devrates TRACE: reads, writes and flushes per second a block recording saw at the device.
+devrates() {
+	"$IOREEL" info --json "$1" 2>/dev/null | python3 -c 'import json,sys
+j = json.load(sys.stdin); s = (j.get("duration_ns") or 1) / 1e9; o = j.get("ops", {})
+print("%.0f/%.0f/%.0f r/w/flush per s;" % (o.get("read", 0) / s, o.get("write", 0) / s, o.get("flush", 0) / s))'
+}
+
 # freplay FS MODE: the median xfs run's file-level recording replayed under a directory on FS.
 freplay() {
 	local fs=$1 root=${mnt[$1]}/replay rc=0 mode eng=(--engine psync)
@@ -188,9 +195,15 @@ freplay() {
 	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" &
 	local pid=$! cache
 	cache=$(same_cache "$pid")
+	# the device under the file replay, recorded as the real runs' was (what reaches it:
+	# reads the page cache missed, writeback, flushes), for devrates below
+	rec_start "${dev[$fs]}" "$out/obs-fblk-$fs-$mode.ioreel"
 	wait "$pid" || rc=$?
+	rec_stop
 	rm -rf "$root"
 	[ $rc = 0 ] || fail "file replay $mode on $fs: $(tail -n 3 "$out/pred-file-$fs-$mode.err")"
+	log "  at $fs's device: $(devrates "$out/obs-fblk-$fs-$mode.ioreel") under the replay;" \
+		"real runs: $(for f in "$out"/real-"$fs"-*.blk.ioreel; do devrates "$f"; done | tr '\n' ' ')"
 	log "file replay $mode on $fs (${cache:-static memory limit}): $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
 f = j["file"]; d = j["fidelity"]
 print("%d files recreated (%.0f MiB), %.2f s, stretch %+.1f%%, %d calls failed" % (
