@@ -171,11 +171,12 @@ same_cache() {
 	echo "replayer $(($(noncache "$cg") >> 20)) MiB + page cache $((($(numfmt --from=iec "$memory") - server) >> 20)) MiB"
 }
 
-# devrates TRACE: reads, writes and flushes per second a block recording saw at the device.
+# devrates TRACE: the reads, writes and flushes a block recording saw at the device, all told
+# (a replay and the run it replays make the same calls, whatever their pace).
 devrates() {
 	"$IOREEL" info --json "$1" 2>/dev/null | python3 -c 'import json,sys
-j = json.load(sys.stdin); s = (j.get("duration_ns") or 1) / 1e9; o = j.get("ops", {})
-print("%.0f/%.0f/%.0f r/w/flush per s;" % (o.get("read", 0) / s, o.get("write", 0) / s, o.get("flush", 0) / s))'
+o = json.load(sys.stdin).get("ops", {})
+print("%d/%d/%d;" % (o.get("read", 0), o.get("write", 0), o.get("flush", 0)))'
 }
 
 # freplay FS MODE: the median xfs run's file-level recording replayed under a directory on FS.
@@ -202,7 +203,7 @@ freplay() {
 	rec_stop
 	rm -rf "$root"
 	[ $rc = 0 ] || fail "file replay $mode on $fs: $(tail -n 3 "$out/pred-file-$fs-$mode.err")"
-	log "  at $fs's device: $(devrates "$out/obs-fblk-$fs-$mode.ioreel") under the replay;" \
+	log "  at $fs's device, reads/writes/flushes: $(devrates "$out/obs-fblk-$fs-$mode.ioreel") under the replay;" \
 		"real runs: $(for f in "$out"/real-"$fs"-*.blk.ioreel; do devrates "$f"; done | tr '\n' ' ')"
 	log "file replay $mode on $fs (${cache:-static memory limit}): $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
 f = j["file"]; d = j["fidelity"]
