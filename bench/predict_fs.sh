@@ -87,26 +87,6 @@ MEMPROCS=$(make_memory_cgroup "$(numfmt --from=iec "$memory")") || exit 1
 REPLAYPROCS=$(make_memory_cgroup "$(($(numfmt --from=iec "$memory") + \
 	$(numfmt --from=iec "$replay_extra")))") || exit 1
 
-FREC=
-frec_start() { # PID OUT: ioreel record --level file, in the background, until attached
-	local i
-	# shellcheck disable=SC2086
-	"$IOREEL" record --level file --pid "$1" -o "$2" --json ${REC_OPTS:-} >"$2.json" \
-		2>"$2.err" &
-	FREC=$!
-	cleanup_push "kill -9 $FREC"
-	for ((i = 0; i < 200; i++)); do
-		grep -q ' level$' "$2.err" 2>/dev/null && return 0
-		kill -0 "$FREC" 2>/dev/null || fail "ioreel record --level file: $(cat "$2.err")"
-		sleep 0.05
-	done
-	fail "ioreel record --level file did not attach: $(cat "$2.err")"
-}
-frec_stop() {
-	kill -INT "$FREC"
-	wait "$FREC" || fail "ioreel record --level file exited $?"
-}
-
 # real FS I: pgbench on FS from the restored cluster, recorded at file and at block level.
 real() {
 	local fs=$1 i=$2 m=${mnt[$1]} pm
@@ -171,14 +151,6 @@ same_cache() {
 	echo "replayer $(($(noncache "$cg") >> 20)) MiB + page cache $((($(numfmt --from=iec "$memory") - server) >> 20)) MiB"
 }
 
-# devrates TRACE: the reads, writes and flushes a block recording saw at the device, all told
-# (a replay and the run it replays make the same calls, whatever their pace).
-devrates() {
-	"$IOREEL" info --json "$1" 2>/dev/null | python3 -c 'import json,sys
-o = json.load(sys.stdin).get("ops", {})
-print("%d/%d/%d;" % (o.get("read", 0), o.get("write", 0), o.get("flush", 0)))'
-}
-
 # freplay FS MODE: the median xfs run's file-level recording replayed under a directory on FS.
 freplay() {
 	local fs=$1 root=${mnt[$1]}/replay rc=0 mode eng=(--engine psync)
@@ -205,42 +177,8 @@ freplay() {
 	[ $rc = 0 ] || fail "file replay $mode on $fs: $(tail -n 3 "$out/pred-file-$fs-$mode.err")"
 	log "  at $fs's device, reads/writes/flushes: $(devrates "$out/obs-fblk-$fs-$mode.ioreel") under the replay;" \
 		"real runs: $(for f in "$out"/real-"$fs"-*.blk.ioreel; do devrates "$f"; done | tr '\n' ' ')"
-	log "file replay $mode on $fs (${cache:-static memory limit}): $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
-f = j["file"]; d = j["fidelity"]
-print("%d files recreated (%.0f MiB), %.2f s, stretch %+.1f%%, %d calls failed" % (
-      f["recreated"]["files"], f["recreated"]["bytes"] / 2**20, d["replay_span_ns"] / 1e9,
-      100 * (d["stretch"] or 0), sum(o["failed"] for o in f["ops"].values())))' \
-		"$out/pred-file-$fs-$mode.json")"
-}
-
-# breplay FS MODE: the median xfs run's block-level recording replayed on FS's loop device
-# (its filesystem unmounted and overwritten), seen by the recorder at the device too.
-declare -A BSEEN # "FS BOPTS" -> the mode whose block replay had those options
-breplay() {
-	local fs=$1 rc=0 mode f
-	mode_opts "$2"
-	mode=$NAME
-	opts_block
-	# a variant that differs only at file level (--cpu-wait, an engine) replays the block
-	# trace as an earlier one did: its results are that one's, not another run's
-	if [ -n "${BSEEN["$fs ${BOPTS[*]}"]:-}" ]; then
-		for f in obs-blk pred-blk; do
-			for x in ioreel ioreel.json json; do
-				[ -e "$out/$f-$fs-${BSEEN["$fs ${BOPTS[*]}"]}.$x" ] &&
-					cp "$out/$f-$fs-${BSEEN["$fs ${BOPTS[*]}"]}.$x" "$out/$f-$fs-$mode.$x"
-			done
-		done
-		log "block replay $mode on ${dev[$fs]}: the same options as ${BSEEN["$fs ${BOPTS[*]}"]}, its results"
-		return 0
-	fi
-	BSEEN["$fs ${BOPTS[*]}"]=$mode
-	rec_start "${dev[$fs]}" "$out/obs-blk-$fs-$mode.ioreel"
-	"$IOREEL" replay "$out/real-xfs-$src.blk.ioreel" --target "${dev[$fs]}" --allow-writes \
-		--force "${BOPTS[@]}" -o "$out/pred-blk-$fs-$mode.ioreel" -q --json \
-		>"$out/pred-blk-$fs-$mode.json" 2>"$out/pred-blk-$fs-$mode.err" || rc=$?
-	rec_stop
-	[ $rc = 0 ] || fail "block replay $mode on $fs: $(tail -n 3 "$out/pred-blk-$fs-$mode.err")"
-	log "block replay $mode on ${dev[$fs]} (was $fs): done"
+	log "file replay $mode on $fs (${cache:-static memory limit}):" \
+		"$(freplay_summary "$out/pred-file-$fs-$mode.json")"
 }
 
 # Real runs interleaved (xfs ext4 btrfs xfs ...) so that drift on the machine spreads evenly.
@@ -267,9 +205,7 @@ for fs in $targets; do
 	done
 done
 
-for f in "$out"/*.ioreel; do
-	"$IOREEL" convert "$f" "${f%.ioreel}.csv" --to csv >/dev/null 2>&1 || fail "export $f"
-done
+export_csv "$out"
 python3 "$here/predict_fs_table.py" "$out" "$repeats" "$targets" \
 	"$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" "$src" | tee "$out/table.txt"
 log "traces, results and the table in $out"

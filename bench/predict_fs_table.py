@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The table of bench/predict_fs.sh, from the traces it keeps (CSV exports) in OUT:
-   predict_fs_table.py OUT REPEATS "TARGETS" "MODES" [SRC]   (SRC: the xfs run replayed, 1)
+"""The table of bench/predict_fs.sh and bench/predict_innodb.sh, from the traces they keep (CSV
+exports) in OUT:
+   predict_fs_table.py OUT REPEATS "TARGETS" "MODES" [SRC [WORKLOAD]]
+   (SRC: the xfs run replayed, 1; WORKLOAD: the name the heading gives the workload, pgbench)
 Real runs: real-FS-I.file.csv and real-FS-I.blk.csv (file and block level) and real-FS-I.out
-(pgbench); file replays: pred-file-FS-MODE.csv (the replay's result trace); block replays:
-pred-blk-FS-MODE.csv (the replay's result) and obs-blk-FS-MODE.csv (the recorder at the device).
+(pgbench's or sysbench's output, for the TPS); file replays: pred-file-FS-MODE.csv (the
+replay's result trace); block replays: pred-blk-FS-MODE.csv (the replay's result) and
+obs-blk-FS-MODE.csv (the recorder at the device).
 Per op: IOPS (calls over the run's span) and mean latency; each prediction as its value and its
 ratio to the real runs' median, with the goal (IOPS within 25 %, mean latency within 30 %), or
-"few" where the real runs made fewer than FEW such calls. A target xfs is the self-check: the
-recording replayed onto its own filesystem."""
+"few" where the real runs made fewer than FEW such calls, and per prediction how many of its
+figures are within the goals (of those judged: "few" ones are not). A target xfs is the
+self-check: the recording replayed onto its own filesystem."""
 import csv, json, os, re, statistics, sys
 
 out, repeats = sys.argv[1], int(sys.argv[2])
 targets, modes = sys.argv[3].split(), sys.argv[4].split()
 src = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+workload = sys.argv[6] if len(sys.argv) > 6 else "pgbench"
 FOPS = ("read", "write", "fsync", "fdatasync")
 BOPS = ("read", "write", "flush")
 
@@ -52,7 +57,10 @@ def figures(path, ops, own=False):
 
 
 def tps(fs, i):
-    m = re.search(r"^tps = ([\d.]+)", open(f"{out}/real-{fs}-{i}.out").read(), re.M)
+    """pgbench's "tps = X" or sysbench's "transactions: N (X per sec.)"."""
+    text = open(f"{out}/real-{fs}-{i}.out").read()
+    m = (re.search(r"^tps = ([\d.]+)", text, re.M) or
+         re.search(r"^\s*transactions:\s+\d+\s+\(([\d.]+) per sec", text, re.M))
     return float(m.group(1)) if m else 0.0
 
 
@@ -71,6 +79,7 @@ def table(title, real, preds, ops):
     print("%-22s %-26s" % ("figure", "real median [min-max]") +
           "".join("%-24s" % m for m in preds))
     res = {}
+    score = {m: [0, 0] for m in preds}  # within the goals, judged
     for k in [op + " " + w for op in ops for w in ("IOPS", "mean")]:
         vals = [r[k] for r in real if k in r]
         if not vals:
@@ -86,18 +95,25 @@ def table(title, real, preds, ops):
             if v is None or not med:
                 line += "%-24s" % "-"
                 continue
-            line += "%-24s" % ("%.4g (x%.2f %s)" % (v, v / med, verdict(k, v / med, calls)))
+            vd = verdict(k, v / med, calls)
+            line += "%-24s" % ("%.4g (x%.2f %s)" % (v, v / med, vd))
             res[k]["pred"][m] = {"value": v, "ratio": v / med}
+            if vd != "few":
+                score[m][0] += vd == "ok"
+                score[m][1] += 1
         print(line)
+    print("%-49s" % "within the goals" + "".join("%-24s" % ("%d of %d" % tuple(score[m]))
+                                                 for m in preds))
+    res["within_goals"] = {m: {"ok": o, "judged": n} for m, (o, n) in score.items()}
     return res
 
 
 summary = {"repeats": repeats, "source_run": src, "tps": {}, "targets": {}}
 xfs_file = figures(f"{out}/real-xfs-{src}.file.csv", FOPS)
-print("pgbench recorded on xfs (run %d, %.1f s) and replayed onto each target; real: median "
+print("%s recorded on xfs (run %d, %.1f s) and replayed onto each target; real: median "
       "[min-max] of %d runs there; replays: the figure (x ratio to the real median, ok within "
       "25 %% for IOPS and 30 %% for mean latency; few: under %d calls in a real run)." % (
-          src, xfs_file["span"], repeats, FEW))
+          workload, src, xfs_file["span"], repeats, FEW))
 for fs in ["xfs"] + [t for t in targets if t != "xfs"]:
     summary["tps"][fs] = [tps(fs, i) for i in range(1, repeats + 1)
                           if os.path.exists(f"{out}/real-{fs}-{i}.out")]
