@@ -43,8 +43,8 @@ DEPFILES  += $(MPI_OBJS:.o=.d)
 # Debian package names the build, tests and demo need (make deps installs the missing ones).
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	    liburing-dev libzstd-dev zstd libaio-dev libblkid-dev fio bpftrace xfsprogs \
-	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql chromium bc \
-	    openmpi-bin libopenmpi-dev
+	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql mariadb-server sysbench \
+	    chromium bc openmpi-bin libopenmpi-dev
 
 .PHONY: all deps check test demo bench fuzz vmlinux clean
 # Keep the BPF objects and skeletons: as intermediates make would delete them after each build
