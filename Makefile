@@ -43,17 +43,21 @@ DEPFILES  += $(MPI_OBJS:.o=.d)
 # Debian package names the build, tests and demo need (make deps installs the missing ones).
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	    liburing-dev libzstd-dev zstd libaio-dev libblkid-dev fio bpftrace xfsprogs \
-	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql mariadb-server sysbench \
+	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql \
 	    chromium bc openmpi-bin libopenmpi-dev
+# What only the benchmarks need besides (bench/predict_innodb.sh): make bench installs them,
+# make deps (and so CI) does not.
+BENCH_PKGS := mariadb-server sysbench
 
-.PHONY: all deps check test demo bench fuzz vmlinux clean
+.PHONY: all deps bench-deps check test demo bench fuzz vmlinux clean
 # Keep the BPF objects and skeletons: as intermediates make would delete them after each build
 # and rebuild the skeleton (and every object that includes it) the next time.
 .SECONDARY:
 all: $(BINS)
 
-deps:
-	$(Q)missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+deps bench-deps: PKGS = $(DEB_PKGS) $(if $(filter bench-deps,$@),$(BENCH_PKGS))
+deps bench-deps:
+	$(Q)missing=$$(for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "make deps: installing:" $$missing; \
 		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (or install them yourself): $$missing" >&2; exit 1; fi; \
@@ -121,7 +125,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)BUILD=$(abspath $(BUILD)) tests/demo.sh
 
-bench: deps
+bench: bench-deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)BUILD=$(abspath $(BUILD)) bench/run.sh $(B)
 

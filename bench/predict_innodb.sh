@@ -28,7 +28,7 @@
 #      use the replayer's default engine unless the variant names one), TARGETS ("ext4"; xfs,
 #      the recording's own filesystem, is always run and replayed onto: the self-check),
 #      PREDICT_OUT (build/bench/predict_innodb).
-# Needs root, mariadb-server and sysbench (make deps); skips with a message without them.
+# Needs root, mariadb-server and sysbench (make bench-deps); skips with a message without them.
 # Takes about (2 x REPEATS + 2 x 2 x #MODES) x (SECONDS_PER_RUN + 20 s), plus a minute or
 # two per filesystem to prepare the tables.
 set -u
@@ -43,7 +43,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 need_root
 need_cmd python3 mkfs.xfs mkfs.ext4
 mdb_available || skip "needs MariaDB and sysbench with its oltp scripts" \
-	"(make deps installs mariadb-server and sysbench)"
+	"(make bench-deps installs mariadb-server and sysbench)"
 secs=${SECONDS_PER_RUN:-30}
 repeats=${REPEATS:-3}
 threads=${THREADS:-4}

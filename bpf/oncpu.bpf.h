@@ -35,6 +35,48 @@ struct {
 	__type(value, struct oncpu_cpu);
 } oncpu_cpus SEC(".maps");
 
+/*
+ * One bit per thread id below ONCPU_BITS (pid_max's default on 64-bit is 4 Mi): set while the
+ * thread has an entry in oncpu_tasks. The switch program runs at every context switch of the
+ * host, and most switch threads nobody records: an array word (a lookup the verifier inlines)
+ * tells them apart before the hash is searched. Ids above it go to the hash.
+ */
+#define ONCPU_BITS (1u << 22)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ONCPU_BITS / 64);
+	__type(key, __u32);
+	__type(value, __u64);
+} oncpu_bits SEC(".maps");
+
+/* Whether thread tid may have an entry in oncpu_tasks (false: it certainly has none). */
+static __always_inline bool oncpu_maybe(__u32 tid)
+{
+	__u32 w = tid / 64;
+	__u64 *b;
+
+	if (tid >= ONCPU_BITS)
+		return true;
+	b = bpf_map_lookup_elem(&oncpu_bits, &w);
+	return !b || (*b >> (tid % 64)) & 1;
+}
+
+static __always_inline void oncpu_bit(__u32 tid, bool on)
+{
+	__u32 w = tid / 64;
+	__u64 *b, m = 1ull << (tid % 64);
+
+	if (tid >= ONCPU_BITS)
+		return;
+	b = bpf_map_lookup_elem(&oncpu_bits, &w);
+	if (!b)
+		return;
+	if (on)
+		__sync_fetch_and_or(b, m);
+	else
+		__sync_fetch_and_and(b, ~m);
+}
+
 /* Threads not tracked because the map was full (counted, shown by record/). */
 volatile __u64 oncpu_full = 0;
 
@@ -73,14 +115,14 @@ int BPF_PROG(oncpu_switch, bool preempt, struct task_struct *prev, struct task_s
 	now = bpf_ktime_get_ns();
 	ptid = prev->pid;
 	ntid = next->pid;
-	if (ptid) {
+	if (ptid && oncpu_maybe(ptid)) {
 		s = bpf_map_lookup_elem(&oncpu_tasks, &ptid);
 		if (s && s->running) {
 			s->acc_ns += now - s->in_ns;
 			s->running = 0;
 		}
 	}
-	s = ntid ? bpf_map_lookup_elem(&oncpu_tasks, &ntid) : NULL;
+	s = ntid && oncpu_maybe(ntid) ? bpf_map_lookup_elem(&oncpu_tasks, &ntid) : NULL;
 	if (s) {
 		s->in_ns = now;
 		s->running = 1;
@@ -98,7 +140,10 @@ int BPF_PROG(oncpu_exit, struct task_struct *p)
 	if (!oncpu_enabled)
 		return 0;
 	tid = p->pid;
+	if (!oncpu_maybe(tid))
+		return 0;
 	bpf_map_delete_elem(&oncpu_tasks, &tid);
+	oncpu_bit(tid, false);
 	return 0;
 }
 
@@ -129,6 +174,7 @@ static __always_inline __u32 oncpu_since(__u64 now, __u32 tid, bool mark)
 	s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
 	if (!s) {
 		if (bpf_map_update_elem(&oncpu_tasks, &tid, &fresh, BPF_NOEXIST) == 0) {
+			oncpu_bit(tid, true);
 			/* it runs here now: the CPU's stretch is a recorded thread's from now */
 			oncpu_cpu_switch(now, ONCPU_TRACED);
 			if (mark) {
