@@ -632,6 +632,12 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 			if (!kthread && !(bg && d->o.absorb)) {
 				out->kind = DEP_WAIT;
 				add_edge(d, out, seq, t->max_c_seq, DEP_WAIT, q - t->max_c);
+			} else if (!kthread) {
+				/* still on the trace's clock, but never issued before the
+				 * thread's own previous call was: that may be the open of the
+				 * descriptor it writes to (without this edge, a write of a
+				 * lagging writer went out before its open: EBADF) */
+				add_edge(d, out, seq, t->last_seq, DEP_ASYNC, 0);
 			}
 		} else {
 			const struct flush_ent *f = NULL;

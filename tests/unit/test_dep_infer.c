@@ -360,6 +360,17 @@ static void test_background(void)
 	CHECK(!(x[6].flags & DEP_F_BG), "a thread that read is not one");
 	CHECK(x[7].flags & DEP_F_BG, "a kernel thread is one");
 	dep_infer__free(d);
+	/* with --dep-absorb a writer's new batch after a long gap stays on the trace's clock,
+	 * but after its own previous call's issue (maybe the open of what it writes) */
+	o.absorb = true;
+	e[5] = ev(7, 30000, 30100, IO_OP_WRITE, 0, 0, 4096);
+	d = infer(e, 6, x, &o);
+	CHECK(x[5].kind == DEP_OPEN && x[5].npar == 1 && has_edge(&x[5], DEP_ASYNC, 1, 0),
+	      "a background writer's next batch: open, after its previous call's issue (kind %u, "
+	      "%u parents)", x[5].kind, x[5].npar);
+	dep_infer__free(d);
+	o.absorb = false;
+	e[5] = ev(8, 6000, 6100, IO_OP_READ, 0, 0, 4096);
 	o.bg_by_mix = false;
 	d = infer(e, 8, x, &o);
 	CHECK(!(x[4].flags & DEP_F_BG) && (x[7].flags & DEP_F_BG), "block level: kernel threads only");
