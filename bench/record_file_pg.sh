@@ -4,8 +4,8 @@
 # recorded >= 0.95 x unrecorded, 0 dropped). PostgreSQL on xfs over a loop device (fsync on,
 # 16 MB shared_buffers: the WAL and data files really are written and synced), pgbench TPC-B-like
 # runs alternating plain (A), recorded (B) and recorded with --cpu (N: what recording the CPU
-# costs is N against B), A B N A B N ...: the recorder follows the postmaster
-# and every backend it forks (--pid). Prints each run's TPS and, for recorded runs, the calls
+# costs is N against B), A B N, B N A, N A B, ... (each arm goes first in turn): the recorder
+# follows the postmaster and every backend it forks (--pid). Prints each run's TPS and, for recorded runs, the calls
 # recorded, drops, bytes per call and the recorder's own CPU; then the median TPS of each and
 # their ratio, and what one recorded run held (ioreel info); then, with kernel.bpf_stats_enabled,
 # the time the BPF programs took per recorded call.
@@ -52,26 +52,38 @@ echo "PostgreSQL on xfs over a loop device, pgbench -c $clients scale $scale, ${
 	"$rounds rounds, $(nproc) CPUs, record --attach $attach"
 printf '%-4s %-9s %10s %10s %7s %8s %8s\n' run mode TPS calls drops B/call rec-cpu%
 a=() b=() n=()
+# one ARM ROUND: a pgbench run plain (a), recorded (b) or recorded with --cpu (n)
+one() {
+	local r=$2 calls drops bpc cpu
+	if [ "$1" = a ]; then
+		PG_PGBENCH_OUT=$out/a$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+		a+=("$(tps_of "$out/a$r.pgbench")")
+		printf '%-4s %-9s %10s\n' "$r" plain "${a[-1]}"
+		return
+	fi
+	# shellcheck disable=SC2046 # the --cpu arm's one option
+	start_rec "$1$r" $([ "$1" = n ] && echo --cpu)
+	t0=$(cpu_ticks $rec)
+	PG_PGBENCH_OUT=$out/$1$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
+	stop_rec "$1$r" "$t0"
+	read -r calls drops bpc cpu <"$out/$1$r.fig"
+	if [ "$1" = b ]; then
+		b+=("$(tps_of "$out/b$r.pgbench")")
+		printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" recorded "${b[-1]}" "$calls" \
+			"$drops" "$bpc" "$cpu"
+	else
+		n+=("$(tps_of "$out/n$r.pgbench")")
+		printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" cpu "${n[-1]}" "$calls" "$drops" \
+			"$bpc" "$cpu"
+	fi
+}
+# The server runs on across the runs (its WAL and checkpoints carry over), so the arms take
+# turns at going first: A B N, B N A, N A B, ...
+arms=(a b n)
 for ((r = 1; r <= rounds; r++)); do
-	PG_PGBENCH_OUT=$out/a$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
-	a+=("$(tps_of "$out/a$r.pgbench")")
-	printf '%-4s %-9s %10s\n' "$r" plain "${a[-1]}"
-	start_rec "b$r"
-	t0=$(cpu_ticks $rec)
-	PG_PGBENCH_OUT=$out/b$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
-	stop_rec "b$r" "$t0"
-	read -r calls drops bpc cpu <"$out/b$r.fig"
-	b+=("$(tps_of "$out/b$r.pgbench")")
-	printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" recorded "${b[-1]}" "$calls" "$drops" \
-		"$bpc" "$cpu"
-	start_rec "n$r" --cpu
-	t0=$(cpu_ticks $rec)
-	PG_PGBENCH_OUT=$out/n$r.pgbench pg_pgbench_run "$secs" "$clients" >/dev/null
-	stop_rec "n$r" "$t0"
-	read -r calls drops bpc cpu <"$out/n$r.fig"
-	n+=("$(tps_of "$out/n$r.pgbench")")
-	printf '%-4s %-9s %10s %10s %7s %8s %8s\n' "$r" cpu "${n[-1]}" "$calls" "$drops" \
-		"$bpc" "$cpu"
+	for ((k = 0; k < 3; k++)); do
+		one "${arms[(r - 1 + k) % 3]}" "$r"
+	done
 done
 python3 - "${a[*]}" "${b[*]}" "${n[*]}" <<'PY'
 import statistics, sys
