@@ -70,7 +70,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))["fleet"]
 s = d["start"]
 assert s["all_met"] and not d["invalid"], "start missed after a late announcement: %s" % s
-assert s["measured_skew_ns"] < 10000000, "ranks started %d ns apart" % s["measured_skew_ns"]
+# a function check, not the skew goal (bench/mpi_clock.sh): the ranks start on one
+# announcement, not one retry apart; 100 ms is 10x the worst skew seen on a busy VM (the
+# hypervisor kept a vCPU off for up to 9.5 ms)
+assert s["measured_skew_ns"] < 100000000, "ranks started %d ns apart" % s["measured_skew_ns"]
 print("%s: a rank 30 ms late to a 20 ms announcement: start met, ranks %d ns apart"
       % (sys.argv[2], s["measured_skew_ns"]))
 PY
