@@ -22,8 +22,10 @@ struct cstream {
 	bool ended;		  /* the latency search ended it (fio's td->done) */
 	struct trace_stream rec;
 	/* think time (fio's handle_thinktime) */
-	uint64_t think_mark; /* the I/O count at the last pause */
-	uint64_t io_since;   /* when its I/O since the last pause began (thinktime_iotime) */
+	uint64_t think_mark;   /* the I/O count at the last pause */
+	uint64_t think_issued; /* issued when it last paused: fio looks after an issue only */
+	uint64_t reaped;       /* completions fio would have reaped (its io_blocks) */
+	uint64_t io_since;     /* when its I/O since the last pause began (thinktime_iotime) */
 	uint64_t pause_at, spin_until, pause_until; /* pausing while now < pause_until */
 	bool draining; /* a pause is due once the in-flight I/Os complete */
 	bool started;
@@ -222,9 +224,33 @@ static void lat_check(struct cstream *c, uint64_t now)
 		lat_failed(c, now, false);
 }
 
+static bool think_by_completion(const struct cstream *c)
+{
+	return (c->rec.flags & TRACE_STREAM_THINK) && !(c->rec.flags & TRACE_STREAM_THINK_ISSUE);
+}
+
 static uint64_t think_count(const struct cstream *c)
 {
-	return (c->rec.flags & TRACE_STREAM_THINK_ISSUE) ? c->issued : c->completed;
+	return think_by_completion(c) ? c->reaped : c->issued;
+}
+
+/*
+ * fio counts thinktime_blocks by completion in td->io_blocks, which grows only as it reaps,
+ * and its do_io loop reaps only when its queue is full, iodepth_batch_complete_min (1) at a
+ * time when it keeps up with the device: completed I/Os it has not reaped still hold their
+ * slots. So a stream counting by completion frees one slot per reap here, however many
+ * completions the engine returned together, and the pauses fall where fio's do whatever the
+ * device's timing (fio 3.33 on a loop device at iodepth 8, thinktime_blocks 8: 15, then 8
+ * each; counting every completion as the engine returned them gave 80 pauses for fio's 99).
+ * Returns whether the stream has a free slot, as fio's would be.
+ */
+static bool think_reap(struct cstream *c)
+{
+	if (!think_by_completion(c))
+		return true;
+	while (c->issued - c->reaped >= c->depth && c->completed > c->reaped)
+		c->reaped++;
+	return c->issued - c->reaped < c->depth;
 }
 
 /* fio's handle_thinktime: a pause is due after thinktime_blocks I/Os, or thinktime_iotime of
@@ -233,7 +259,8 @@ static bool think_due(const struct cstream *c, uint64_t now)
 {
 	const struct trace_stream *t = &c->rec;
 
-	if (!(t->flags & TRACE_STREAM_THINK))
+	/* fio's handle_thinktime runs after each issue: never twice without one between */
+	if (!(t->flags & TRACE_STREAM_THINK) || c->issued == c->think_issued)
 		return false;
 	if (t->think_iotime_ns) {
 		if (now - c->io_since >= t->think_iotime_ns)
@@ -319,9 +346,10 @@ static bool rate_allows(struct cstream *c, uint64_t now)
 
 /*
  * Whether stream c may issue now, as fio's job would: not while a step down of the latency
- * search waits for its I/O in flight, nor while it thinks. A pause, once due, waits for the
- * I/O in flight too (fio's io_u_quiesce), then spins think_spin_ns and sleeps the rest; the
- * loop keeps serving the other streams meanwhile.
+ * search waits for its I/O in flight, nor while it thinks, nor (counting think time by
+ * completion) while its queue is full as fio reaps it. A pause, once due, waits for the I/O in
+ * flight too (fio's io_u_quiesce), then spins think_spin_ns and sleeps the rest; the loop
+ * keeps serving the other streams meanwhile.
  */
 static bool closed_may_issue(struct run *r, struct cstream *c, uint64_t now)
 {
@@ -329,6 +357,7 @@ static bool closed_may_issue(struct run *r, struct cstream *c, uint64_t now)
 		if (c->inflight)
 			return false;
 		c->quiesce = false;
+		c->reaped = c->completed;
 		lat_new_window(c, now);
 	}
 	if (c->pause_until) {
@@ -338,13 +367,19 @@ static bool closed_may_issue(struct run *r, struct cstream *c, uint64_t now)
 		c->pause_until = 0;
 		c->io_since = now;
 	}
+	if (!c->draining && !think_reap(c))
+		return false;
 	if (!c->draining && think_due(c, now)) {
+		/* fio's last_thinktime_blocks is the count before io_u_quiesce: what the
+		 * pause reaps counts toward the next one */
 		c->think_mark = think_count(c);
+		c->think_issued = c->issued;
 		c->draining = true;
 	}
 	if (c->draining) {
 		if (c->inflight)
 			return false;
+		c->reaped = c->completed;
 		c->draining = false;
 		c->pause_at = now;
 		c->spin_until = now + c->rec.think_spin_ns;

@@ -5,8 +5,12 @@
 #  - think time, null engine: the result trace's issue times, as fio's write_iolog would show
 #    them, fall into runs of exactly thinktime_blocks I/Os (issue-counted at depth 4,
 #    completion-counted at depth 1) split by pauses; the pauses add up to at least the think
-#    time each (a sleep is never shorter) and at most 10x it; the report counts them. A pause
-#    longer than the runtime ends with it, and a delayed stream starts during another's pause.
+#    time each (a sleep is never shorter) and at most 10x it; the report counts them.
+#    Counted by completion at a depth of thinktime_blocks and above, the runs are fio 3.33's
+#    on a loop device (one completion reaped each time its queue is full, what the pause
+#    reaps counting toward the next): 15 then 8 each at iodepth 8, thinktime_blocks 8; 23,
+#    then 1, 22, 1, 22... at iodepth 16, whatever the engine's timing. A pause longer than
+#    the runtime ends with it, and a delayed stream starts during another's pause.
 #  - latency target, a loop device throttled to 500 reads/s (blk-throttle): each queued read
 #    waits about 2 ms per read ahead of it, so a 20 ms target allows a depth near 10 of the
 #    64 the job offers. The search must settle on a depth inside 2..32 and report it in the
@@ -37,6 +41,16 @@ thinktime_spin=1ms
 iodepth=1
 number_ios=120
 thinktime_blocks=6
+
+[completion-qd8]
+iodepth=8
+number_ios=200
+thinktime_blocks=8
+
+[completion-qd16]
+iodepth=16
+number_ios=200
+thinktime_blocks=8
 EOF
 "$IOREEL" synth --fio-job "$d/think.fio" -o "$d/think.ioreel" >/dev/null 2>"$d/err" ||
 	fail "synth think.fio: $(cat "$d/err")"
@@ -49,7 +63,10 @@ rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswi
 f = json.load(open(sys.argv[2]))["fidelity"]
 think = 20_000_000
 pauses_all = 0
-for stream, n, blocks in ((0, 400, 8), (1, 120, 6)):
+expect = {0: [8] * 50, 1: [6] * 20,
+          2: [15] + [8] * 23 + [1],                   # 200 = 15 + 8 x 23 + 1
+          3: [23] + [1, 22] * 7 + [1, 15]}            # 200 = 23 + 23 x 7 + 1 + 15
+for stream, n in ((0, 400), (1, 120), (2, 200), (3, 200)):
     t = sorted(int(r["issue_ns"]) for r in rows if int(r["stream"]) == stream)
     assert len(t) == n, f"stream {stream}: {len(t)} I/Os, {n} in the job"
     # a gap of half the think time or more is a pause: the null engine's I/O between
@@ -61,13 +78,13 @@ for stream, n, blocks in ((0, 400, 8), (1, 120, 6)):
         else:
             cur += 1
     runs.append(cur)
-    assert runs == [blocks] * (n // blocks), f"stream {stream}: I/Os per think {runs}"
+    assert runs == expect[stream], f"stream {stream}: I/Os per think {runs}"
     assert all(think <= g <= 10 * think for g in gaps), f"stream {stream}: pauses {gaps}"
     pauses_all += len(gaps)
-    print(f"  stream {stream}: {len(gaps)} pauses, {blocks} I/Os between, "
+    print(f"  stream {stream}: {len(gaps)} pauses, {runs[:4]}... I/Os between, "
           f"{sum(gaps) / 1e6:.1f} ms in all")
 # the report counts every pause taken, the last one too when the stream had not ended yet
-assert pauses_all <= f["thinks"] <= pauses_all + 2, (f["thinks"], pauses_all)
+assert pauses_all <= f["thinks"] <= pauses_all + 4, (f["thinks"], pauses_all)
 assert f["thinks"] * think <= f["think_ns"] <= 10 * f["thinks"] * think, f
 assert f["latency_target"] == [], f
 PY
