@@ -3,17 +3,24 @@
 # fio's file and directory engines against their file-level traces, run for real on a
 # filesystem (issue 26, synth/FIO.md "File operations and several files"). For each job, alone
 # (its [global] kept, stonewall dropped):
-#  1. fio runs it in A/JOB on the filesystem, recorded by `ioreel record --level file --comm fio
-#     --under A/JOB` (the files a job reads or stats laid out before, by fio --create_only=1,
-#     outside the recording): fio's operations per second (its clat samples, one per call, over
-#     the job's runtime), the calls per op of the recording, the names fio leaves and their
-#     sizes;
+#  1. fio runs it twice in A/JOB on the filesystem (the files a job reads or stats laid out
+#     before each, by fio --create_only=1): alone, for fio's operations per second (its clat
+#     samples, one per call, over the job's runtime) and its mean time per call (the clat
+#     mean); then recorded by `ioreel record --level file --comm fio --under A/JOB`, for the
+#     calls per op and the names fio leaves and their sizes. The recorder's probes cost each of
+#     fio's calls about 1 us (fio 3.33's ftruncate on xfs: 189k/s recorded, 247k/s not), a
+#     quarter of a cheap call: the rate is never taken from the recorded run;
 #  2. `ioreel synth --fio-job` of the same job, `ioreel replay --root B/JOB` on the same
 #     filesystem (closed mode, ENGINE): the replay's calls per second (the job's calls over
-#     the replay's span), the calls per op of its result trace, the names it leaves;
-#  3. per job: ops/s of both and their ratio (the issue asks within 10 %), calls per op side by
-#     side (fio's own bookkeeping calls, such as its stat of each file before opening it, show
-#     as differences), and whether the two directories hold the same names with the same sizes.
+#     the replay's span), its mean time per call (its most frequent call but close), the calls
+#     per op of its result trace, the names it leaves;
+#  3. per job: ops/s of both and their ratio (the issue asks within 10 %), the time per call of
+#     both, calls per op side by side (fio's own bookkeeping calls, such as its stat of each
+#     file while it sets the job up, show as differences), and whether the two directories hold
+#     the same names with the same sizes. fio's rate can be its own loop's rather than the
+#     filesystem's: filecreate with openfiles below nrfiles under file_service_type=roundrobin
+#     goes once round every file per file it creates (synth/FIO.md, "Rates against fio"), so
+#     there compare the time per call.
 # Figures, not pass/fail: run it on a quiet machine (it measures rates). Jobs: JOBS (a job
 # file; default tests/data/fio-grammar/fileops.fio, whose dircreate/dirstat/dirdelete jobs need
 # fio 3.34) and, with FIO_EXAMPLES=/path/to/fio/examples, fio's falloc, ftruncate and
@@ -58,6 +65,15 @@ for p in parts:
 PY
 }
 
+# lay_out DIR JOB: DIR as the job finds it (what it creates absent, what it reads laid out)
+lay_out() {
+	rm -rf "$1" && mkdir -p "$1"
+	case $(grep -m1 -o 'ioengine=[a-z]*' "$2") in
+	ioengine=filecreate | ioengine=dircreate) ;;
+	*) (cd "$1" && fio --create_only=1 --output=/dev/null "$2" 2>/dev/null) ;;
+	esac
+}
+
 for f in "${files[@]}"; do
 	mkdir -p "$d/jobs"
 	rm -f "$d/jobs"/*.fio
@@ -72,10 +88,13 @@ for f in "${files[@]}"; do
 			echo "  $n: ioreel refuses it: $(grep -v note: "$d/$n.synth.err" | head -1)"
 			continue
 		fi
-		case $(grep -m1 -o 'ioengine=[a-z]*' "$j") in
-		ioengine=filecreate | ioengine=dircreate) ;;
-		*) (cd "$a" && fio --create_only=1 --output=/dev/null "$j" 2>/dev/null) ;;
-		esac
+		lay_out "$a" "$j"
+		if ! (cd "$a" && fio --output-format=json --output="$d/$n.fio.json" "$j" \
+			>/dev/null 2>"$d/$n.fio.err"); then
+			echo "  $n: fio cannot run it here: $(grep -v '^$' "$d/$n.fio.err" | head -1)"
+			continue
+		fi
+		lay_out "$a" "$j"
 		"$IOREEL" record --level file --comm fio --under "$a" -o "$d/$n.rec.ioreel" \
 			--json >"$d/$n.rec.json" 2>"$d/$n.rec.err" &
 		rec=$!
@@ -84,11 +103,10 @@ for f in "${files[@]}"; do
 			grep -q ' level$' "$d/$n.rec.err" 2>/dev/null && break
 			sleep 0.05
 		done
-		if ! (cd "$a" && fio --output-format=json --output="$d/$n.fio.json" "$j" \
-			>/dev/null 2>"$d/$n.fio.err"); then
+		if ! (cd "$a" && fio --output=/dev/null "$j" >/dev/null 2>"$d/$n.fio.err"); then
 			kill -INT "$rec"
 			wait "$rec"
-			echo "  $n: fio cannot run it here: $(grep -v '^$' "$d/$n.fio.err" | head -1)"
+			echo "  $n: fio recorded failed: $(grep -v '^$' "$d/$n.fio.err" | head -1)"
 			continue
 		fi
 		kill -INT "$rec"
@@ -105,16 +123,21 @@ for f in "${files[@]}"; do
 import collections, csv, json, os, sys
 n, fj, rj, rec, run, a, b = sys.argv[1:8]
 jobs = json.load(open(fj))["jobs"]
-calls = sum(j[k]["clat_ns"].get("N", 0) for j in jobs for k in ("read", "write", "trim"))
+clat = [j[k]["clat_ns"] for j in jobs for k in ("read", "write", "trim")]
+calls = sum(c.get("N", 0) for c in clat)
+fmean = sum(c.get("N", 0) * c.get("mean", 0) for c in clat) / calls if calls else 0
 secs = max(j["job_runtime"] for j in jobs) / 1e3
 r = json.load(open(rj))
 ops = r["file"]["ops"]
 done = sum(v["replayed"] for k, v in ops.items() if k not in ("close",))
+main = max((k for k in ops if k != "close"), key=lambda k: ops[k]["replayed"], default=None)
+imean = ops[main]["lat_ns"]["mean"] if main else 0
 span = r["fidelity"]["replay_span_ns"] / 1e9
 fr, ir = calls / secs if secs else 0, done / span if span else 0
 # fio's job_runtime is in whole ms: a job shorter than that has no rate to compare
 print(f"  {n}: fio {calls} calls, " + (f"{fr:,.0f}/s" if fr else "under 1 ms") +
       f"; ioreel {done} calls, {ir:,.0f}/s" + (f"; ratio {ir / fr:.3f}" if fr else ""))
+print(f"    time per call: fio {fmean / 1e3:.1f} us (clat), ioreel {imean / 1e3:.1f} us ({main})")
 def per_op(p):
     c = collections.Counter()
     for row in csv.DictReader(l for l in open(p) if not l.startswith("#")):
