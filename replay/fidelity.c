@@ -45,6 +45,11 @@ static void dep_print(const struct replay_result *r, FILE *out)
 		(unsigned long long)r->ahead);
 	fprintf(out, "  held to their thread's recorded depth: %llu times\n",
 		(unsigned long long)r->held_depth);
+	if (r->chained)
+		fprintf(out, "  chained: %llu I/Os (%.1f %%) made by their thread's worker after "
+			     "its previous one, without the scheduling thread\n",
+			(unsigned long long)r->chained,
+			n ? 100.0 * (double)r->chained / (double)n : 0.0);
 	dep_elastic_print(&r->elastic, (unsigned long long)r->dep.flushes,
 			  (unsigned long long)r->dep.redundant, out);
 }
@@ -75,14 +80,16 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "}, \"no_dependency_share\": %.6f, \"threads\": %llu, "
 			 "\"kthread_ios\": %llu, \"dropped_far\": %llu, \"stall_ns\": {\"p50\": %llu, "
 			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
-			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu}",
+			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu, "
+			 "\"chained\": %llu}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
 			 (unsigned long long)r->dep.dropped_far,
 			 (unsigned long long)hist_percentile(s, 50),
 			 (unsigned long long)hist_percentile(s, 99), (unsigned long long)s->max,
 			 hist_mean(s), (unsigned long long)s->count, (unsigned long long)r->ahead,
-			 (unsigned long long)r->held_depth, (unsigned long long)r->window_full);
+			 (unsigned long long)r->held_depth, (unsigned long long)r->window_full,
+			 (unsigned long long)r->chained);
 }
 
 static double share(uint64_t part, uint64_t whole)

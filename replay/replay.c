@@ -114,6 +114,10 @@ static void usage(FILE *f)
 "      --dep-split on|off   a thread the recording shows waiting on another thread's flush\n"
 "                           for its writes issues its own where that flush was issued\n"
 "                           before they completed (default off)\n"
+"      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
+"                           the thread's previous one, waits in the thread's own worker\n"
+"                           instead of a round trip through the scheduler (default on;\n"
+"                           off with the elastic models)\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -190,6 +194,7 @@ enum replay_opt {
 	OPT_DEP_GROUP_COMMIT,
 	OPT_DEP_ABSORB,
 	OPT_DEP_SPLIT,
+	OPT_DEP_CHAIN,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ALLOW_WRITES,
@@ -232,6 +237,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-group-commit", required_argument, 0, OPT_DEP_GROUP_COMMIT },
 	{ "dep-absorb", required_argument, 0, OPT_DEP_ABSORB },
 	{ "dep-split", required_argument, 0, OPT_DEP_SPLIT },
+	{ "dep-chain", required_argument, 0, OPT_DEP_CHAIN },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
@@ -397,9 +403,11 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 		break;
 	case OPT_DEP_GROUP_COMMIT:
 	case OPT_DEP_ABSORB:
-	case OPT_DEP_SPLIT: {
+	case OPT_DEP_SPLIT:
+	case OPT_DEP_CHAIN: {
 		bool *b = c == OPT_DEP_ABSORB ? &o->dep.absorb
 			  : c == OPT_DEP_SPLIT ? &o->dep.split
+			  : c == OPT_DEP_CHAIN ? &o->dep.chain
 					       : &o->dep.group_commit;
 
 		if (!strcmp(arg, "on"))
@@ -410,6 +418,7 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 			cli_error("--%s: on or off, not '%s'",
 				  c == OPT_DEP_ABSORB  ? "dep-absorb"
 				  : c == OPT_DEP_SPLIT ? "dep-split"
+				  : c == OPT_DEP_CHAIN ? "dep-chain"
 						       : "dep-group-commit",
 				  arg);
 			return EXIT_USAGE;

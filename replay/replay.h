@@ -214,6 +214,8 @@ struct replay_result {
 	uint64_t ahead;		    /* I/Os released before their trace time (faster target) */
 	uint64_t held_depth;	    /* times an I/O waited for its thread's recorded depth */
 	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
+	uint64_t chained;	    /* I/Os made by their thread's worker after the one before
+				     * (--dep-chain), not released by the scheduling thread */
 	struct dep_elastic elastic; /* what group commit and absorbed writes changed */
 	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
 	uint64_t thinks;	    /* pauses taken */

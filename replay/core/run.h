@@ -134,6 +134,8 @@ struct replay_source_ops {
 	/* a call the mode took out instead of issuing it (dep's elastic models: a coalesced
 	 * sync, an absorbed write), as done for the source's own accounting; may be NULL */
 	void (*skip)(struct run *r, const struct sev *s);
+	/* would issue() hand s to the engine if it were issued now? NULL: always */
+	bool (*to_engine)(const struct run *r, const struct sev *s);
 	void (*free)(struct run *r);
 };
 
@@ -232,6 +234,12 @@ void run_warn(struct run *r, const char *fmt, ...) __attribute__((format(printf,
 int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen);
 void run_free_slots(struct run *r);
 int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag);
+/* A chained I/O (replay_io.chained, engines that chain): made by its thread's worker gap ns
+ * after the worker's previous call completed, not before floor. Only for an I/O the source
+ * hands to the engine (run_to_engine). */
+int run_issue_chained(struct run *r, const struct sev *s, uint64_t floor, uint32_t tag,
+		      uint64_t gap);
+bool run_to_engine(const struct run *r, const struct sev *s);
 int run_submit(struct run *r);
 int run_reap(struct run *r, uint64_t timeout_ns);
 

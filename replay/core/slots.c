@@ -116,6 +116,7 @@ int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t er
 	ep.lat_ns = r->o->null_lat_ns;
 	ep.flush_lat_ns = r->o->null_flush_lat_ns;
 	ep.cpu_stats = r->cpu_stats;
+	ep.start_mono = &r->start_mono;
 	r->src->engine_targets(r, &ep);
 	r->e = r->eng->init(&ep, why, sizeof(why));
 	if (!r->e) {
@@ -250,8 +251,9 @@ static int take_pool_buffer(struct run *r, struct replay_io *io, enum run_pool_k
 	return 0;
 }
 
-/* Takes a free slot and queues one I/O on it. */
-int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag)
+/* Takes a free slot and queues one I/O on it; chain_gap: a chained one (replay_io.chained). */
+static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag,
+		 const uint64_t *chain_gap)
 {
 	uint32_t slot;
 	struct replay_io *io;
@@ -283,11 +285,17 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	io->aux = s->aux;
 	io->arg = s->arg;
 	io->fop = s->op;
+	io->chained = chain_gap != NULL;
+	io->chain_gap_ns = chain_gap ? *chain_gap : 0;
 	io->burn_ns = s->oncpu_ns ? run_cpu_burn(r, s) : 0;
 	io->buf = r->arena;
 	io->pool = UINT32_MAX;
 	/* a call the source makes itself (file level: on a name) is made here and now */
 	ret = r->src->issue ? r->src->issue(r, io) : 0;
+	if (ret > 0 && io->chained) {
+		/* run_to_engine() said otherwise: a bug, not the workload's */
+		io->res = -EINVAL;
+	}
 	if (ret > 0) {
 		r->inflight++;
 		if (r->inflight > r->res->max_inflight_seen)
@@ -324,6 +332,22 @@ int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t ta
 	if (r->inflight > r->res->max_inflight_seen)
 		r->res->max_inflight_seen = r->inflight;
 	return 0;
+}
+
+int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag)
+{
+	return issue(r, s, deadline, tag, NULL);
+}
+
+int run_issue_chained(struct run *r, const struct sev *s, uint64_t floor, uint32_t tag,
+		      uint64_t gap)
+{
+	return issue(r, s, floor, tag, &gap);
+}
+
+bool run_to_engine(const struct run *r, const struct sev *s)
+{
+	return !r->src->to_engine || r->src->to_engine(r, s);
 }
 
 int run_submit(struct run *r)

@@ -94,6 +94,12 @@ struct dep_opts {
 	bool split;	       /* a thread the recording shows waiting on another's flush for its
 				* writes issues its own where that flush no longer covers them */
 	bool bg_by_mix;	       /* file level: background writers told by their calls (DEP_F_BG) */
+	/* file level: each thread's calls are system calls, each returned before the next began,
+	 * so a call after its thread's previous one returned waited for it however soon it came
+	 * (eps_ns, the block layer's "too soon to have been woken", does not apply) */
+	bool sync_calls;
+	bool chain;	       /* engines that chain (threads): a thread's next call waits in its
+				* worker, not on the scheduling thread (dep_run.c "Chains") */
 };
 
 void dep_opts_default(struct dep_opts *o);

@@ -4,7 +4,8 @@
  * memory bounded by the threads, flushes and writes in flight, never by the trace's length.
  *
  * Per I/O e of thread T, queued at q, with recorded completions c:
- *  1. Stream edge. If T had nothing in flight at q - eps, T was blocked or thinking: e depends
+ *  1. Stream edge. If T had nothing in flight at q - eps (file level, where each call is a
+ *     system call that returned before the next began: at q), T was blocked or thinking: e depends
  *     on the completion of L, T's latest-completing earlier I/O, with think time q - c(L)
  *     (DEP_SYNC). A think time above think_max means T waited for something outside the
  *     storage (a client, a timer): e keeps its trace time but never goes before L completed
@@ -111,6 +112,8 @@ void dep_opts_default(struct dep_opts *o)
 	o->absorb = false;
 	o->split = false;
 	o->bg_by_mix = false;
+	o->sync_calls = false;
+	o->chain = true;
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -623,7 +626,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 		 * the slot this I/O took (eps only decides whether the thread had waited) */
 		heap_drop_done(t, q);
 		out->depth = t->ninflight > UINT16_MAX ? UINT16_MAX : (uint16_t)t->ninflight;
-		if (t->max_c > since) {
+		if (t->max_c > since && !(d->o.sync_calls && !t->ninflight)) {
 			out->kind = DEP_ASYNC;
 			add_edge(d, out, seq, t->last_seq, DEP_ASYNC, q - t->last_q);
 		} else if (q - t->max_c > d->o.think_max_ns) {

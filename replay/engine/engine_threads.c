@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,18 @@ struct tworker {
 	struct replay_io **q; /* its ring, grown as needed (under the engine's lock) */
 	unsigned int head, tail, cap;
 	struct engine_thread_stat st;
+	/* its previous call (absolute CLOCK_MONOTONIC ns), for a chained one after it: when it
+	 * completed, and how late it began after its deadline */
+	uint64_t last_complete, last_late;
 };
+
+/*
+ * A chained call's wait in its worker: sleeping while the wait is long enough for the timer
+ * to be on time (a 1 ns-slack sleep wakes 40-60 us late at the median on this VM), then
+ * yielding the CPU until the moment. Each step checks the stop and Ctrl-C.
+ */
+#define CHAIN_SLEEP_EARLY_NS 60000
+#define CHAIN_SLEEP_MAX_NS 2000000
 
 struct engine {
 	const struct engine_target *targets;
@@ -45,11 +57,45 @@ struct engine {
 	volatile bool stop;
 	const volatile sig_atomic_t *cancel; /* Ctrl-C ends a burn (engine_params) */
 	bool cpu_stats;			     /* engine_params.cpu_stats */
+	const uint64_t *start_mono;	     /* engine_params.start_mono */
 	unsigned int nworkers;
 	struct tworker *w[THREADS_MAX];
 	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
 	uint16_t hash_w[THREADS_HASH];
 };
+
+/*
+ * A chained call (replay_io.chained) goes chain_gap_ns after the worker's previous call
+ * completed, less how late that one began (the replayer's lateness is not the workload's
+ * think time: dep mode's edge_time), and never before its deadline (its other parents). Its
+ * deadline and submit time become the worker's, so lateness is judged where it is decided.
+ */
+static void chain_wait(struct tworker *w, struct replay_io *io)
+{
+	struct engine *e = w->e;
+	uint64_t start = *e->start_mono;
+	uint64_t think = io->chain_gap_ns > w->last_late ? io->chain_gap_ns - w->last_late : 0;
+	uint64_t due = w->last_complete + think, now;
+
+	if (due < start + io->deadline_ns)
+		due = start + io->deadline_ns;
+	io->deadline_ns = due - start;
+	while (!e->stop && !(e->cancel && *e->cancel) && (now = now_mono_ns()) < due) {
+		if (due - now > CHAIN_SLEEP_EARLY_NS) {
+			uint64_t until = due - CHAIN_SLEEP_EARLY_NS;
+			struct timespec ts;
+
+			if (until - now > CHAIN_SLEEP_MAX_NS)
+				until = now + CHAIN_SLEEP_MAX_NS;
+			ts.tv_sec = (time_t)(until / 1000000000ull);
+			ts.tv_nsec = (long)(until % 1000000000ull);
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		} else {
+			sched_yield();
+		}
+	}
+	io->submit_ns = now_mono_ns() - start;
+}
 
 static void *worker_main(void *arg)
 {
@@ -69,6 +115,8 @@ static void *worker_main(void *arg)
 		io = w->q[w->head];
 		w->head = (w->head + 1) % w->cap;
 		pthread_mutex_unlock(&e->lock);
+		if (io->chained)
+			chain_wait(w, io);
 		if (io->burn_ns) {
 			w->st.cpu_asked_ns += io->burn_ns;
 			w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop, e->cancel);
@@ -79,6 +127,9 @@ static void *worker_main(void *arg)
 		io->complete_ns = now_mono_ns();
 		engine_cpu_clock_after(&clk, io);
 		engine_cpu_wait_more(&clk, io, e->cancel);
+		w->last_complete = io->complete_ns;
+		w->last_late = io->began_ns > *e->start_mono + io->deadline_ns ?
+				       io->began_ns - (*e->start_mono + io->deadline_ns) : 0;
 		pthread_mutex_lock(&e->lock);
 		w->st.calls++;
 		engine_cq_push(&e->cq, io);
@@ -123,6 +174,7 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 	e->targets = p->targets;
 	e->cancel = p->cancel;
 	e->cpu_stats = p->cpu_stats;
+	e->start_mono = p->start_mono;
 	e->cap = p->depth + 1;
 	e->pending = calloc(e->cap, sizeof(*e->pending));
 	if (!e->pending || engine_cq_init(&e->cq, &e->lock, e->cap)) {
@@ -247,6 +299,7 @@ const struct engine_ops engine_threads_ops = {
 	.name = "threads",
 	.sync_io = true,
 	.burns_cpu = true,
+	.chains = true,
 	.init = threads_init,
 	.queue = threads_queue,
 	.submit = threads_submit,

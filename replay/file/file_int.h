@@ -196,6 +196,8 @@ int file_issue(struct run *r, struct replay_io *io);
 int file_reap(struct run *r, struct replay_io **done, unsigned int max);
 void file_complete(struct run *r, struct replay_io *io, struct done_ev *d);
 void file_skip(struct run *r, const struct sev *s);
+/* would file_issue() hand s to the engine now (a call on an open descriptor)? */
+bool file_to_engine(const struct run *r, const struct sev *s);
 void file_out(struct run *r, const struct done_ev *d);
 
 /* file_ops.c: stat, mkdir, rmdir and the directories a trace names */

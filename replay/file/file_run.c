@@ -151,32 +151,40 @@ static int make_call(struct run *r, struct replay_io *io)
 	return -EINVAL;
 }
 
+/* The engine's op for a recorded call, or OP_HERE for one made on this thread. */
+static uint8_t engine_op(uint8_t fop)
+{
+	switch (fop) {
+	case IO_FOP_READ:
+	case IO_FOP_WRITE:
+		return fop; /* the same values as IO_OP_READ, IO_OP_WRITE */
+	case IO_FOP_FDATASYNC:
+		return IO_OP_FLUSH;
+	case IO_FOP_FSYNC:
+		return ENGINE_OP_FSYNC;
+	case IO_FOP_SYNC_RANGE:
+		return ENGINE_OP_SYNC_RANGE;
+	case IO_FOP_FALLOCATE:
+		return ENGINE_OP_FALLOCATE;
+	default:
+		return OP_HERE; /* made here */
+	}
+}
+
+bool file_to_engine(const struct run *r, const struct sev *s)
+{
+	const struct frun *f = frun_of(r);
+
+	return engine_op(s->op) != OP_HERE && (f->null_engine || f->tg[s->dev].fd >= 0);
+}
+
 int file_issue(struct run *r, struct replay_io *io)
 {
 	struct frun *f = frun_of(r);
 	uint64_t t0;
 
 	io->flags = 0;
-	switch (io->fop) {
-	case IO_FOP_READ:
-	case IO_FOP_WRITE:
-		io->op = io->fop; /* the same values as IO_OP_READ, IO_OP_WRITE */
-		break;
-	case IO_FOP_FDATASYNC:
-		io->op = IO_OP_FLUSH;
-		break;
-	case IO_FOP_FSYNC:
-		io->op = ENGINE_OP_FSYNC;
-		break;
-	case IO_FOP_SYNC_RANGE:
-		io->op = ENGINE_OP_SYNC_RANGE;
-		break;
-	case IO_FOP_FALLOCATE:
-		io->op = ENGINE_OP_FALLOCATE;
-		break;
-	default:
-		io->op = OP_HERE; /* made here */
-	}
+	io->op = engine_op(io->fop);
 	if (io->op != OP_HERE && (f->null_engine || f->tg[io->dev].fd >= 0))
 		return 0; /* to the engine */
 	/* made here, timed as psync times a call: clat is the whole call */

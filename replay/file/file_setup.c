@@ -439,5 +439,6 @@ const struct replay_source_ops replay_source_file = {
 	.reap = file_reap,
 	.complete = file_complete,
 	.skip = file_skip,
+	.to_engine = file_to_engine,
 	.free = file_free,
 };
