@@ -173,16 +173,20 @@ struct engine_cpu_clock {
 	int fd;
 	uint64_t wait0;	 /* run-queue wait at the call's start */
 	uint64_t last_on; /* time on a CPU when the previous call returned; 0: none yet */
-	uint64_t over;	  /* engine_cpu_wait_more: what its waits overshot so far, taken off
-			   * the next ones (a sleep on a busy host ends late) */
+	/* engine_cpu_wait_more: the waits owed so far (negative: waited ahead), and how late
+	 * its sleeps wake (a moving average) */
+	int64_t owed;
+	uint64_t late_est;
 };
 void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on);
 void engine_cpu_clock_close(struct engine_cpu_clock *c);
 void engine_cpu_clock_before(struct engine_cpu_clock *c, struct replay_io *io);
 void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io);
 /* After engine_cpu_clock_after: a call whose thread waited for a CPU less than the recorded
- * one (io->wait_ns) waits the rest, off the CPU where it is long enough to sleep, and takes
- * its completion time after it (io->complete_ns); io->cpuwait_ns then includes it. */
+ * one (io->wait_ns) owes the rest; the thread pays what it owes off the CPU, in a sleep once
+ * it owes more than a sleep's lateness, and that call's completion time comes after it
+ * (io->complete_ns; io->cpuwait_ns then includes it). The mean is the recorded one; a single
+ * call's wait is not. */
 void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 			  const volatile sig_atomic_t *cancel);
 
