@@ -180,7 +180,7 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		/* the replaying thread's CPU figures, as a recording's (engine_cpu_clock) */
 		ev->oncpu_ns = io->oncpu_ns;
 		ev->cpuwait_ns = io->cpuwait_ns;
-		if (io->wait_ns) {
+		if (io->wait_rec) {
 			r->res->wait_calls++;
 			r->res->wait_recorded_ns += io->wait_ns;
 			r->res->wait_own_ns += io->cpuwait_ns - io->wait_added_ns;
@@ -271,7 +271,8 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 	io->began_ns = 0;
 	io->oncpu_ns = 0;
 	io->cpuwait_ns = 0;
-	io->wait_ns = r->o->cpu_wait ? s->cpuwait_ns : 0; /* file level only (core/cpu.c) */
+	io->wait_rec = r->o->cpu_wait; /* file level only (core/cpu.c) */
+	io->wait_ns = io->wait_rec ? s->cpuwait_ns : 0;
 	io->wait_added_ns = 0;
 	io->offset = s->offset;
 	io->len = s->len;

@@ -49,7 +49,7 @@ struct replay_io {
 			       * since its previous call returned (0: not measured) */
 	uint32_t cpuwait_ns;  /* and its wait for a CPU inside this call */
 	uint32_t wait_ns;     /* --cpu-wait recorded: the recorded call's wait for a CPU, which
-			       * the engine tops up to (engine_cpu_wait_more); 0: none */
+			       * the engine tops up to (engine_cpu_wait_more) */
 	uint32_t wait_added_ns; /* what it added */
 	/* Chained (engines that chain; dep mode): the I/O waits in its thread's worker, behind
 	 * the worker's previous call, and the worker makes it chain_gap_ns after that call
@@ -60,6 +60,7 @@ struct replay_io {
 	 * 40-60 us of timer or IPI on this 2-core VM) are not in the thread's chain. */
 	uint64_t chain_gap_ns;
 	bool chained;
+	bool wait_rec;	      /* --cpu-wait recorded: wait_ns is the recorded wait, 0 included */
 	void *buf;
 };
 
@@ -182,11 +183,12 @@ void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on);
 void engine_cpu_clock_close(struct engine_cpu_clock *c);
 void engine_cpu_clock_before(struct engine_cpu_clock *c, struct replay_io *io);
 void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io);
-/* After engine_cpu_clock_after: a call whose thread waited for a CPU less than the recorded
- * one (io->wait_ns) owes the rest; the thread pays what it owes off the CPU, in a sleep once
- * it owes more than a sleep's lateness, and that call's completion time comes after it
- * (io->complete_ns; io->cpuwait_ns then includes it). The mean is the recorded one; a single
- * call's wait is not. */
+/* After engine_cpu_clock_after (io->wait_rec): a call whose thread waited for a CPU less than
+ * the recorded one (io->wait_ns) owes the rest, one that waited more is owed (up to 1 ms);
+ * the thread pays what it owes off the CPU, in a sleep once it owes more than a sleep's
+ * lateness, and that call's completion time comes after it (io->complete_ns; io->cpuwait_ns
+ * then includes it). The replay's waits, own and added, then add up to the recorded ones;
+ * a single call's wait does not. */
 void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 			  const volatile sig_atomic_t *cancel);
 

@@ -93,6 +93,7 @@ void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io)
  */
 #define WAIT_LATE_INIT_NS 50000
 #define WAIT_SLEEP_MIN_NS 10000
+#define WAIT_CREDIT_MAX_NS 1000000
 #define WAIT_LATE_MAX_NS 200000 /* one wake-up held up by the hypervisor is not the rule */
 
 void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
@@ -102,12 +103,16 @@ void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 	struct timespec ts;
 
 	io->wait_added_ns = 0;
-	if (!io->wait_ns)
+	if (!io->wait_rec)
 		return;
 	if (!c->late_est)
 		c->late_est = WAIT_LATE_INIT_NS;
-	if (io->cpuwait_ns < io->wait_ns)
-		c->owed += (int64_t)(io->wait_ns - io->cpuwait_ns);
+	/* what it waited over the recorded counts too, so that the replay's waits add up to the
+	 * recorded ones; not beyond a millisecond, so that one busy phase of the replay does not
+	 * take the waits out of the next */
+	c->owed += (int64_t)io->wait_ns - (int64_t)io->cpuwait_ns;
+	if (c->owed < -WAIT_CREDIT_MAX_NS)
+		c->owed = -WAIT_CREDIT_MAX_NS;
 	if (c->owed < (int64_t)(c->late_est + WAIT_SLEEP_MIN_NS) || (cancel && *cancel))
 		return;
 	t0 = now_mono_ns();
