@@ -240,14 +240,20 @@ static bool split_needed(const struct dep_sched *d, const struct dslot *s)
 	return !dep_el_covered(&d->el, s->stream, p->key, s->wr_snap, p->submit_ns);
 }
 
+static void chain_look(struct dep_sched *d, uint32_t stream);
+
 static void resolve(struct dep_sched *d, uint32_t w, uint64_t at)
 {
 	struct dslot *s = &d->slot[w];
 
 	if (at > s->release)
 		s->release = at;
-	if (--s->pending)
+	if (--s->pending) {
+		/* its other parent (a barrier) is done: it may chain on its thread's call */
+		if (s->pending == 1 && s->state == DS_WAITING)
+			chain_look(d, s->stream);
 		return;
+	}
 	if (s->bar_seq && !(s->flags & SF_SPLIT)) {
 		s->flags |= SF_SPLIT;
 		if (split_needed(d, s)) {
@@ -512,9 +518,7 @@ static int admit(struct run *r, const struct dsev *in)
 		}
 		s->pending++;
 	}
-	resolve(d, w, 0);
-	if (s->state == DS_WAITING && s->pending == 1)
-		chain_look(d, s->stream); /* its parent may be its thread's latest, handed over */
+	resolve(d, w, 0); /* then, with one parent left, it may chain (chain_look) */
 	return 0;
 }
 
