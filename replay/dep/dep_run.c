@@ -611,6 +611,20 @@ static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
 		d->floor++;
 }
 
+/* An I/O's release, once it is decided (here, or by its worker for a chained one): the stall
+ * or lead against the trace, and its thread's lag for the async bursts after it. */
+static void note_release(struct run *r, const struct dslot *s)
+{
+	struct dep_sched *d = sched_of(r);
+
+	if (s->release > s->s.t)
+		hist_add(&r->res->stall, s->release - s->s.t);
+	else if (s->release < s->s.t)
+		r->res->ahead++;
+	if (s->kind != DEP_ASYNC)
+		d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
+}
+
 /*
  * A chained I/O's release was decided by its worker (replay_io.deadline_ns): what issue_due
  * does at a release, and its issue edges now (an I/O of its thread after it without a wait:
@@ -623,11 +637,7 @@ static void chain_done(struct run *r, struct dslot *s, const struct replay_io *i
 
 	s->release = io->deadline_ns;
 	s->submit_ns = io->submit_ns;
-	if (s->release > s->s.t)
-		hist_add(&r->res->stall, s->release - s->s.t);
-	else if (s->release < s->s.t)
-		r->res->ahead++;
-	st->lag = (int64_t)s->release - (int64_t)s->s.t;
+	note_release(r, s);
 	st->chained--;
 	s->state = DS_INFLIGHT;
 	wake(d, &s->wait_issue, s);
@@ -805,12 +815,7 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 			park(d, w);
 			continue;
 		}
-		if (s->release > s->s.t)
-			hist_add(&r->res->stall, s->release - s->s.t);
-		else if (s->release < s->s.t)
-			r->res->ahead++;
-		if (s->kind != DEP_ASYNC)
-			d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
+		note_release(r, s);
 		if ((d->el.absorb && try_absorb(r, w, now_rel)) ||
 		    (d->el.gc && try_coalesce(r, w, now_rel)))
 			continue;

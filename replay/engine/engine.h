@@ -192,6 +192,12 @@ void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io);
 void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 			  const volatile sig_atomic_t *cancel);
 
+/* Sleeps until `until` (absolute CLOCK_MONOTONIC ns), in steps of at most 2 ms so that a stop
+ * or Ctrl-C (either flag may be NULL) ends it within a step, whichever thread the signal
+ * reached. Worker threads' waits (a chained call's think time, --cpu-wait's top-up). */
+void engine_sleep_until(uint64_t until, const volatile bool *stop,
+			const volatile sig_atomic_t *cancel);
+
 /*
  * The completions of an engine whose own threads make the calls (psync, threads): the workers
  * push under the engine's lock, the scheduling thread reaps (engine_common.c). cap: the most

@@ -82,6 +82,23 @@ void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io)
 	c->last_on = on ? on : 1;
 }
 
+/* Steps of at most this: a signal reaches one thread, and the others look at the flags. */
+#define SLEEP_STEP_NS 2000000ull
+
+void engine_sleep_until(uint64_t until, const volatile bool *stop,
+			const volatile sig_atomic_t *cancel)
+{
+	uint64_t now;
+
+	while (!(stop && *stop) && !(cancel && *cancel) && (now = now_mono_ns()) < until) {
+		uint64_t wake = until - now > SLEEP_STEP_NS ? now + SLEEP_STEP_NS : until;
+		struct timespec ts = { (time_t)(wake / 1000000000ull),
+				       (long)(wake % 1000000000ull) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
 /*
  * Why sleep and owe rather than spin: a wait for a CPU is time the thread is runnable while
  * others run, so the replay's thread should leave the CPU to the others. But a 1 ns-slack
@@ -100,7 +117,6 @@ void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 			  const volatile sig_atomic_t *cancel)
 {
 	uint64_t t0, now, target;
-	struct timespec ts;
 
 	io->wait_added_ns = 0;
 	if (!io->wait_rec)
@@ -117,11 +133,7 @@ void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 		return;
 	t0 = now_mono_ns();
 	target = t0 + (uint64_t)c->owed - c->late_est;
-	ts.tv_sec = (time_t)(target / 1000000000ull);
-	ts.tv_nsec = (long)(target % 1000000000ull);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-	       !(cancel && *cancel))
-		;
+	engine_sleep_until(target, NULL, cancel);
 	now = now_mono_ns();
 	if (now > target) /* how late this sleep woke, into the average (1/8 weight) */
 		c->late_est = (7 * c->late_est +

@@ -42,10 +42,9 @@ struct tworker {
 /*
  * A chained call's wait in its worker: sleeping while the wait is long enough for the timer
  * to be on time (a 1 ns-slack sleep wakes 40-60 us late at the median on this VM), then
- * yielding the CPU until the moment. Each step checks the stop and Ctrl-C.
+ * yielding the CPU until the moment; the sleep checks the stop and Ctrl-C every 2 ms.
  */
 #define CHAIN_SLEEP_EARLY_NS 60000
-#define CHAIN_SLEEP_MAX_NS 2000000
 
 struct engine {
 	const struct engine_target *targets;
@@ -81,18 +80,10 @@ static void chain_wait(struct tworker *w, struct replay_io *io)
 		due = start + io->deadline_ns;
 	io->deadline_ns = due - start;
 	while (!e->stop && !(e->cancel && *e->cancel) && (now = now_mono_ns()) < due) {
-		if (due - now > CHAIN_SLEEP_EARLY_NS) {
-			uint64_t until = due - CHAIN_SLEEP_EARLY_NS;
-			struct timespec ts;
-
-			if (until - now > CHAIN_SLEEP_MAX_NS)
-				until = now + CHAIN_SLEEP_MAX_NS;
-			ts.tv_sec = (time_t)(until / 1000000000ull);
-			ts.tv_nsec = (long)(until % 1000000000ull);
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		} else {
+		if (due - now > CHAIN_SLEEP_EARLY_NS)
+			engine_sleep_until(due - CHAIN_SLEEP_EARLY_NS, &e->stop, e->cancel);
+		else
 			sched_yield();
-		}
 	}
 	io->submit_ns = now_mono_ns() - start;
 }
