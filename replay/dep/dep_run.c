@@ -14,146 +14,18 @@
  * submission, at its completion); ready I/Os wait in a min-heap by release time. Nothing here
  * ever blocks on an unrelated thread: an I/O waits only for its own parents (no head-of-line
  * blocking, unlike hfplayer's per-worker lists).
+ *
+ * Here: admission, the loop, completions and the elastic models. Releasing an I/O as its
+ * parents resolve is dep_release.c's, chains (a thread's next call waiting in its worker) are
+ * dep_chain.c's; the state they share is in dep_sched.h.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "replay/core/run.h"
-#include "replay/dep/dep.h"
-#include "replay/dep/dep_el.h"
 #include "formats/file.h"
+#include "replay/dep/dep_sched.h"
 #include "util/cli.h"
-#include "util/heap.h"
-
-#define NONE UINT32_MAX
-
-/* Dep mode's items in the input ring: the I/O and what inference says it waited for. */
-struct dsev {
-	struct sev s;
-	struct dep_info dep;
-};
-
-struct dep_sched;
-
-/* The mode's state (struct run's mode_state): inference on the helper thread, the
- * dependency scheduler on the scheduling thread. */
-struct dep_mode {
-	struct dep_infer *infer;
-	struct dep_sched *sched;
-};
-
-static inline struct dep_sched *sched_of(const struct run *r)
-{
-	return ((struct dep_mode *)r->mode_state)->sched;
-}
-
-/* DS_RIDING: not issued, done when the I/O it rides on is (group commit, absorbed writes);
- * DS_SPLIT: its parents done, waiting for the flush of its own it needed (split) */
-enum dslot_state {
-	DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_RIDING, DS_SPLIT, DS_CHAINED,
-	DS_DONE
-};
-
-/* dslot.flags beside enum dep_flag's: a riding flush holds its thread's depth as its own
- * flush would have; a split was looked at for it */
-#define SF_DEPTH 0x100
-#define SF_SPLIT 0x200
-#define SF_ENGINE 0x400 /* handed to the engine (not a call the source made itself) */
-
-/*
- * Chains (engines that chain, --dep-chain): a thread's call whose only parent left is its own
- * thread's previous call, a completion edge (sync), is handed to the engine as soon as that
- * one is, and waits in the thread's worker (replay_io.chained), which makes it the recorded
- * think time after the previous one completed. Without it each call's completion travelled
- * to the scheduling thread and the next call back to a worker: two wake-ups per call, and a
- * pgbench trace replayed onto its own xfs spent 199 us from release to completion on reads
- * the kernel served in 84 us. At most CHAIN_AHEAD calls of a thread wait in its worker, so
- * an I/O of another thread that comes due is never queued behind a long chain; the elastic
- * models decide when an I/O comes due, so chains are off with them.
- */
-#define CHAIN_AHEAD 2
-
-struct dslot {
-	struct sev s;
-	uint64_t seq;
-	uint64_t release;     /* ns since the start: the latest constraint resolved so far */
-	uint64_t submit_ns;   /* on the target, ns since the start */
-	uint64_t complete_ns;
-	uint32_t wait_issue;  /* children released by this one's submission (waiter list) */
-	uint32_t wait_done;   /* children released by its completion */
-	uint32_t stream;
-	uint32_t next_parked; /* its thread's queue of I/Os held to the recorded depth */
-	uint32_t key;	      /* enum dep_flag's key: device, or file */
-	uint32_t riders;      /* slots riding on this one (a list through next_rider) */
-	uint32_t next_rider;
-	uint64_t wr_snap;     /* a flush: its thread's writes to key read before it */
-	uint64_t sync_upto;   /* 1 + its thread's latest I/O up to it with a completion edge */
-	uint64_t bar_seq;     /* split: 1 + its barrier parent's sequence number (0: none) */
-	uint64_t bar_gap;     /* split: the barrier edge's gap, scaled */
-	uint16_t depth;
-	uint8_t kind;
-	uint8_t pending;      /* parents not yet resolved */
-	uint8_t state;
-	uint16_t flags;	      /* enum dep_flag, SF_* */
-};
-
-struct waiter {
-	uint64_t gap;	/* ns, already scaled */
-	uint32_t child; /* window slot */
-	uint32_t next;
-	uint8_t kind;
-};
-
-struct dstream {
-	uint32_t inflight; /* in flight, chained ones too */
-	uint32_t park_head, park_tail;
-	int64_t lag; /* release - trace time of its last I/O that was not async (ns) */
-	uint64_t sync_upto; /* 1 + its latest I/O read with a completion edge (0: none) */
-	uint64_t tail_seq;  /* chains: 1 + its latest I/O handed to the engine (0: none) */
-	uint32_t chained;   /* chains: its I/Os waiting in its worker or in flight there */
-	bool chain_look;    /* in the scheduler's chainq */
-};
-
-/* A ready I/O: its window slot, by its release time (fixed once it is ready), then trace
- * order: I/Os released together (a thread's held I/Os when a slot frees) go in the order
- * the recording issued them. */
-struct ready {
-	uint64_t release;
-	uint64_t seq;
-	uint32_t w;
-};
-#define READY_KEY(e) ((unsigned __int128)(e).release << 64 | (e).seq)
-HEAP_DEFINE(readyheap, struct ready, READY_KEY)
-
-struct dep_sched {
-	struct dslot *slot; /* DEP_WINDOW */
-	struct waiter *pool;
-	uint32_t pool_free;
-	uint64_t next_seq; /* next I/O to read from the input ring */
-	uint64_t floor;	   /* every I/O before it is done */
-	struct ready *heap; /* ready slots by release time */
-	size_t nheap;
-	struct dstream *st;
-	uint32_t nst;
-	double think_scale, speed;
-	uint64_t eps;
-	bool window_was_full;
-	bool file_level; /* ops are enum io_fop */
-	/* the elastic models (dep_el.h) */
-	struct dep_el el;
-	uint32_t *work; /* finish()'s list: a slot and its riders, DEP_WINDOW */
-	uint32_t *splitq; /* slots whose split flush is to be issued, DEP_WINDOW */
-	uint32_t nsplitq;
-	bool chain;	  /* chains are on (the engine chains, no elastic model) */
-	uint32_t *chainq; /* streams whose next call may chain now (nst entries) */
-	uint32_t nchainq;
-};
-
-static inline uint32_t wslot(uint64_t seq)
-{
-	return (uint32_t)(seq & (DEP_WINDOW - 1));
-}
 
 static int dep_sched_new(struct run *r, const struct dep_opts *o)
 {
@@ -207,15 +79,6 @@ static void dep_sched_free(struct dep_sched *d)
 	free(d);
 }
 
-/* ---- the ready heap ---- */
-
-static void heap_push(struct dep_sched *d, uint32_t w)
-{
-	struct ready e = { d->slot[w].release, d->slot[w].seq, w };
-
-	readyheap_push(d->heap, &d->nheap, &e);
-	d->slot[w].state = DS_READY;
-}
 
 static void heap_pop(struct dep_sched *d)
 {
@@ -224,100 +87,6 @@ static void heap_pop(struct dep_sched *d)
 	readyheap_pop(d->heap, &d->nheap, &out);
 }
 
-/* ---- releasing ---- */
-
-/*
- * Split: the I/O's thread waited in the recording on its barrier parent, another thread's
- * flush, to make its writes durable. Did that flush cover them here too (issued after they
- * all completed)? If not, the thread needs a flush of its own.
- */
-static bool split_needed(const struct dep_sched *d, const struct dslot *s)
-{
-	const struct dslot *p = &d->slot[wslot(s->bar_seq - 1)];
-
-	if (p->seq != s->bar_seq - 1)
-		return false;
-	return !dep_el_covered(&d->el, s->stream, p->key, s->wr_snap, p->submit_ns);
-}
-
-static void chain_look(struct dep_sched *d, uint32_t stream);
-
-static void resolve(struct dep_sched *d, uint32_t w, uint64_t at)
-{
-	struct dslot *s = &d->slot[w];
-
-	if (at > s->release)
-		s->release = at;
-	if (--s->pending) {
-		/* its other parent (a barrier) is done: it may chain on its thread's call */
-		if (s->pending == 1 && s->state == DS_WAITING)
-			chain_look(d, s->stream);
-		return;
-	}
-	if (s->bar_seq && !(s->flags & SF_SPLIT)) {
-		s->flags |= SF_SPLIT;
-		if (split_needed(d, s)) {
-			s->state = DS_SPLIT;
-			d->splitq[d->nsplitq++] = w; /* issued by the loop (issue_splits) */
-			return;
-		}
-	}
-	heap_push(d, w);
-}
-
-/*
- * When a parent's time is known: the constraint its edge puts on child c.
- *
- * The replayer's own lateness in submitting the parent (submit - release) is not the
- * workload's: it is taken out of the think time that follows, where the gap allows, instead
- * of being passed down the chain. Without that, every late wake-up of the scheduling thread
- * added up along a thread's chain: a pgbench trace replayed with the null engine on this
- * (busy) 2-core machine had its backends drift up to 90 ms behind the trace's clock, as fio's
- * iolog replay drifts. A child still never goes before the parent's submission (issue edges)
- * or completion (completion edges).
- *
- * An asynchronous thread's burst keeps the recorded spacing from the I/O that started it (its
- * thread's last I/O that was not async), shifted by how late that one was released, and never
- * goes before the previous submission. Chaining each gap onto the previous submission instead
- * added every wait for the thread's recorded depth to all its later I/Os: a writeback kworker's
- * gaps already hold the waits it had in the recording, and a pgbench trace replayed onto its
- * own device fell 2.5 s behind (p50) and took 1.3x as long.
- */
-static uint64_t edge_time(const struct dep_sched *d, const struct dslot *p,
-			  const struct dslot *c, uint8_t kind, uint64_t gap)
-{
-	uint64_t late = p->submit_ns > p->release ? p->submit_ns - p->release : 0;
-	uint64_t think = gap > late ? gap - late : 0;
-	int64_t at;
-
-	switch (kind) {
-	case DEP_ASYNC:
-		at = (int64_t)c->s.t + d->st[c->stream].lag;
-		return at > (int64_t)p->submit_ns ? (uint64_t)at : p->submit_ns;
-	case DEP_OVERLAP:
-		return p->submit_ns + think;
-	case DEP_WAIT:
-		return p->complete_ns + d->eps;
-	default: /* DEP_SYNC, DEP_BARRIER: think time after the completion */
-		return p->complete_ns + think;
-	}
-}
-
-static void wake(struct dep_sched *d, uint32_t *list, const struct dslot *p)
-{
-	uint32_t i = *list;
-
-	*list = NONE;
-	while (i != NONE) {
-		struct waiter *x = &d->pool[i];
-		uint32_t next = x->next;
-
-		resolve(d, x->child, edge_time(d, p, &d->slot[x->child], x->kind, x->gap));
-		x->next = d->pool_free;
-		d->pool_free = i;
-		i = next;
-	}
-}
 
 static int grow_streams(struct dep_sched *d, uint32_t stream)
 {
@@ -357,93 +126,6 @@ static void split_note(struct dep_sched *d, struct dslot *s, const struct dep_in
 	}
 }
 
-/* ---- chains ---- */
-
-/* The stream's next call may chain now: the loop looks (chain_refill), not a reap's callback,
- * which must not issue (an issue may wait for a buffer, and that reaps). */
-static void chain_look(struct dep_sched *d, uint32_t stream)
-{
-	if (!d->chain || d->st[stream].chain_look)
-		return;
-	d->st[stream].chain_look = true;
-	d->chainq[d->nchainq++] = stream;
-}
-
-/*
- * Hands p's thread's next call to the engine behind p (slot pw: its thread's latest handed to
- * the engine, in flight or chained) when p's completion is all it still waits for; then that
- * one's next, up to CHAIN_AHEAD. Returns how many, or -errno.
- */
-static int chain_next(struct run *r, uint32_t pw)
-{
-	struct dep_sched *d = sched_of(r);
-	int n = 0;
-
-	for (;;) {
-		struct dslot *p = &d->slot[pw];
-		struct dstream *st = &d->st[p->stream];
-		uint32_t *link = &p->wait_done, i, wc;
-		struct dslot *c = NULL;
-		struct waiter *x = NULL;
-		int ret;
-
-		if (st->chained >= CHAIN_AHEAD || r->inflight >= r->depth ||
-		    st->tail_seq != p->seq + 1 || !(p->flags & SF_ENGINE) ||
-		    (p->state != DS_INFLIGHT && p->state != DS_CHAINED))
-			return n;
-		for (i = *link; i != NONE; link = &x->next, i = *link) {
-			x = &d->pool[i];
-			c = &d->slot[x->child];
-			if (x->kind == DEP_SYNC && c->stream == p->stream && c->pending == 1 &&
-			    c->state == DS_WAITING)
-				break;
-		}
-		if (i == NONE || !run_to_engine(r, &c->s))
-			return n;
-		wc = x->child;
-		*link = x->next;
-		x->next = d->pool_free;
-		d->pool_free = i;
-		c->pending = 0;
-		c->s.stream = c->kind; /* the result trace's stream says how it was released */
-		ret = run_issue_chained(r, &c->s, c->release, wc, x->gap);
-		if (ret)
-			return ret;
-		c->state = DS_CHAINED;
-		c->flags |= SF_ENGINE;
-		st->inflight++;
-		st->chained++;
-		st->tail_seq = c->seq + 1;
-		r->res->chained++;
-		if (c->s.op < DEP_EL_OPS)
-			r->res->elastic.issued[c->s.op]++;
-		n++;
-		pw = wc;
-	}
-}
-
-/* The streams chain_look() queued: their next calls chained, and submitted. */
-static int chain_refill(struct run *r)
-{
-	struct dep_sched *d = sched_of(r);
-	int n = 0;
-
-	while (d->nchainq) {
-		uint32_t stream = d->chainq[--d->nchainq];
-		struct dstream *st = &d->st[stream];
-		uint64_t ts = st->tail_seq;
-		int ret;
-
-		st->chain_look = false;
-		if (!ts || d->slot[wslot(ts - 1)].seq != ts - 1)
-			continue;
-		ret = chain_next(r, wslot(ts - 1));
-		if (ret < 0)
-			return ret;
-		n += ret;
-	}
-	return n ? run_submit(r) : 0;
-}
 
 /* Takes one I/O from the input ring into the window. 0, or -errno. */
 static int admit(struct run *r, const struct dsev *in)
@@ -500,7 +182,7 @@ static int admit(struct run *r, const struct dsev *in)
 		if (p->seq != seq - e->back)
 			continue; /* cannot happen (DEP_MAX_BACK < DEP_WINDOW); be safe */
 		if (p->state == DS_DONE || (issue_edge && p->state == DS_INFLIGHT)) {
-			uint64_t at = edge_time(d, p, s, e->kind, gap);
+			uint64_t at = dep_edge_time(d, p, s, e->kind, gap);
 
 			if (at > s->release)
 				s->release = at;
@@ -518,7 +200,7 @@ static int admit(struct run *r, const struct dsev *in)
 		}
 		s->pending++;
 	}
-	resolve(d, w, 0); /* then, with one parent left, it may chain (chain_look) */
+	dep_resolve(d, w, 0); /* then, with one parent left, it may chain (chain_look) */
 	return 0;
 }
 
@@ -590,7 +272,7 @@ static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
 			dep_el_write_done(&d->el, s->stream, s->key, complete_ns);
 		if (s->flags & DEP_F_FLUSH)
 			dep_el_flush_done(&d->el, s->key, s->seq);
-		wake(d, &s->wait_done, s);
+		dep_wake(d, &s->wait_done, s);
 		/* the thread's oldest held I/O may go now, as the recorded thread did when a
 		 * slot freed */
 		while (st->park_head != NONE && depth_allows(d, &d->slot[st->park_head])) {
@@ -601,7 +283,7 @@ static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
 				st->park_tail = NONE;
 			if (d->slot[p].release < complete_ns)
 				d->slot[p].release = complete_ns;
-			heap_push(d, p);
+			dep_heap_push(d, p);
 		}
 		for (uint32_t x = s->riders; x != NONE; x = d->slot[x].next_rider)
 			d->work[n++] = x;
@@ -611,37 +293,7 @@ static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
 		d->floor++;
 }
 
-/* An I/O's release, once it is decided (here, or by its worker for a chained one): the stall
- * or lead against the trace, and its thread's lag for the async bursts after it. */
-static void note_release(struct run *r, const struct dslot *s)
-{
-	struct dep_sched *d = sched_of(r);
 
-	if (s->release > s->s.t)
-		hist_add(&r->res->stall, s->release - s->s.t);
-	else if (s->release < s->s.t)
-		r->res->ahead++;
-	if (s->kind != DEP_ASYNC)
-		d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
-}
-
-/*
- * A chained I/O's release was decided by its worker (replay_io.deadline_ns): what issue_due
- * does at a release, and its issue edges now (an I/O of its thread after it without a wait:
- * the recorded thread had it in flight, which a chained one, synchronous, never is).
- */
-static void chain_done(struct run *r, struct dslot *s, const struct replay_io *io)
-{
-	struct dep_sched *d = sched_of(r);
-	struct dstream *st = &d->st[s->stream];
-
-	s->release = io->deadline_ns;
-	s->submit_ns = io->submit_ns;
-	note_release(r, s);
-	st->chained--;
-	s->state = DS_INFLIGHT;
-	wake(d, &s->wait_issue, s);
-}
 
 /* Called by run.c's complete() for each I/O reaped. */
 static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
@@ -654,12 +306,12 @@ static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 		s = &d->slot[io->tag - DEP_WINDOW];
 		if (complete_ns + s->bar_gap > s->release)
 			s->release = complete_ns + s->bar_gap;
-		heap_push(d, io->tag - DEP_WINDOW);
+		dep_heap_push(d, io->tag - DEP_WINDOW);
 		return;
 	}
 	s = &d->slot[io->tag];
 	if (s->state == DS_CHAINED)
-		chain_done(r, s, io);
+		dep_chain_done(r, s, io);
 	if (s->flags & SF_ENGINE)
 		chain_look(d, s->stream);
 	/* A worker that made the call itself (psync) says when it began: the hand-off to it is
@@ -681,7 +333,7 @@ static void ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_re
 	d->slot[host].riders = w;
 	if (s->flags & DEP_F_WRITE)
 		dep_el_write_out(&d->el, s->stream, s->key);
-	wake(d, &s->wait_issue, s);
+	dep_wake(d, &s->wait_issue, s);
 }
 
 /* The source counts a call taken out as done (file level: its descriptor's uses). */
@@ -815,7 +467,7 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 			park(d, w);
 			continue;
 		}
-		note_release(r, s);
+		dep_note_release(r, s);
 		if ((d->el.absorb && try_absorb(r, w, now_rel)) ||
 		    (d->el.gc && try_coalesce(r, w, now_rel)))
 			continue;
@@ -880,7 +532,7 @@ static int dep_loop(struct run *r)
 		if (!ret && d->nsplitq)
 			ret = issue_splits(r);
 		if (!ret && d->nchainq)
-			ret = chain_refill(r);
+			ret = dep_chain_refill(r);
 		if (ret)
 			break;
 		if (!d->nheap) {
@@ -936,12 +588,12 @@ static int dep_loop(struct run *r)
 				dep_el_write_out(&d->el, s->stream, s->key);
 			if (s->flags & DEP_F_FLUSH)
 				dep_el_flush_out(&d->el, s->key, s->flags & DEP_F_META, s->seq);
-			wake(d, &s->wait_issue, s);
+			dep_wake(d, &s->wait_issue, s);
 			if (s->flags & SF_ENGINE)
 				chain_look(d, s->stream);
 		}
 		if (!ret && d->nchainq)
-			ret = chain_refill(r);
+			ret = dep_chain_refill(r);
 		if (ret)
 			break;
 		if (r->inflight >= r->depth)

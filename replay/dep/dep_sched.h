@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Dep mode's scheduler, shared by its files (not an interface): the window of I/Os, their
+ * waiter lists, the ready heap and the per-thread state. dep_run.c is the mode (admission, the
+ * loop, the elastic models), dep_release.c releases an I/O as its parents resolve, dep_chain.c
+ * hands a thread's next call to its worker (chains).
+ */
+#ifndef IOREEL_REPLAY_DEP_SCHED_H
+#define IOREEL_REPLAY_DEP_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "replay/core/run.h"
+#include "replay/dep/dep.h"
+#include "replay/dep/dep_el.h"
+#include "util/heap.h"
+
+#define NONE UINT32_MAX
+
+/* Dep mode's items in the input ring: the I/O and what inference says it waited for. */
+struct dsev {
+	struct sev s;
+	struct dep_info dep;
+};
+
+struct dep_sched;
+
+/* The mode's state (struct run's mode_state): inference on the helper thread, the
+ * dependency scheduler on the scheduling thread. */
+struct dep_mode {
+	struct dep_infer *infer;
+	struct dep_sched *sched;
+};
+
+static inline struct dep_sched *sched_of(const struct run *r)
+{
+	return ((struct dep_mode *)r->mode_state)->sched;
+}
+
+/* DS_RIDING: not issued, done when the I/O it rides on is (group commit, absorbed writes);
+ * DS_SPLIT: its parents done, waiting for the flush of its own it needed (split) */
+enum dslot_state {
+	DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_RIDING, DS_SPLIT, DS_CHAINED,
+	DS_DONE
+};
+
+/* dslot.flags beside enum dep_flag's: a riding flush holds its thread's depth as its own
+ * flush would have; a split was looked at for it */
+#define SF_DEPTH 0x100
+#define SF_SPLIT 0x200
+#define SF_ENGINE 0x400 /* handed to the engine (not a call the source made itself) */
+
+/*
+ * Chains (engines that chain, --dep-chain): a thread's call whose only parent left is its own
+ * thread's previous call, a completion edge (sync), is handed to the engine as soon as that
+ * one is, and waits in the thread's worker (replay_io.chained), which makes it the recorded
+ * think time after the previous one completed. Without it each call's completion travelled
+ * to the scheduling thread and the next call back to a worker: two wake-ups per call, and a
+ * pgbench trace replayed onto its own xfs spent 199 us from release to completion on reads
+ * the kernel served in 84 us. At most CHAIN_AHEAD calls of a thread wait in its worker, so
+ * an I/O of another thread that comes due is never queued behind a long chain; the elastic
+ * models decide when an I/O comes due, so chains are off with them.
+ */
+#define CHAIN_AHEAD 2
+
+struct dslot {
+	struct sev s;
+	uint64_t seq;
+	uint64_t release;     /* ns since the start: the latest constraint resolved so far */
+	uint64_t submit_ns;   /* on the target, ns since the start */
+	uint64_t complete_ns;
+	uint32_t wait_issue;  /* children released by this one's submission (waiter list) */
+	uint32_t wait_done;   /* children released by its completion */
+	uint32_t stream;
+	uint32_t next_parked; /* its thread's queue of I/Os held to the recorded depth */
+	uint32_t key;	      /* enum dep_flag's key: device, or file */
+	uint32_t riders;      /* slots riding on this one (a list through next_rider) */
+	uint32_t next_rider;
+	uint64_t wr_snap;     /* a flush: its thread's writes to key read before it */
+	uint64_t sync_upto;   /* 1 + its thread's latest I/O up to it with a completion edge */
+	uint64_t bar_seq;     /* split: 1 + its barrier parent's sequence number (0: none) */
+	uint64_t bar_gap;     /* split: the barrier edge's gap, scaled */
+	uint16_t depth;
+	uint8_t kind;
+	uint8_t pending;      /* parents not yet resolved */
+	uint8_t state;
+	uint16_t flags;	      /* enum dep_flag, SF_* */
+};
+
+struct waiter {
+	uint64_t gap;	/* ns, already scaled */
+	uint32_t child; /* window slot */
+	uint32_t next;
+	uint8_t kind;
+};
+
+struct dstream {
+	uint32_t inflight; /* in flight, chained ones too */
+	uint32_t park_head, park_tail;
+	int64_t lag; /* release - trace time of its last I/O that was not async (ns) */
+	uint64_t sync_upto; /* 1 + its latest I/O read with a completion edge (0: none) */
+	uint64_t tail_seq;  /* chains: 1 + its latest I/O handed to the engine (0: none) */
+	uint32_t chained;   /* chains: its I/Os waiting in its worker or in flight there */
+	bool chain_look;    /* in the scheduler's chainq */
+};
+
+/* A ready I/O: its window slot, by its release time (fixed once it is ready), then trace
+ * order: I/Os released together (a thread's held I/Os when a slot frees) go in the order
+ * the recording issued them. */
+struct ready {
+	uint64_t release;
+	uint64_t seq;
+	uint32_t w;
+};
+#define READY_KEY(e) ((unsigned __int128)(e).release << 64 | (e).seq)
+HEAP_DEFINE(readyheap, struct ready, READY_KEY)
+
+struct dep_sched {
+	struct dslot *slot; /* DEP_WINDOW */
+	struct waiter *pool;
+	uint32_t pool_free;
+	uint64_t next_seq; /* next I/O to read from the input ring */
+	uint64_t floor;	   /* every I/O before it is done */
+	struct ready *heap; /* ready slots by release time */
+	size_t nheap;
+	struct dstream *st;
+	uint32_t nst;
+	double think_scale, speed;
+	uint64_t eps;
+	bool window_was_full;
+	bool file_level; /* ops are enum io_fop */
+	/* the elastic models (dep_el.h) */
+	struct dep_el el;
+	uint32_t *work; /* finish()'s list: a slot and its riders, DEP_WINDOW */
+	uint32_t *splitq; /* slots whose split flush is to be issued, DEP_WINDOW */
+	uint32_t nsplitq;
+	bool chain;	  /* chains are on (the engine chains, no elastic model) */
+	uint32_t *chainq; /* streams whose next call may chain now (nst entries) */
+	uint32_t nchainq;
+};
+
+static inline uint32_t wslot(uint64_t seq)
+{
+	return (uint32_t)(seq & (DEP_WINDOW - 1));
+}
+
+/* The stream's next call may chain now: the loop looks (chain_refill), not a reap's callback,
+ * which must not issue (an issue may wait for a buffer, and that reaps). */
+static inline void chain_look(struct dep_sched *d, uint32_t stream)
+{
+	if (!d->chain || d->st[stream].chain_look)
+		return;
+	d->st[stream].chain_look = true;
+	d->chainq[d->nchainq++] = stream;
+}
+
+/* dep_release.c */
+void dep_heap_push(struct dep_sched *d, uint32_t w);
+void dep_resolve(struct dep_sched *d, uint32_t w, uint64_t at);
+uint64_t dep_edge_time(const struct dep_sched *d, const struct dslot *p, const struct dslot *c,
+		       uint8_t kind, uint64_t gap);
+void dep_wake(struct dep_sched *d, uint32_t *list, const struct dslot *p);
+void dep_note_release(struct run *r, const struct dslot *s);
+
+/* dep_chain.c */
+int dep_chain_refill(struct run *r);
+void dep_chain_done(struct run *r, struct dslot *s, const struct replay_io *io);
+
+#endif
