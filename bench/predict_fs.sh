@@ -32,7 +32,10 @@
 #      block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
 #      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds;
 #      only xfs and the targets run for real, so TARGETS=xfs is the self-check alone),
-#      PREDICT_OUT (build/bench/predict_fs).
+#      PREDICT_OUT (build/bench/predict_fs), REAL_FROM (an earlier run's PREDICT_OUT: its
+#      real runs and recordings are taken instead of running the real ones again, so that
+#      replay variants can be set against the same real runs; its SECONDS_PER_RUN, REPEATS
+#      and TARGETS must be this run's).
 # Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
 set -u
 # the real runs are recorded with the CPU (for variants with replay --cpu replay or calls)
@@ -57,6 +60,11 @@ out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
 # the filesystems run for real: xfs (the recording's) and each target
 fss=$(printf '%s\n' xfs ${TARGETS:-ext4 btrfs} | awk '!seen[$0]++' | tr '\n' ' ')
 targets=${TARGETS:-xfs ext4 btrfs}
+real_from=${REAL_FROM:-}
+[ -z "$real_from" ] || [ -e "$real_from/real-xfs-1.file.ioreel" ] ||
+	fail "REAL_FROM=$real_from holds no real runs (real-xfs-1.file.ioreel): give an earlier run's PREDICT_OUT"
+[ "$(cd "$real_from" 2>/dev/null && pwd)" != "$(mkdir -p "$out" && cd "$out" && pwd)" ] ||
+	fail "REAL_FROM is PREDICT_OUT ($out): give the replays an output of their own"
 mkdir -p "$out" && rm -f "$out"/*.ioreel "$out"/*.json "$out"/*.csv "$out"/*.out "$out"/*.err
 log() { printf '%s %s\n' "$(date +%T)" "$*"; }
 _setups_init
@@ -72,6 +80,7 @@ for fs in $fss; do
 	dev[$fs]=$(_setups_loop "$size" "$fs") || exit 1
 	_setups_mkfs "$fs" "${dev[$fs]}"
 	mnt[$fs]=$(_setups_mount "$fs" "${dev[$fs]}") || exit 1
+	[ -z "$real_from" ] || continue # only the replays run here
 	log "$fs on ${dev[$fs]} (${size} MiB): pgbench scale $scale"
 	pg_start "${mnt[$fs]}/pg"
 	pg_pgbench_init "$scale"
@@ -182,11 +191,16 @@ freplay() {
 }
 
 # Real runs interleaved (xfs ext4 btrfs xfs ...) so that drift on the machine spreads evenly.
-for ((i = 1; i <= repeats; i++)); do
-	for fs in $fss; do
-		real "$fs" "$i"
+if [ -n "$real_from" ]; then
+	cp "$real_from"/real-* "$real_from"/noncache-* "$out"/ || fail "cannot copy the real runs from $real_from"
+	log "the real runs: $real_from's"
+else
+	for ((i = 1; i <= repeats; i++)); do
+		for fs in $fss; do
+			real "$fs" "$i"
+		done
 	done
-done
+fi
 # The recording replayed is the median xfs run's (by TPS), not the first: a first run can be
 # an outlier (1046 TPS where the next two made 1524 and 1527).
 src=$(for ((i = 1; i <= repeats; i++)); do

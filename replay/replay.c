@@ -114,6 +114,10 @@ static void usage(FILE *f)
 "      --dep-split on|off   a thread the recording shows waiting on another thread's flush\n"
 "                           for its writes issues its own where that flush was issued\n"
 "                           before they completed (default off)\n"
+"      --dep-commit-lock on|off  file level: a thread's writes and flush of a file\n"
+"                           wait while another thread's are in flight, and when they\n"
+"                           complete the first group waiting covers the others, which\n"
+"                           are not issued (a database's group commit; default off)\n"
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
@@ -195,6 +199,7 @@ enum replay_opt {
 	OPT_DEP_ABSORB,
 	OPT_DEP_SPLIT,
 	OPT_DEP_CHAIN,
+	OPT_DEP_COMMIT_LOCK,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ALLOW_WRITES,
@@ -238,6 +243,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-absorb", required_argument, 0, OPT_DEP_ABSORB },
 	{ "dep-split", required_argument, 0, OPT_DEP_SPLIT },
 	{ "dep-chain", required_argument, 0, OPT_DEP_CHAIN },
+	{ "dep-commit-lock", required_argument, 0, OPT_DEP_COMMIT_LOCK },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
@@ -404,10 +410,12 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 	case OPT_DEP_GROUP_COMMIT:
 	case OPT_DEP_ABSORB:
 	case OPT_DEP_SPLIT:
-	case OPT_DEP_CHAIN: {
+	case OPT_DEP_CHAIN:
+	case OPT_DEP_COMMIT_LOCK: {
 		bool *b = c == OPT_DEP_ABSORB ? &o->dep.absorb
 			  : c == OPT_DEP_SPLIT ? &o->dep.split
 			  : c == OPT_DEP_CHAIN ? &o->dep.chain
+			  : c == OPT_DEP_COMMIT_LOCK ? &o->dep.commit_lock
 					       : &o->dep.group_commit;
 
 		if (!strcmp(arg, "on"))
@@ -419,6 +427,7 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 				  c == OPT_DEP_ABSORB  ? "dep-absorb"
 				  : c == OPT_DEP_SPLIT ? "dep-split"
 				  : c == OPT_DEP_CHAIN ? "dep-chain"
+				  : c == OPT_DEP_COMMIT_LOCK ? "dep-commit-lock"
 						       : "dep-group-commit",
 				  arg);
 			return EXIT_USAGE;

@@ -98,6 +98,9 @@ struct dep_opts {
 	 * so a call after its thread's previous one returned waited for it however soon it came
 	 * (eps_ns, the block layer's "too soon to have been woken", does not apply) */
 	bool sync_calls;
+	bool commit_lock;      /* file level: a thread's writes and flush of a file wait while
+				* another thread's do; the first group waiting covers the others
+				* (dep_lock.c) */
 	bool chain;	       /* engines that chain (threads): a thread's next call waits in its
 				* worker, not on the scheduling thread (dep_run.c "Chains") */
 };
@@ -134,7 +137,7 @@ const char *dep_kind_name(unsigned int kind);
 /* What the elastic models changed, per op of the trace (enum io_op; file level enum io_fop). */
 #define DEP_EL_OPS 32
 struct dep_elastic {
-	bool group_commit, absorb, splits; /* on in this replay */
+	bool group_commit, absorb, splits, commit_lock; /* on in this replay */
 	bool file_level;	   /* ops are enum io_fop */
 	uint64_t trace[DEP_EL_OPS];	/* read from the trace */
 	uint64_t issued[DEP_EL_OPS];	/* issued (split flushes too; a stopped replay: fewer) */
@@ -142,6 +145,9 @@ struct dep_elastic {
 	uint64_t absorbed[DEP_EL_OPS];	/* writes not issued: a later one of the range was due */
 	uint64_t split[DEP_EL_OPS];	/* flushes added: another's no longer covered its writes */
 	uint64_t grounded;		/* I/Os split's grounding found (DEP_F_SPLIT) */
+	uint64_t followed[DEP_EL_OPS];	/* commit lock: a follower's calls, not issued */
+	uint64_t lock_waits;		/* commit lock: groups that waited for it */
+	uint64_t merged_bytes;		/* commit lock: followers' bytes the leaders wrote */
 };
 
 /* dep_report.c: the table per op (text), or `, "elastic": {...}` (JSON); bytes written. */

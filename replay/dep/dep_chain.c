@@ -31,7 +31,7 @@ static int chain_next(struct run *r, uint32_t pw)
 			x = &d->pool[i];
 			c = &d->slot[x->child];
 			if (x->kind == DEP_SYNC && c->stream == p->stream && c->pending == 1 &&
-			    c->state == DS_WAITING)
+			    c->state == DS_WAITING && !(c->flags & (SF_GHEAD | SF_FOLLOW)))
 				break;
 		}
 		if (i == NONE || !run_to_engine(r, &c->s))

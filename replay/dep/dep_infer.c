@@ -114,6 +114,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->bg_by_mix = false;
 	o->sync_calls = false;
 	o->chain = true;
+	o->commit_lock = false;
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -660,7 +661,12 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 				 * pgbench trace replayed onto its own device took 1.05x as long,
 				 * 1.00x this way.
 				 */
-				out->par[0].gap_ns = 0;
+				if (!(d->o.commit_lock && (cls & DEP_F_WRITE) &&
+				      !(cls & DEP_F_COVERS) && f->flush && f->key == ev->dev))
+					out->par[0].gap_ns = 0;
+				/* else: a write waking on another thread's flush of its file
+				 * keeps its gap, which the commit lock (dep_lock.c) takes the
+				 * wait for the lock out of */
 				if (split_grounded(d, ev->tid, f)) {
 					out->flags |= DEP_F_SPLIT;
 					d->st.split_grounded++;

@@ -122,3 +122,18 @@ void dep_note_release(struct run *r, const struct dslot *s)
 	if (s->kind != DEP_ASYNC)
 		d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
 }
+
+/* Slot w rides on slot host: not issued, done when host is (a coalesced flush, an absorbed
+ * write, a commit lock's follower). Its issue edges go now. */
+void dep_ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel)
+{
+	struct dslot *s = &d->slot[w];
+
+	s->state = DS_RIDING;
+	s->submit_ns = now_rel;
+	s->next_rider = d->slot[host].riders;
+	d->slot[host].riders = w;
+	if (s->flags & DEP_F_WRITE)
+		dep_el_write_out(&d->el, s->stream, s->key);
+	dep_wake(d, &s->wait_issue, s);
+}

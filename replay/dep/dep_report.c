@@ -2,7 +2,8 @@
 /*
  * The elastic models' part of a dep replay's report: per op, what the trace held, what was
  * issued, and how many the models took out (coalesced flushes, absorbed writes) or added
- * (split flushes), so a reader sees how much of the prediction is the model's.
+ * (split flushes) or a follower of the commit lock did not issue, so a reader sees how much of
+ * the prediction is the model's.
  */
 #include <stdio.h>
 #include "formats/file.h"
@@ -20,25 +21,27 @@ static uint64_t issued(const struct dep_elastic *e, int op)
 
 static bool shown(const struct dep_elastic *e, int op)
 {
-	return e->coalesced[op] || e->absorbed[op] || e->split[op] ||
+	return e->coalesced[op] || e->absorbed[op] || e->split[op] || e->followed[op] ||
 	       (e->trace[op] && (op <= 2 || (e->file_level && op <= 4)));
 }
 
 void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 		       unsigned long long redundant, FILE *out)
 {
-	fprintf(out, "  elastic models: group commit %s, absorbed writes %s, split flushes %s\n",
+	fprintf(out, "  elastic models: group commit %s, absorbed writes %s, split flushes %s, "
+		     "commit lock %s\n",
 		e->group_commit ? "on" : "off", e->absorb ? "on" : "off",
-		e->splits ? "on" : "off");
-	fprintf(out, "    %-12s %10s %10s %10s %10s %8s %13s\n", "op", "in trace", "issued",
-		"coalesced", "absorbed", "split", "issued/trace");
+		e->splits ? "on" : "off", e->commit_lock ? "on" : "off");
+	fprintf(out, "    %-12s %10s %10s %10s %10s %8s %9s %13s\n", "op", "in trace", "issued",
+		"coalesced", "absorbed", "split", "followed", "issued/trace");
 	for (int op = 0; op < DEP_EL_OPS; op++) {
 		if (!shown(e, op))
 			continue;
-		fprintf(out, "    %-12s %10llu %10llu %10llu %10llu %8llu %13.3f\n",
+		fprintf(out, "    %-12s %10llu %10llu %10llu %10llu %8llu %9llu %13.3f\n",
 			op_name(e, (unsigned int)op), (unsigned long long)e->trace[op],
 			(unsigned long long)issued(e, op), (unsigned long long)e->coalesced[op],
 			(unsigned long long)e->absorbed[op], (unsigned long long)e->split[op],
+			(unsigned long long)e->followed[op],
 			e->trace[op] ? (double)issued(e, op) / (double)e->trace[op] : 0.0);
 	}
 	if (e->group_commit)
@@ -46,6 +49,11 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 			"    %llu of %llu flushes were issued in the recording under another "
 			"thread's covering one: never coalesced\n",
 			redundant, flushes);
+	if (e->commit_lock)
+		fprintf(out,
+			"    commit lock: %llu groups (writes, then a flush) waited for another "
+			"thread's; the leaders wrote %llu bytes of their followers'\n",
+			(unsigned long long)e->lock_waits, (unsigned long long)e->merged_bytes);
 	if (e->splits)
 		fprintf(out,
 			"    %llu I/Os waited in the recording on another thread's flush for their "
@@ -58,12 +66,14 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 {
 	size_t n = (size_t)snprintf(buf, len,
 				    ", \"elastic\": {\"group_commit\": %s, \"absorb\": %s, "
-				    "\"split\": %s, \"flushes\": %llu, "
+				    "\"split\": %s, \"commit_lock\": %s, \"flushes\": %llu, "
 				    "\"flushes_kept_redundant\": %llu, \"split_grounded\": %llu, "
-				    "\"ops\": {",
+				    "\"lock_waits\": %llu, \"merged_bytes\": %llu, \"ops\": {",
 				    e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
-				    e->splits ? "true" : "false", flushes, redundant,
-				    (unsigned long long)e->grounded);
+				    e->splits ? "true" : "false", e->commit_lock ? "true" : "false",
+				    flushes, redundant, (unsigned long long)e->grounded,
+				    (unsigned long long)e->lock_waits,
+				    (unsigned long long)e->merged_bytes);
 	bool first = true;
 
 	for (int op = 0; op < DEP_EL_OPS && n < len; op++) {
@@ -72,13 +82,14 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 		n += (size_t)snprintf(buf + n, len - n,
 				      "%s\"%s\": {\"trace\": %llu, \"issued\": %llu, "
 				      "\"coalesced\": %llu, \"absorbed\": %llu, \"split\": %llu, "
-				      "\"issued_share\": %.6f}",
+				      "\"followed\": %llu, \"issued_share\": %.6f}",
 				      first ? "" : ", ", op_name(e, (unsigned int)op),
 				      (unsigned long long)e->trace[op],
 				      (unsigned long long)issued(e, op),
 				      (unsigned long long)e->coalesced[op],
 				      (unsigned long long)e->absorbed[op],
 				      (unsigned long long)e->split[op],
+				      (unsigned long long)e->followed[op],
 				      e->trace[op] ? (double)issued(e, op) / (double)e->trace[op]
 						   : 0.0);
 		first = false;

@@ -61,6 +61,9 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	r->res->elastic.file_level = d->file_level;
 	d->chain = o->chain && r->eng->chains && !d->el.acct && !o->group_commit &&
 		   !o->absorb && !o->split;
+	/* the commit lock works on calls (a block trace's flushes are the journal's) */
+	d->lock = o->commit_lock && d->file_level;
+	r->res->elastic.commit_lock = d->lock;
 	return 0;
 }
 
@@ -75,6 +78,7 @@ static void dep_sched_free(struct dep_sched *d)
 	free(d->work);
 	free(d->splitq);
 	free(d->chainq);
+	dep_lock_free(d);
 	dep_el_free(&d->el);
 	free(d);
 }
@@ -135,6 +139,7 @@ static int admit(struct run *r, const struct dsev *in)
 	uint32_t w = wslot(seq);
 	struct dslot *s = &d->slot[w];
 	const struct dep_info *di = &in->dep;
+	uint64_t lockwait;
 
 	if (di->stream >= d->nst && grow_streams(d, di->stream))
 		return -ENOMEM;
@@ -155,6 +160,8 @@ static int admit(struct run *r, const struct dsev *in)
 	}
 	if (d->el.absorb && (di->flags & DEP_F_BG) && (di->flags & DEP_F_WRITE))
 		dep_el_abs_note(&d->el, di->stream, di->key, in->s.offset, seq);
+	if (d->lock && dep_lock_admit(r, s))
+		return -ENOMEM;
 	for (uint8_t k = 0; k < di->npar; k++)
 		if (di->par[k].kind != DEP_ASYNC && di->par[k].kind != DEP_OVERLAP)
 			d->st[di->stream].sync_upto = seq + 1;
@@ -163,6 +170,7 @@ static int admit(struct run *r, const struct dsev *in)
 	if (di->kind == DEP_OPEN || di->kind == DEP_WAIT)
 		s->release = in->s.t;
 	r->res->dep_released[di->kind]++;
+	lockwait = d->lock ? dep_lock_wait_est(d, s, di) : 0;
 	for (uint8_t k = 0; k < di->npar; k++) {
 		const struct dep_edge *e = &di->par[k];
 		struct dslot *p = &d->slot[wslot(seq - e->back)];
@@ -178,9 +186,13 @@ static int admit(struct run *r, const struct dsev *in)
 		} else if (e->kind == DEP_SYNC || e->kind == DEP_BARRIER) {
 			g *= d->think_scale;
 		}
+		if (e->kind == DEP_SYNC && lockwait)
+			g = g > (double)lockwait / d->speed ? g - (double)lockwait / d->speed : 0;
 		gap = (uint64_t)g;
 		if (p->seq != seq - e->back)
 			continue; /* cannot happen (DEP_MAX_BACK < DEP_WINDOW); be safe */
+		if (d->lock && e->kind == DEP_BARRIER && dep_lock_edge(p, s))
+			continue; /* the commit lock orders the two groups, on the target */
 		if (p->state == DS_DONE || (issue_edge && p->state == DS_INFLIGHT)) {
 			uint64_t at = dep_edge_time(d, p, s, e->kind, gap);
 
@@ -254,8 +266,9 @@ static void park(struct dep_sched *d, uint32_t w)
  * An I/O is done at complete_ns, and with it every I/O riding on it (a coalesced flush, an
  * absorbed write), and theirs in turn.
  */
-static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
+static void finish(struct run *r, uint32_t w0, uint64_t complete_ns)
 {
+	struct dep_sched *d = sched_of(r);
 	uint32_t n = 0;
 
 	d->work[n++] = w0;
@@ -272,6 +285,8 @@ static void finish(struct dep_sched *d, uint32_t w0, uint64_t complete_ns)
 			dep_el_write_done(&d->el, s->stream, s->key, complete_ns);
 		if (s->flags & DEP_F_FLUSH)
 			dep_el_flush_done(&d->el, s->key, s->seq);
+		if (d->lock && (s->flags & DEP_F_FLUSH))
+			dep_lock_done(r, s, complete_ns); /* its file's commit lock passes on */
 		dep_wake(d, &s->wait_done, s);
 		/* the thread's oldest held I/O may go now, as the recorded thread did when a
 		 * slot freed */
@@ -319,21 +334,7 @@ static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 	 * thread's own work between calls would have. */
 	if (io->began_ns && io->began_ns - r->start_mono > s->submit_ns)
 		s->submit_ns = io->began_ns - r->start_mono;
-	finish(d, io->tag, complete_ns);
-}
-
-/* Slot w rides on slot host: not issued, done when host is. Its issue edges go now. */
-static void ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel)
-{
-	struct dslot *s = &d->slot[w];
-
-	s->state = DS_RIDING;
-	s->submit_ns = now_rel;
-	s->next_rider = d->slot[host].riders;
-	d->slot[host].riders = w;
-	if (s->flags & DEP_F_WRITE)
-		dep_el_write_out(&d->el, s->stream, s->key);
-	dep_wake(d, &s->wait_issue, s);
+	finish(r, io->tag, complete_ns);
 }
 
 /* The source counts a call taken out as done (file level: its descriptor's uses). */
@@ -369,7 +370,7 @@ static bool try_coalesce(struct run *r, uint32_t w, uint64_t now_rel)
 	d->st[s->stream].inflight++;
 	if (s->s.op < DEP_EL_OPS)
 		r->res->elastic.coalesced[s->s.op]++;
-	ride(d, w, wslot(gs - 1), now_rel);
+	dep_ride(d, w, wslot(gs - 1), now_rel);
 	took_out(r, s);
 	return true;
 }
@@ -404,7 +405,7 @@ static bool try_absorb(struct run *r, uint32_t w, uint64_t now_rel)
 	    l->sync_upto > s->seq + 1)
 		return false;
 	r->res->elastic.absorbed[s->s.op]++;
-	ride(d, w, wslot(ls - 1), now_rel);
+	dep_ride(d, w, wslot(ls - 1), now_rel);
 	took_out(r, s);
 	return true;
 }
@@ -467,6 +468,16 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 			park(d, w);
 			continue;
 		}
+		if (s->flags & SF_FOLLOW) {
+			/* a follower's own write or flush: the leader's flush covered it */
+			if (s->s.op < DEP_EL_OPS)
+				r->res->elastic.followed[s->s.op]++;
+			took_out(r, s);
+			finish(r, w, now_rel);
+			continue;
+		}
+		if ((s->flags & SF_GHEAD) && dep_lock_wait(r, w))
+			continue; /* its file's commit lock is another group's */
 		dep_note_release(r, s);
 		if ((d->el.absorb && try_absorb(r, w, now_rel)) ||
 		    (d->el.gc && try_coalesce(r, w, now_rel)))

@@ -41,6 +41,7 @@ static inline struct dep_sched *sched_of(const struct run *r)
  * DS_SPLIT: its parents done, waiting for the flush of its own it needed (split) */
 enum dslot_state {
 	DS_FREE, DS_WAITING, DS_READY, DS_PARKED, DS_INFLIGHT, DS_RIDING, DS_SPLIT, DS_CHAINED,
+	DS_LOCKW, /* a commit group's first write, waiting for its file's commit lock */
 	DS_DONE
 };
 
@@ -49,6 +50,8 @@ enum dslot_state {
 #define SF_DEPTH 0x100
 #define SF_SPLIT 0x200
 #define SF_ENGINE 0x400 /* handed to the engine (not a call the source made itself) */
+#define SF_GHEAD 0x800	/* the first write of a commit group (dep_lock.c) */
+#define SF_FOLLOW 0x1000 /* a call of a group another group's flush covered: not issued */
 
 /*
  * Chains (engines that chain, --dep-chain): a thread's call whose only parent left is its own
@@ -80,6 +83,9 @@ struct dslot {
 	uint64_t sync_upto;   /* 1 + its thread's latest I/O up to it with a completion edge */
 	uint64_t bar_seq;     /* split: 1 + its barrier parent's sequence number (0: none) */
 	uint64_t bar_gap;     /* split: the barrier edge's gap, scaled */
+	uint64_t grp_end;     /* a commit group's head: 1 + its flush's sequence number; its
+			       * flush: 1 + the head's */
+	uint32_t next_lockw;  /* the next group waiting for the same commit lock */
 	uint16_t depth;
 	uint8_t kind;
 	uint8_t pending;      /* parents not yet resolved */
@@ -102,6 +108,16 @@ struct dstream {
 	uint64_t tail_seq;  /* chains: 1 + its latest I/O handed to the engine (0: none) */
 	uint32_t chained;   /* chains: its I/Os waiting in its worker or in flight there */
 	bool chain_look;    /* in the scheduler's chainq */
+	uint64_t grp_head;  /* commit lock: 1 + its open group's first write (0: none) */
+	uint32_t grp_key;   /* the file that group writes */
+};
+
+/* The commit lock of one file (dep_lock.c). */
+struct dlock {
+	uint64_t holder;	/* 1 + the sequence number of the holding group's flush (0: free) */
+	uint32_t whead, wtail;	/* the groups waiting, by their heads (next_lockw) */
+	uint32_t last_stream;	/* 1 + the latest thread seen to make a group here */
+	bool shared;		/* groups of two threads or more: a lock to model */
 };
 
 /* A ready I/O: its window slot, by its release time (fixed once it is ready), then trace
@@ -137,6 +153,9 @@ struct dep_sched {
 	bool chain;	  /* chains are on (the engine chains, no elastic model) */
 	uint32_t *chainq; /* streams whose next call may chain now (nst entries) */
 	uint32_t nchainq;
+	bool lock;	  /* the commit lock model is on (file level) */
+	struct dlock *locks; /* per key */
+	uint32_t nlocks;
 };
 
 static inline uint32_t wslot(uint64_t seq)
@@ -161,6 +180,17 @@ uint64_t dep_edge_time(const struct dep_sched *d, const struct dslot *p, const s
 		       uint8_t kind, uint64_t gap);
 void dep_wake(struct dep_sched *d, uint32_t *list, const struct dslot *p);
 void dep_note_release(struct run *r, const struct dslot *s);
+
+void dep_ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel);
+
+/* dep_lock.c */
+int dep_lock_admit(struct run *r, struct dslot *s);
+bool dep_lock_wait(struct run *r, uint32_t w);
+bool dep_lock_edge(const struct dslot *p, const struct dslot *c);
+uint64_t dep_lock_wait_est(const struct dep_sched *d, const struct dslot *s,
+			   const struct dep_info *di);
+void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns);
+void dep_lock_free(struct dep_sched *d);
 
 /* dep_chain.c */
 int dep_chain_refill(struct run *r);

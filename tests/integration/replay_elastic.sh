@@ -182,10 +182,7 @@ mkdir -p "$d/root"
 rf() {
 	local name=$1
 	shift
-	rm -rf "$d/root" && mkdir "$d/root"
-	"$IOREEL" replay "$d/bg.ioreel" --root "$d/root" --allow-writes --force --mode dep \
-		--engine null --json -q "$@" >"$d/$name.json" 2>"$d/$name.err" ||
-		fail "replay $name failed: $(cat "$d/$name.err")"
+	replay_file_null "$d/bg.ioreel" "$d/root" "$d/$name.json" "$@"
 }
 rf bg_slow --null-latency 1s --dep-absorb on
 check bg_slow write $((8 * ROUNDS)) $((6 * ROUNDS)) 0 $((2 * ROUNDS))

@@ -51,10 +51,7 @@ assert_eq "$n" $((2 * ROUNDS)) "fdatasyncs recorded (A's and B's per round)"
 rp() {
 	local name=$1
 	shift
-	rm -rf "$out/root" && mkdir "$out/root"
-	"$IOREEL" replay "$out/f.ioreel" --root "$out/root" --allow-writes --force --mode dep \
-		--engine null --dep-think-max 1s --json -q "$@" >"$out/$name.json" 2>"$out/$name.err" ||
-		fail "replay $name failed: $(cat "$out/$name.err")"
+	replay_file_null "$out/f.ioreel" "$out/root" "$out/$name.json" --dep-think-max 1s "$@"
 }
 # check NAME COALESCED: fdatasync's row; COALESCED "kept" means rounds - kept redundant
 check() {

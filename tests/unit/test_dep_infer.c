@@ -377,6 +377,36 @@ static void test_background(void)
 	dep_infer__free(d);
 }
 
+/*
+ * The commit lock (--dep-commit-lock): thread 40 writes and flushes the log; thread 41 read,
+ * then wrote the log 5 us after 40's flush completed (it waited for the lock). Its think time
+ * after its read (255 us) is kept beside the barrier edge, for the replay to take the wait for
+ * the lock out of; without the model it is zeroed (the wait is the barrier's).
+ */
+static void test_commit_lock_gap(void)
+{
+	struct io_event e[] = {
+		ev(41, 0, 50, IO_OP_READ, 0, 1 << 20, 8192),
+		ev(40, 10, 20, IO_OP_WRITE, 0, 0, 8192),
+		ev(40, 22, 300, IO_OP_FLUSH, 0, 0, 0),
+		ev(41, 305, 320, IO_OP_WRITE, 0, 8192, 8192),
+	};
+	struct dep_info x[4];
+	struct dep_opts o;
+	struct dep_infer *d;
+
+	dep_opts_default(&o);
+	d = infer(e, 4, x, &o);
+	CHECK(has_edge(&x[3], DEP_BARRIER, 1, 5) && has_edge(&x[3], DEP_SYNC, 3, 0),
+	      "without the commit lock: the barrier's 5 us, no think time after the read");
+	dep_infer__free(d);
+	o.commit_lock = true;
+	d = infer(e, 4, x, &o);
+	CHECK(has_edge(&x[3], DEP_BARRIER, 1, 5) && has_edge(&x[3], DEP_SYNC, 3, 255),
+	      "with the commit lock: the think time after the read kept (255 us)");
+	dep_infer__free(d);
+}
+
 int main(void)
 {
 	test_sync_thread();
@@ -389,6 +419,7 @@ int main(void)
 	test_group_commit_grounding();
 	test_split_grounding();
 	test_background();
+	test_commit_lock_gap();
 	if (!failures)
 		printf("dep inference: all checks passed\n");
 	return failures ? 1 : 0;
