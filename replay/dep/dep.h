@@ -147,6 +147,7 @@ struct dep_elastic {
 	uint64_t grounded;		/* I/Os split's grounding found (DEP_F_SPLIT) */
 	uint64_t followed[DEP_EL_OPS];	/* commit lock: a follower's calls, not issued */
 	uint64_t lock_waits;		/* commit lock: groups that waited for it */
+	uint64_t lock_broken;		/* commit lock: waits ended with nothing else to run */
 	uint64_t merged_bytes;		/* commit lock: followers' bytes the leaders wrote */
 };
 

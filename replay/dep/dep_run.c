@@ -147,7 +147,8 @@ static int admit(struct run *r, const struct dsev *in)
 			     .stream = di->stream, .next_parked = NONE, .depth = di->depth,
 			     .kind = di->kind, .pending = 1, .state = DS_WAITING,
 			     .key = di->key, .riders = NONE, .next_rider = NONE,
-			     .flags = di->flags };
+			     .flags = di->flags,
+			     .rec_done = in->s.t + (uint64_t)((double)in->rec_lat / d->speed) };
 	if (in->s.op < DEP_EL_OPS)
 		r->res->elastic.trace[in->s.op]++;
 	if (d->el.split && (di->flags & DEP_F_SPLIT) && !(di->flags & DEP_F_FLUSH))
@@ -160,8 +161,6 @@ static int admit(struct run *r, const struct dsev *in)
 	}
 	if (d->el.absorb && (di->flags & DEP_F_BG) && (di->flags & DEP_F_WRITE))
 		dep_el_abs_note(&d->el, di->stream, di->key, in->s.offset, seq);
-	if (d->lock && dep_lock_admit(r, s))
-		return -ENOMEM;
 	for (uint8_t k = 0; k < di->npar; k++)
 		if (di->par[k].kind != DEP_ASYNC && di->par[k].kind != DEP_OVERLAP)
 			d->st[di->stream].sync_upto = seq + 1;
@@ -191,7 +190,8 @@ static int admit(struct run *r, const struct dsev *in)
 		gap = (uint64_t)g;
 		if (p->seq != seq - e->back)
 			continue; /* cannot happen (DEP_MAX_BACK < DEP_WINDOW); be safe */
-		if (d->lock && e->kind == DEP_BARRIER && dep_lock_edge(p, s))
+		if (d->lock && (e->kind == DEP_BARRIER || e->kind == DEP_OVERLAP) &&
+		    dep_lock_edge(d, p, s))
 			continue; /* the commit lock orders the two groups, on the target */
 		if (p->state == DS_DONE || (issue_edge && p->state == DS_INFLIGHT)) {
 			uint64_t at = dep_edge_time(d, p, s, e->kind, gap);
@@ -200,6 +200,8 @@ static int admit(struct run *r, const struct dsev *in)
 				s->release = at;
 			continue;
 		}
+		if (p->stream != s->stream)
+			s->flags |= SF_XDEP; /* waits for another thread */
 		x = d->pool_free;
 		d->pool_free = d->pool[x].next;
 		d->pool[x] = (struct waiter){ .gap = gap, .child = w, .kind = e->kind };
@@ -212,6 +214,8 @@ static int admit(struct run *r, const struct dsev *in)
 		}
 		s->pending++;
 	}
+	if (d->lock && dep_lock_admit(r, s))
+		return -ENOMEM;
 	dep_resolve(d, w, 0); /* then, with one parent left, it may chain (chain_look) */
 	return 0;
 }
@@ -552,6 +556,9 @@ static int dep_loop(struct run *r)
 
 			if (input_done && d->floor == d->next_seq)
 				break; /* everything issued and completed */
+			if (d->lock && !r->inflight && !d->nsplitq && !d->nchainq &&
+			    (input_done || d->window_was_full) && dep_lock_unstick(r))
+				continue;
 			if (!input_done && !spsc_peek(&r->in) && !starved)
 				r->res->starved++;
 			starved = !input_done && !spsc_peek(&r->in);
@@ -711,7 +718,9 @@ static unsigned int dep_annotate(struct run *r, const struct io_event *ev, void 
 	struct dep_mode *m = r->mode_state;
 	struct dsev *in = item;
 	struct dep_info *di = &in->dep;
+	uint64_t q = io_event_time(ev);
 
+	in->rec_lat = ev->complete_ns != IO_TS_NONE && ev->complete_ns >= q ? ev->complete_ns - q : 0;
 	if (r->o->root) {
 		/* file level: inference sees every sync as a flush; group commit counts only
 		 * fsync and fdatasync (sync_file_range makes nothing durable), and a write

@@ -21,6 +21,7 @@
 struct dsev {
 	struct sev s;
 	struct dep_info dep;
+	uint64_t rec_lat; /* its recorded latency, ns (0: none recorded) */
 };
 
 struct dep_sched;
@@ -52,6 +53,8 @@ enum dslot_state {
 #define SF_ENGINE 0x400 /* handed to the engine (not a call the source made itself) */
 #define SF_GHEAD 0x800	/* the first write of a commit group (dep_lock.c) */
 #define SF_FOLLOW 0x1000 /* a call of a group another group's flush covered: not issued */
+#define SF_XDEP 0x2000	/* has a parent in another thread (the commit lock's groups have none
+			 * past their first write) */
 
 /*
  * Chains (engines that chain, --dep-chain): a thread's call whose only parent left is its own
@@ -83,6 +86,7 @@ struct dslot {
 	uint64_t sync_upto;   /* 1 + its thread's latest I/O up to it with a completion edge */
 	uint64_t bar_seq;     /* split: 1 + its barrier parent's sequence number (0: none) */
 	uint64_t bar_gap;     /* split: the barrier edge's gap, scaled */
+	uint64_t rec_done;    /* trace time + its recorded latency (the commit lock's flushes) */
 	uint64_t grp_end;     /* a commit group's head: 1 + its flush's sequence number; its
 			       * flush: 1 + the head's */
 	uint32_t next_lockw;  /* the next group waiting for the same commit lock */
@@ -117,7 +121,9 @@ struct dlock {
 	uint64_t holder;	/* 1 + the sequence number of the holding group's flush (0: free) */
 	uint32_t whead, wtail;	/* the groups waiting, by their heads (next_lockw) */
 	uint32_t last_stream;	/* 1 + the latest thread seen to make a group here */
+	uint64_t last_end;	/* the latest recorded end of a group read here (trace time) */
 	bool shared;		/* groups of two threads or more: a lock to model */
+	bool overlapped;	/* two groups overlapped in the recording: no lock here */
 };
 
 /* A ready I/O: its window slot, by its release time (fixed once it is ready), then trace
@@ -186,11 +192,12 @@ void dep_ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel);
 /* dep_lock.c */
 int dep_lock_admit(struct run *r, struct dslot *s);
 bool dep_lock_wait(struct run *r, uint32_t w);
-bool dep_lock_edge(const struct dslot *p, const struct dslot *c);
+bool dep_lock_edge(const struct dep_sched *d, const struct dslot *p, const struct dslot *c);
 uint64_t dep_lock_wait_est(const struct dep_sched *d, const struct dslot *s,
 			   const struct dep_info *di);
 void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns);
 void dep_lock_free(struct dep_sched *d);
+bool dep_lock_unstick(struct run *r);
 
 /* dep_chain.c */
 int dep_chain_refill(struct run *r);
