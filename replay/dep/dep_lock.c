@@ -208,6 +208,14 @@ static void follow(struct dep_sched *d, const struct dslot *f, uint64_t *lo, uin
 	}
 }
 
+/* A follower's call not issued: counted, and a use of its descriptor all the same. */
+void dep_lock_followed(struct run *r, const struct dslot *s)
+{
+	if (s->s.op < DEP_EL_OPS)
+		r->res->elastic.followed[s->s.op]++;
+	dep_took_out(r, s);
+}
+
 /* A flush completed: the lock it held passes to the first group waiting, whose flush covers
  * the others waiting. */
 void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns)
@@ -236,9 +244,7 @@ void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns)
 
 		l->whead = fs->next_lockw;
 		follow(d, fs, &lo, &hi);
-		r->res->elastic.followed[fs->s.op < DEP_EL_OPS ? fs->s.op : 0]++;
-		if (r->src->skip)
-			r->src->skip(r, &fs->s);
+		dep_lock_followed(r, fs);
 		dep_ride(d, f, host, complete_ns);
 	}
 	l->wtail = NONE;

@@ -137,3 +137,10 @@ void dep_ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel)
 		dep_el_write_out(&d->el, s->stream, s->key);
 	dep_wake(d, &s->wait_issue, s);
 }
+
+/* The source counts a call taken out as done (file level: its descriptor's uses). */
+void dep_took_out(struct run *r, const struct dslot *s)
+{
+	if (r->src->skip)
+		r->src->skip(r, &s->s);
+}

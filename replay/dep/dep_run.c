@@ -148,7 +148,8 @@ static int admit(struct run *r, const struct dsev *in)
 			     .kind = di->kind, .pending = 1, .state = DS_WAITING,
 			     .key = di->key, .riders = NONE, .next_rider = NONE,
 			     .flags = di->flags,
-			     .rec_done = in->s.t + (uint64_t)((double)in->rec_lat / d->speed) };
+			     .rec_done = d->lock ? in->s.t + (uint64_t)((double)in->rec_lat / d->speed)
+						 : 0 };
 	if (in->s.op < DEP_EL_OPS)
 		r->res->elastic.trace[in->s.op]++;
 	if (d->el.split && (di->flags & DEP_F_SPLIT) && !(di->flags & DEP_F_FLUSH))
@@ -341,13 +342,6 @@ static void dep_done(struct run *r, struct replay_io *io, uint64_t complete_ns)
 	finish(r, io->tag, complete_ns);
 }
 
-/* The source counts a call taken out as done (file level: its descriptor's uses). */
-static void took_out(struct run *r, const struct dslot *s)
-{
-	if (r->src->skip)
-		r->src->skip(r, &s->s);
-}
-
 /*
  * Group commit: a flush due now, of a thread that waited for it (not an asynchronous burst),
  * that the recording did not issue while covered, rides on the latest flush of its device
@@ -375,7 +369,7 @@ static bool try_coalesce(struct run *r, uint32_t w, uint64_t now_rel)
 	if (s->s.op < DEP_EL_OPS)
 		r->res->elastic.coalesced[s->s.op]++;
 	dep_ride(d, w, wslot(gs - 1), now_rel);
-	took_out(r, s);
+	dep_took_out(r, s);
 	return true;
 }
 
@@ -410,7 +404,7 @@ static bool try_absorb(struct run *r, uint32_t w, uint64_t now_rel)
 		return false;
 	r->res->elastic.absorbed[s->s.op]++;
 	dep_ride(d, w, wslot(ls - 1), now_rel);
-	took_out(r, s);
+	dep_took_out(r, s);
 	return true;
 }
 
@@ -474,9 +468,7 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 		}
 		if (s->flags & SF_FOLLOW) {
 			/* a follower's own write or flush: the leader's flush covered it */
-			if (s->s.op < DEP_EL_OPS)
-				r->res->elastic.followed[s->s.op]++;
-			took_out(r, s);
+			dep_lock_followed(r, s);
 			finish(r, w, now_rel);
 			continue;
 		}

@@ -188,6 +188,7 @@ void dep_wake(struct dep_sched *d, uint32_t *list, const struct dslot *p);
 void dep_note_release(struct run *r, const struct dslot *s);
 
 void dep_ride(struct dep_sched *d, uint32_t w, uint32_t host, uint64_t now_rel);
+void dep_took_out(struct run *r, const struct dslot *s);
 
 /* dep_lock.c */
 int dep_lock_admit(struct run *r, struct dslot *s);
@@ -198,6 +199,7 @@ uint64_t dep_lock_wait_est(const struct dep_sched *d, const struct dslot *s,
 void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns);
 void dep_lock_free(struct dep_sched *d);
 bool dep_lock_unstick(struct run *r);
+void dep_lock_followed(struct run *r, const struct dslot *s);
 
 /* dep_chain.c */
 int dep_chain_refill(struct run *r);
