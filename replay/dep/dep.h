@@ -148,6 +148,8 @@ struct dep_elastic {
 	uint64_t followed[DEP_EL_OPS];	/* commit lock: a follower's calls, not issued */
 	uint64_t lock_waits;		/* commit lock: groups that waited for it */
 	uint64_t lock_broken;		/* commit lock: waits ended with nothing else to run */
+	uint64_t lock_kept;		/* commit lock: waiters that came before the holder's
+					 * recorded end and led their own group */
 	uint64_t merged_bytes;		/* commit lock: followers' bytes the leaders wrote */
 };
 

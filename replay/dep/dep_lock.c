@@ -165,8 +165,24 @@ uint64_t dep_lock_wait_est(const struct dep_sched *d, const struct dslot *s,
 	return held / 2 < think ? held / 2 : think;
 }
 
+/* A group's span in the recording: its first write's start to its flush's end (ns). */
+static uint64_t recorded_span(const struct dep_sched *d, const struct dslot *head)
+{
+	const struct dslot *f = &d->slot[wslot(head->grp_end - 1)];
+
+	return f->seq == head->grp_end - 1 && f->rec_done > head->s.t ? f->rec_done - head->s.t
+								    : 0;
+}
+
+/* Group `head` takes its file's lock at `now_ns`. */
+static void take(struct dep_sched *d, struct dlock *l, const struct dslot *head, uint64_t now_ns)
+{
+	l->holder = head->grp_end;
+	l->free_by = now_ns + recorded_span(d, head);
+}
+
 /* A group's head comes due: true when it must wait for its file's lock (it is queued). */
-bool dep_lock_wait(struct run *r, uint32_t w)
+bool dep_lock_wait(struct run *r, uint32_t w, uint64_t now_ns)
 {
 	struct dep_sched *d = sched_of(r);
 	struct dslot *s = &d->slot[w];
@@ -175,7 +191,7 @@ bool dep_lock_wait(struct run *r, uint32_t w)
 	if (!l || !l->shared || l->overlapped || l->holder == s->grp_end)
 		return false;
 	if (!l->holder) {
-		l->holder = s->grp_end;
+		take(d, l, s, now_ns);
 		return false;
 	}
 	s->state = DS_LOCKW;
@@ -216,25 +232,34 @@ void dep_lock_followed(struct run *r, const struct dslot *s)
 	dep_took_out(r, s);
 }
 
-/* A flush completed: the lock it held passes to the first group waiting, whose flush covers
- * the others waiting. */
+/*
+ * A flush completed: the lock it held passes to the first group waiting, whose flush covers
+ * the groups that came to the lock after the holder would have let it go at the recorded
+ * pace. Those are the commits the candidate's slowness gathers: at the recorded pace each
+ * would have found the lock free, or the leader's write already made, and made its own
+ * group, as the recording shows. A group that came before that moment and still made its own
+ * group in the recording came that early only by the replay's drift between threads; it
+ * keeps waiting and leads the next group. So onto the recording's own stack (the holder no
+ * slower than recorded) nothing follows, and the recording's flushes are all issued.
+ */
 void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns)
 {
 	struct dep_sched *d = sched_of(r);
 	struct dlock *l = s->key < d->nlocks ? &d->locks[s->key] : NULL;
 	struct dslot *lead;
-	uint64_t lo, hi;
-	uint32_t w, host;
+	uint64_t lo, hi, free_by;
+	uint32_t w, host, keep = NONE, ktail = NONE;
 
 	if (!l || l->holder != s->seq + 1)
 		return;
 	l->holder = 0;
 	if (l->whead == NONE)
 		return;
+	free_by = l->free_by;
 	w = l->whead;
 	lead = &d->slot[w];
 	l->whead = lead->next_lockw;
-	l->holder = lead->grp_end;
+	take(d, l, lead, complete_ns);
 	host = wslot(lead->grp_end - 1);
 	lo = lead->s.offset;
 	hi = lead->s.offset + lead->s.len;
@@ -243,11 +268,22 @@ void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns)
 		struct dslot *fs = &d->slot[f];
 
 		l->whead = fs->next_lockw;
+		if (fs->release <= free_by) { /* drift: it waits on, for its own group */
+			fs->next_lockw = NONE;
+			if (ktail == NONE)
+				keep = f;
+			else
+				d->slot[ktail].next_lockw = f;
+			ktail = f;
+			r->res->elastic.lock_kept++;
+			continue;
+		}
 		follow(d, fs, &lo, &hi);
 		dep_lock_followed(r, fs);
 		dep_ride(d, f, host, complete_ns);
 	}
-	l->wtail = NONE;
+	l->whead = keep;
+	l->wtail = ktail;
 	if (hi - lo > lead->s.len && hi - lo <= r->slot_bytes) {
 		r->res->elastic.merged_bytes += hi - lo - lead->s.len;
 		lead->s.offset = lo;
@@ -277,6 +313,7 @@ bool dep_lock_unstick(struct run *r)
 		if (l->whead == NONE)
 			l->wtail = NONE;
 		l->holder = d->slot[w].grp_end;
+		l->free_by = 0; /* no pace to hold it to: whoever waits behind it follows */
 		r->res->elastic.lock_broken++;
 		dep_heap_push(d, w);
 		return true;

@@ -52,10 +52,11 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 	if (e->commit_lock)
 		fprintf(out,
 			"    commit lock: %llu groups (writes, then a flush) waited for another "
-			"thread's; the leaders wrote %llu bytes of their followers'; %llu waits "
-			"ended with nothing else to run\n",
-			(unsigned long long)e->lock_waits, (unsigned long long)e->merged_bytes,
-			(unsigned long long)e->lock_broken);
+			"thread's; %llu of them came before the holder would have let go at the "
+			"recorded pace and led their own; the leaders wrote %llu bytes of their "
+			"followers'; %llu waits ended with nothing else to run\n",
+			(unsigned long long)e->lock_waits, (unsigned long long)e->lock_kept,
+			(unsigned long long)e->merged_bytes, (unsigned long long)e->lock_broken);
 	if (e->splits)
 		fprintf(out,
 			"    %llu I/Os waited in the recording on another thread's flush for their "
@@ -70,12 +71,13 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 				    ", \"elastic\": {\"group_commit\": %s, \"absorb\": %s, "
 				    "\"split\": %s, \"commit_lock\": %s, \"flushes\": %llu, "
 				    "\"flushes_kept_redundant\": %llu, \"split_grounded\": %llu, "
-				    "\"lock_waits\": %llu, \"lock_broken\": %llu, "
+				    "\"lock_waits\": %llu, \"lock_kept\": %llu, \"lock_broken\": %llu, "
 				    "\"merged_bytes\": %llu, \"ops\": {",
 				    e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
 				    e->splits ? "true" : "false", e->commit_lock ? "true" : "false",
 				    flushes, redundant, (unsigned long long)e->grounded,
 				    (unsigned long long)e->lock_waits,
+				    (unsigned long long)e->lock_kept,
 				    (unsigned long long)e->lock_broken,
 				    (unsigned long long)e->merged_bytes);
 	bool first = true;

@@ -472,7 +472,7 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 			finish(r, w, now_rel);
 			continue;
 		}
-		if ((s->flags & SF_GHEAD) && dep_lock_wait(r, w))
+		if ((s->flags & SF_GHEAD) && dep_lock_wait(r, w, now_rel))
 			continue; /* its file's commit lock is another group's */
 		dep_note_release(r, s);
 		if ((d->el.absorb && try_absorb(r, w, now_rel)) ||

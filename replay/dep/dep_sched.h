@@ -122,6 +122,8 @@ struct dlock {
 	uint32_t whead, wtail;	/* the groups waiting, by their heads (next_lockw) */
 	uint32_t last_stream;	/* 1 + the latest thread seen to make a group here */
 	uint64_t last_end;	/* the latest recorded end of a group read here (trace time) */
+	uint64_t free_by;	/* when the holder would have let go at the recorded pace: its
+				 * start on the target plus its group's recorded span (ns) */
 	bool shared;		/* groups of two threads or more: a lock to model */
 	bool overlapped;	/* two groups overlapped in the recording: no lock here */
 };
@@ -192,7 +194,7 @@ void dep_took_out(struct run *r, const struct dslot *s);
 
 /* dep_lock.c */
 int dep_lock_admit(struct run *r, struct dslot *s);
-bool dep_lock_wait(struct run *r, uint32_t w);
+bool dep_lock_wait(struct run *r, uint32_t w, uint64_t now_ns);
 bool dep_lock_edge(const struct dep_sched *d, const struct dslot *p, const struct dslot *c);
 uint64_t dep_lock_wait_est(const struct dep_sched *d, const struct dslot *s,
 			   const struct dep_info *di);
