@@ -16,9 +16,11 @@
  *
  * Here: a group's first write that comes due while another thread's group holds the file's
  * lock (issued, its flush not complete) waits. When the holder's flush completes, the first
- * group waiting goes (the leader), and every other group waiting follows it: its calls are
- * not issued, the first completes with the leader's flush, the rest as they come due (they
- * were the follower's own write and flush). The leader's first write takes in the followers'
+ * group waiting goes (the leader), and every other group waiting that came after the holder
+ * would have let go at the recorded pace follows it: its calls are not issued, the first
+ * completes with the leader's flush, the rest as they come due (they were the follower's own
+ * write and flush). A group that came earlier (by drift: the recording shows it made its own
+ * group) waits on and leads the next one. The leader's first write takes in the followers'
  * writes' bytes (one extent over them all, where it fits the replay's buffers), as the leader
  * writes the followers' records. Each follower's calls are counted (`followed`).
  *
@@ -26,7 +28,8 @@
  * groups overlapped in the recording (no lock there: InnoDB's data files, where its redo
  * log's 25,783 groups by 11 threads never did), and only groups whose first write had not
  * been released when its flush was read. Onto the recording's own
- * stack the groups come due as they did, one at a time, and nothing changes; a faster target
+ * stack no holder is slower than recorded and nothing follows (pgbench onto xfs itself: 0.8 %
+ * of the fdatasyncs followed, from holders a little slower than recorded); a faster target
  * cannot bring back the commits the recording shows none of (a follower leaves no call).
  */
 #include <errno.h>

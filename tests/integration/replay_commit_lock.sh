@@ -3,13 +3,15 @@
 # timeout: 240
 # The commit lock (--dep-commit-lock, replay/dep/dep_lock.c): three threads of one process
 # share a log file and a lock, as a database's backends share its WAL and WALWriteLock. Per
-# round, A, B and C come 30 ms apart and each, holding the lock, writes its own 4 KiB record and
-# fdatasyncs (and the main thread writes 64 KiB to a data file once). Recorded at file level on ext4, where each group is done before the next thread
-# comes, so none waited. Replayed with the null engine at 200 ms per sync: A's group holds the
-# lock when B and C come; when A's fdatasync completes B leads, its write takes in C's record,
-# and C follows: its write and fdatasync are not issued. So per round: 2 of 3 groups waited, 1
-# followed, 4096 bytes merged. With the model off, or onto the null engine without latency (no
-# group waits), every call is issued as recorded.
+# round, A, B and C come 30 ms apart and each, holding the lock, writes its own 4 KiB record
+# and fdatasyncs (and the main thread writes 64 KiB to a data file once). Recorded at file
+# level on ext4, where each group is done before the next thread comes, so none waited.
+# Replayed with the null engine at 200 ms per sync: A's group holds the lock when B and C
+# come; when A's fdatasync completes B leads, its write takes in C's record, and C follows
+# (both came after A's group would have ended at the recorded pace): C's write and fdatasync
+# are not issued. So per round: 2 of 3 groups waited, 1 followed, 4096 bytes merged. With the
+# model off, or onto the null engine without latency (no group waits), every call is issued
+# as recorded.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 . "$(dirname "$0")/replay_common.inc"
@@ -71,6 +73,9 @@ assert el["lock_waits"] == waits, "expected %d groups to wait" % waits
 assert f["followed"] == w["followed"] == followed, "expected %d followed" % followed
 assert f["issued"] == f["trace"] - followed and w["issued"] == w["trace"] - followed
 assert el["merged_bytes"] == merged, "expected %d bytes merged" % merged
+# every waiter came after the holder's recorded end (its group took a few ms on ext4, the
+# threads come 30 ms apart): none came early by drift, none leads a group of its own
+assert el["lock_kept"] == 0, "expected no waiter to keep its own group"
 PY
 }
 rp slow --null-latency 100us,200ms --dep-commit-lock on
