@@ -140,6 +140,14 @@ int synth_fileops_prepare(struct synth_spec *s, char *why, size_t why_len)
 		uint32_t n = j->nrfiles ? j->nrfiles : 1, mn = synth_job_min_bs(j);
 		uint64_t F;
 
+		if (j->sprandom) {
+			char what[300];
+
+			snprintf(what, sizeof(what), "%s: fio lays sprandom out over one file "
+				 "(nrfiles=1) of writes, no file engine",
+				 j->at_spr[0] ? j->at_spr : "sprandom");
+			return refuse_job(j, why, why_len, what);
+		}
 		if (j->rate_iops > 0 || j->rate_bytes[0] || j->rate_bytes[1] || j->rate_bytes[2] ||
 		    j->rate_ios[0] || j->rate_ios[1] || j->rate_ios[2])
 			return refuse_job(j, why, why_len,

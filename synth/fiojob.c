@@ -196,7 +196,12 @@ static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig,
 		return 0;
 	}
 	if (err) {
-		snprintf(why, why_len, "%s:%u: %s", o->file, o->line, msg);
+		/* a bad value: the job (or the global section), the place and the option */
+		if (p->global)
+			snprintf(why, why_len, "global section: %s:%u: %s", o->file, o->line, msg);
+		else
+			snprintf(why, why_len, "job '%s': %s:%u: %s", p->job.name, o->file, o->line,
+				 msg);
 		return err;
 	}
 	if (!strcmp(def->name, "rw") || !strcmp(def->name, "readwrite") ||
@@ -207,6 +212,9 @@ static int apply(struct pending *p, const struct fio_opt *o, struct ignored *ig,
 		snprintf(at, sizeof(p->job.at_rw), "%s:%u: %s=%s", o->file, o->line, o->key,
 			 o->value ? o->value : "");
 	}
+	if (!strcmp(def->name, "sprandom")) /* its refusals come once the job is whole */
+		snprintf(p->job.at_spr, sizeof(p->job.at_spr), "%s:%u: %s%s%s", o->file, o->line,
+			 o->key, o->value ? "=" : "", o->value ? o->value : "");
 	return 0;
 }
 

@@ -65,6 +65,8 @@ static const struct fio_optdef opts[] = {
 	{ "latency_target", P, NULL }, { "latency_window", P, NULL },
 	{ "latency_percentile", P, NULL }, { "latency_run", P, NULL },
 	{ "kb_base", P, NULL },
+	{ "sprandom", P, NULL }, { "spr_op", P, NULL }, { "spr_num_regions", P, NULL },
+	{ "spr_cs", P, NULL }, { "random_generator", P, NULL },
 
 	/* fio's own machinery */
 	{ "group_reporting", I, REPORT }, { "description", I, REPORT }, { "stats", I, REPORT }, { "percentile_list", I, REPORT },
@@ -100,7 +102,7 @@ static const struct fio_optdef opts[] = {
 	{ "sqthread_poll_cpu", I, SUBMIT }, { "registerfiles", I, SUBMIT },
 	{ "fixedbufs", I, SUBMIT }, { "nonvectored", I, SUBMIT }, { "hipri", I, SUBMIT },
 	{ "busy_poll", I, SUBMIT }, { "cmd_type", I, SUBMIT }, { "force_async", I, SUBMIT },
-	{ "rwmixcycle", I, SUBMIT }, { "random_generator", I, SUBMIT }, { "randrepeat", I, SUBMIT },
+	{ "rwmixcycle", I, SUBMIT }, { "randrepeat", I, SUBMIT },
 	{ "allrandrepeat", I, SUBMIT }, { "serialize_overlap", I, SUBMIT },
 	{ "softrandommap", I, SUBMIT }, { "rate_ignore_thinktime", I, SUBMIT },
 	{ "flow_sleep", I, SUBMIT }, { "flow_watermark", I, SUBMIT }, { "ratecycle", I, SUBMIT }, { "rate_cycle", I, SUBMIT },
@@ -191,11 +193,6 @@ static const struct fio_optdef opts[] = {
 	{ "bs_is_seq_rand", R, "block sizes chosen by sequential/random instead of direction are "
 			       "not modeled" },
 	{ "profile", R, "fio's built-in profiles generate their own jobs" },
-	{ "sprandom", R, "SSD preconditioning that lays writes out by its own region model "
-			 "(fio's sprandom) is not modeled" },
-	{ "spr_op", R, "part of sprandom, not modeled" },
-	{ "spr_num_regions", R, "part of sprandom, not modeled" },
-	{ "spr_cs", R, "part of sprandom, not modeled" },
 	{ "ramp_size", R, "a ramp measured in bytes is not modeled (ramp_time is)" },
 };
 

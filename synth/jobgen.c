@@ -12,6 +12,7 @@
 #include <string.h>
 #include "synth/jobgen.h"
 #include "synth/randmap.h"
+#include "synth/sprandom.h"
 
 struct piece {
 	uint64_t off;
@@ -41,6 +42,8 @@ struct jobgen {
 	size_t vn, vcap, vpos;
 	bool verifying, end_flushed, walked_off;
 	bool back; /* TRACE_STREAM_BACK: offsets as distances back from the region's end */
+	struct sprandom *spr; /* fio's sprandom lays the writes out (synth/fio_sprandom.c) */
+	int err;	      /* the layout's error, returned by jobgen_next */
 };
 
 static uint64_t mix_seed(uint64_t seed, uint64_t stream)
@@ -221,6 +224,16 @@ static uint64_t next_offset(struct jobgen *g, int d, uint32_t *lenp)
 	const struct synth_job *j = g->j;
 	bool rnd = j->random;
 
+	if (g->spr && d == SYNTH_DDIR_WRITE) {
+		uint64_t b;
+		int r = sprandom_next(g->spr, &b);
+
+		if (r == 1)
+			return b * len; /* one write size, the block's (synth_sprandom_check) */
+		g->err = r; /* 0: its regions are written, and fio's job is done */
+		g->walked_off = true;
+		return UINT64_MAX;
+	}
 	if (j->zone_size) {
 		/* zonemode=strided: zone_size bytes in a zone, then on by zonerange + zoneskip */
 		uint64_t range = j->zone_range ? j->zone_range : j->zone_size;
@@ -317,7 +330,8 @@ static int piece_cmp(const void *a, const void *b)
 static void start_verify(struct jobgen *g)
 {
 	const struct synth_job *j = g->j;
-	bool overlap = (j->random && (j->norandommap || j->dist.kind != DIST_UNIFORM)) ||
+	bool overlap = (j->random && (j->norandommap || j->sprandom ||
+				      j->dist.kind != DIST_UNIFORM)) ||
 		       j->seq_add || j->rand_run > 1;
 
 	if (overlap && g->vn > 1) {
@@ -489,8 +503,11 @@ int jobgen_next(struct jobgen *g, struct io_event *ev, double *key)
 			}
 			return 0;
 		}
-		if (!data_io(g, ev))
+		if (!data_io(g, ev)) {
+			if (g->err)
+				return g->err;
 			continue; /* the pass ended before this I/O */
+		}
 		if (ev->op == IO_OP_WRITE)
 			ret = after_write(g, ev);
 		if (!g->ranges_left)
@@ -560,7 +577,19 @@ struct jobgen *jobgen_new(const struct synth_job *j, uint32_t stream, uint32_t c
 		g->t_end =
 		    j->runtime_ns ? t0 + (double)(j->delay_ns + j->runtime_ns + j->ramp_ns) : 1e300;
 	}
-	if (j->random && !j->norandommap && j->dist.kind == DIST_UNIFORM && !j->zone_size &&
+	if (j->sprandom) {
+		char why[256];
+
+		g->spr = sprandom_new(j, g->size, mix_seed(j->seed ^ 0x3c6ef372, stream), err, why,
+				      sizeof(why));
+		if (!g->spr) {
+			free(g);
+			return NULL;
+		}
+		g->pass_limit = sprandom_physical(g->spr); /* fio sets io_size to it */
+	}
+	if (j->random && !j->norandommap && !j->sprandom && j->dist.kind == DIST_UNIFORM &&
+	    !j->zone_size &&
 	    g->size / g->unit <= RANDMAP_MAX_BLOCKS && !synth_job_len_rel(j)) {
 		*err = randmap_init(&g->map, g->size / g->unit);
 		if (*err) {
@@ -572,6 +601,7 @@ struct jobgen *jobgen_new(const struct synth_job *j, uint32_t stream, uint32_t c
 	if (j->random || j->perc_rand < 100) {
 		*err = reset_map(g);
 		if (*err) {
+			sprandom_free(g->spr);
 			free(g);
 			return NULL;
 		}
@@ -595,6 +625,7 @@ void jobgen_free(struct jobgen *g)
 	if (g) {
 		free(g->v);
 		randmap_free(&g->map);
+		sprandom_free(g->spr);
 	}
 	free(g);
 }

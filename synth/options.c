@@ -32,6 +32,8 @@ void synth_job_defaults(struct synth_job *j)
 	j->flow_lead = -1;
 	j->lat_pct_ppm = 1000000; /* fio's latency_percentile default: 100 */
 	j->buffered = true;	  /* fio's direct=0 */
+	j->spr_regions = 100;	  /* fio's sprandom defaults */
+	j->spr_op = 0.15;
 }
 
 void synth_innodb_defaults(struct synth_innodb *m)
@@ -596,8 +598,13 @@ static int set_opt(struct opt_ctx *c, const char *k)
 	}
 	if (!strcmp(k, "time-based"))
 		return set_flag(c, &j->time_based);
-	if (!strcmp(k, "norandommap"))
-		return set_flag(c, &j->norandommap);
+	if (!strcmp(k, "norandommap")) {
+		err = set_flag(c, &j->norandommap);
+		j->randommap_asked = !err && !j->norandommap;
+		return err;
+	}
+	if (!strcmp(k, "sprandom") || !strncmp(k, "spr-", 4) || !strcmp(k, "random-generator"))
+		return synth_sprandom_set(j, k, c->v, c->kb, c->why, c->why_len);
 	if (!strcmp(k, "sync"))
 		return set_engine_sync(c);
 	if (!strcmp(k, "writefua") || !strcmp(k, "readfua"))

@@ -647,7 +647,9 @@ int synth_spec_resolve(struct synth_spec *s, uint64_t device_size, char *why, si
 					 : "no size=: the whole file or device");
 			return -EINVAL;
 		}
-		err = synth_job_check(j, why, why_len);
+		err = synth_sprandom_check(j, why, why_len);
+		if (!err)
+			err = synth_job_check(j, why, why_len);
 		if (!err)
 			err = check_bounded(j, why, why_len);
 		if (err)

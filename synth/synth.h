@@ -134,6 +134,14 @@ struct synth_job {
 	uint32_t fsvc_batch;  /* file_service_type=...:N, I/Os per file before the next (0: 1) */
 	uint32_t openfiles;   /* fio's openfiles: files open at once (0: all) */
 	uint64_t fsize;	      /* each file's size once resolved (file-level traces) */
+	/* ---- fio's sprandom (synth/fio_sprandom.c) ---- */
+	bool sprandom;	      /* writes laid out as fio's SSD preconditioning */
+	bool randommap_asked; /* norandommap=0 given (fio refuses it beside sprandom) */
+	uint8_t rand_gen;     /* random_generator: 0 not given, 1 lfsr, 2 another */
+	uint32_t spr_regions; /* spr_num_regions (fio's default 100) */
+	double spr_op;	      /* spr_op: over-provisioning, (0, 1) (fio's default 0.15) */
+	uint64_t spr_cs;      /* spr_cs: the device's cache in bytes (0: none) */
+	char at_spr[160];     /* "file:line: sprandom=1", for refusals made after reading */
 };
 
 /* fio's engines that call something else than read and write (a file-level trace). */
@@ -290,6 +298,15 @@ int synth_fileops_prepare(struct synth_spec *s, char *why, size_t why_len);
 int synth_write_file_trace(const struct synth_spec *s, const char *path, const char *cmdline,
 			   struct trace_meta *meta, struct synth_counts *counts, char *why,
 			   size_t why_len);
+
+/* ---- fio's sprandom (synth/fio_sprandom.c) ---- */
+
+/* sprandom, spr-op, spr-num-regions, spr-cs, random-generator ('-' keys): 0, -EINVAL with
+ * why, or -EALREADY (random_generator: no effect on the trace but beside sprandom). */
+int synth_sprandom_set(struct synth_job *j, const char *k, const char *v, unsigned int kb,
+		       char *why, size_t why_len);
+/* What a sprandom job cannot be combined with (rw, files, sizes...): 0 or -EOPNOTSUPP. */
+int synth_sprandom_check(const struct synth_job *j, char *why, size_t why_len);
 
 /* ---- presets (synth/presets.c) ---- */
 
