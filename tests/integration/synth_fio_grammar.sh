@@ -295,4 +295,108 @@ assert back == [0] + [size - 8192 - k * 4096 for k in range(299)], back[:5]
 assert sorted(ours.values()) == sorted([fwd, back]), {t: v[:5] for t, v in ours.items()}
 print(f"  butterfly: forward {fwd[:3]}..., backward {back[:3]}... on {size} B, as fio's")
 PY
+# fio's sprandom (fio master; fio 3.33 here predates it, so no write_iolog to compare): the
+# layout its model defines, computed here from fio's HOWTO and the model's figures (WA ~ 0.5 /
+# op + 0.7, validities from 1 down to the GC block's, space in 1 / validity, resampled to
+# equal regions, the least valid first): every offset a block inside the file; regions of
+# physical / regions / bs writes in write order; each block once before any rewrite; a
+# region's rewrites are blocks of the region before, in the order written there, right after
+# its first write (at its end with spr_cs); each region's share rewritten near the model's;
+# the end at the physical size or once every block is written. Seeds are ioreel's: the
+# blocks differ from fio's, the layout may not.
+for cs in 0 256k; do
+	printf '%s\n' '[global]' ioengine=libaio rw=randwrite bs=4k blockalign=4k direct=1 \
+		norandommap=1 iodepth=64 size=64m '[pre]' sprandom=1 spr_op=0.15 \
+		spr_num_regions=20 "spr_cs=$cs" >"$d/spr-$cs.fio"
+	"$IOREEL" synth --fio-job "$d/spr-$cs.fio" -o "$d/spr-$cs.ioreel" >/dev/null 2>"$d/err" ||
+		fail "synth spr-$cs.fio: $(cat "$d/err")"
+	"$IOREEL" convert "$d/spr-$cs.ioreel" "$d/spr-$cs.csv" >/dev/null || fail "convert spr-$cs"
+	python3 - "$d/spr-$cs.csv" "$cs" <<'PY' || fail "sprandom spr_cs=$cs: not fio's layout"
+import csv, math, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
+cache = sys.argv[2] != "0"
+L, bs, op, nr = 64 << 20, 4096, 0.15, 20
+phys = L + math.ceil(L * op)
+phys -= phys % bs
+rwc = phys // nr // bs
+assert all(r["op"] == "write" and int(r["length"]) == bs for r in rows), "writes of bs only"
+off = [int(r["offset"]) for r in rows]
+assert all(o % bs == 0 and 0 <= o < L for o in off), "an offset off a block or the file"
+assert len(off) == phys // bs or len(set(off)) == L // bs, (len(off), phys // bs)
+# the model's validity per region, the least valid first
+wa = 0.5 / op + 0.7
+gc = 1 - 1 / wa
+val = [1 + i * (gc - 1) / (nr - 1) for i in range(nr)]
+space = [sum(1 / v for v in val[:i + 1]) for i in range(nr)]
+def at(x):
+    for i in range(nr - 1):
+        if space[i] <= x <= space[i + 1]:
+            return val[i] + (val[i + 1] - val[i]) * (x - space[i]) / (space[i + 1] - space[i])
+    return val[-1] if x > space[-1] else val[0]
+step = (space[-1] - space[0]) / (nr - 1)
+valid = [at(space[0] + i * step) for i in range(nr)][::-1]
+prev, last, bad = {}, {}, []
+for i, o in enumerate(off):
+    if o in last:
+        prev[i] = last[o]
+    last[o] = i
+for k in range(nr):
+    lo, hi = k * rwc, (k + 1) * rwc
+    rew = [i for i in range(lo, hi) if i in prev]
+    if k == 0 and rew:
+        bad.append("region 0 rewrites")
+    if any(not (lo - rwc <= prev[i] < lo) for i in rew):
+        bad.append(f"region {k}: a rewrite of a block not written in region {k - 1}")
+    if [prev[i] for i in rew] != sorted(prev[i] for i in rew):
+        bad.append(f"region {k}: rewrites not in the order written")
+    m = len(rew)
+    want = list(range(hi - m, hi)) if cache else list(range(lo + 1, lo + 1 + m))
+    if k and rew != want:
+        bad.append(f"region {k}: {m} rewrites at {rew[:3]}..., want {want[:3]}...")
+    if k < nr - 1:  # its share rewritten in the next region, near the model's
+        p = (round((1 - valid[k]) * 10000) + 1) / 10001
+        n = sum(1 for i in range(lo, hi) if last[off[i]] != i)
+        if abs(n - rwc * p) > 5 * math.sqrt(rwc * p * (1 - p)) + 2:
+            bad.append(f"region {k}: {n} of {rwc} rewritten, model {rwc * p:.0f}")
+shares = [round(sum(1 for i in range(k * rwc, (k + 1) * rwc) if last[off[i]] != i) / rwc, 2)
+          for k in (0, nr // 2, nr - 2)]
+print(f"  sprandom spr_cs={sys.argv[2]}: {len(off)} writes, {nr} regions of {rwc},",
+      f"rewritten shares {shares} (model {1 - valid[0]:.2f} {1 - valid[nr // 2]:.2f}",
+      f"{1 - valid[nr - 2]:.2f})", "" if not bad else "WRONG:", *bad, sep=" ")
+sys.exit(1 if bad else 0)
+PY
+done
+# fio's examples/sprandom.fio has no size (fio takes the device's): its first writes, which
+# are its first region's on any target large enough, as a region scaled at replay
+printf '%s\n' '[global]' rw=randwrite bs=4k blockalign=4k norandommap=1 '[pre]' sprandom=1 \
+	spr_op=0.15 spr_num_regions=100 >"$d/spr-rel.fio"
+"$IOREEL" synth --fio-job "$d/spr-rel.fio" --number-ios 500 -o "$d/spr-rel.ioreel" \
+	>/dev/null 2>"$d/err" || fail "synth spr-rel.fio: $(cat "$d/err")"
+"$IOREEL" convert "$d/spr-rel.ioreel" "$d/spr-rel.csv" >/dev/null || fail "convert spr-rel"
+n=$(grep -v '^#' "$d/spr-rel.csv" | tail -n +2 | cut -d, -f5 | sort -u | wc -l)
+[ "$n" = 500 ] || fail "sprandom with no size: $n distinct blocks in 500 writes"
+assert_status 2 "$IOREEL" synth --fio-job "$d/spr-rel.fio" -o "$d/x.ioreel" 2>"$d/err" >/dev/null
+grep -q "job 'pre' refused: .*spr-rel.fio:7: sprandom=1: .*--device-size" "$d/err" ||
+	fail "sprandom with no size nor count: $(cat "$d/err")"
+# what fio refuses beside sprandom, or ioreel does not model, is refused: the job, the place,
+# the option
+for bad in "spr_op=0|job 'j': .*bad.fio:5: spr_op=0: expected an over-provisioning ratio" \
+	"spr_op=1|bad.fio:5: spr_op=1: expected" \
+	"spr_num_regions=0|job 'j': .*bad.fio:5: spr_num_regions=0: expected" \
+	"rw=write|job 'j' refused: .*bad.fio:4: sprandom=1: .*rw=randwrite, not .*bad.fio:5: rw=write" \
+	"rw=randrw|bad.fio:4: sprandom=1: .*rw=randrw" \
+	"random_generator=tausworthe|bad.fio:4: sprandom=1: random_generator other than lfsr" \
+	"norandommap=0|bad.fio:4: sprandom=1: norandommap=0" \
+	"spr_cs=1m|bad.fio:4: sprandom=1: .*smaller than the cache, spr_cs" \
+	"nrfiles=2|job 'j' refused: .*bad.fio:4: sprandom=1: .*nrfiles=1" \
+	"bssplit=4k/50:8k/50|bad.fio:4: sprandom=1: one write block size" \
+	"time_based|bad.fio:4: sprandom=1: time_based and loops"; do
+	IFS='|' read -r opt want <<<"$bad"
+	printf '[j]\nbs=4k\nsize=16m\nsprandom=1\n%s\n' "$opt" >"$d/bad.fio"
+	[ "${opt%%=*}" = rw ] || echo rw=randwrite >>"$d/bad.fio"
+	out=$("$IOREEL" synth --fio-job "$d/bad.fio" -o "$d/bad.ioreel" 2>&1) &&
+		fail "sprandom with $opt accepted"
+	grep -q -- "$want" <<<"$out" || fail "sprandom with $opt: no '$want' in: $out"
+done
+[ -e "$d/bad.ioreel" ] && fail "a refused sprandom job left its output"
 echo "synth_fio_grammar: ok"
