@@ -42,8 +42,8 @@
 #define SPR_MAX_REGIONS 1000000
 
 struct spr_layout {
-	uint64_t blocks;	/* logical blocks: each written once before the end */
-	uint64_t physical;	/* bytes fio's job writes at most */
+	uint64_t blocks;   /* logical blocks: each written once before the end */
+	uint64_t physical; /* bytes fio's job writes at most */
 	uint64_t region_bytes;
 	uint64_t region_writes; /* writes per region */
 	uint32_t bs;
@@ -54,13 +54,13 @@ struct sprandom {
 	uint32_t nregions, region;
 	uint32_t *share; /* invalid share per region, of SPR_SCALE */
 	uint64_t cache, cap;
-	uint64_t left;	  /* new writes the region still makes */
-	uint64_t drawn;	  /* blocks of the random order used */
+	uint64_t left;	/* new writes the region still makes */
+	uint64_t drawn; /* blocks of the random order used */
 	struct block_dist order;
 	struct synth_rng rng;
-	uint64_t *due;	  /* the previous region's kept blocks, rewritten in this one */
+	uint64_t *due; /* the previous region's kept blocks, rewritten in this one */
 	size_t ndue, due_pos, due_cap;
-	uint64_t *kept;	  /* this region's kept blocks, for the next one */
+	uint64_t *kept; /* this region's kept blocks, for the next one */
 	size_t nkept, kept_cap;
 };
 
@@ -117,9 +117,9 @@ static int spr_shares(uint32_t n, double op, uint32_t *share, double *lowest)
 		space[i] = acc;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		double x = n == 1 ? space[0]
-				  : space[0] + (double)i * ((space[n - 1] - space[0]) /
-							    ((double)n - 1.0));
+		double x =
+		    n == 1 ? space[0]
+			   : space[0] + (double)i * ((space[n - 1] - space[0]) / ((double)n - 1.0));
 		double v = interp(x, space, val, n);
 
 		/* the least valid region is written first */
@@ -132,11 +132,11 @@ static int spr_shares(uint32_t n, double op, uint32_t *share, double *lowest)
 	return 0;
 }
 
-struct sprandom *sprandom_new(const struct synth_job *j, uint64_t logical, uint64_t seed,
-			      int *err, char *why, size_t why_len)
+struct sprandom *sprandom_new(const struct synth_job *j, uint64_t logical, uint64_t seed, int *err,
+			      char *why, size_t why_len)
 {
 	struct sprandom *s = calloc(1, sizeof(*s));
-	struct dist_spec uni = { .kind = DIST_UNIFORM };
+	struct dist_spec uni = {.kind = DIST_UNIFORM};
 	double lowest = 1.0, sd, cap;
 
 	*err = -ENOMEM;
@@ -236,8 +236,7 @@ int sprandom_next(struct sprandom *s, uint64_t *block)
 		s->due = s->kept, s->due_cap = s->kept_cap, s->ndue = s->nkept, s->due_pos = 0;
 		s->kept = t, s->kept_cap = tc, s->nkept = 0;
 		/* fio's count is unsigned: more kept than a region holds never ends the region */
-		s->left = s->ndue > s->l.region_writes ? UINT64_MAX
-						       : s->l.region_writes - s->ndue;
+		s->left = s->ndue > s->l.region_writes ? UINT64_MAX : s->l.region_writes - s->ndue;
 	}
 	if (s->drawn >= s->l.blocks) /* every block visited: fio's LFSR is exhausted */
 		return s->cache && pop_due(s, block) ? 1 : 0;
@@ -303,8 +302,10 @@ int synth_sprandom_set(struct synth_job *j, const char *k, const char *v, unsign
 	if (!strcmp(k, "spr-cs")) {
 		if (v && !fio_parse_bytes(v, kb, &j->spr_cs))
 			return 0;
-		snprintf(why, why_len, "spr_cs=%s: expected the device's cache size in bytes (0: "
-			 "none)", v ? v : "");
+		snprintf(why, why_len,
+			 "spr_cs=%s: expected the device's cache size in bytes (0: "
+			 "none)",
+			 v ? v : "");
 		return -EINVAL;
 	}
 	/* random_generator: how fio draws offsets; sprandom alone needs lfsr */
@@ -313,8 +314,10 @@ int synth_sprandom_set(struct synth_job *j, const char *k, const char *v, unsign
 	else if (v && (!strcmp(v, "tausworthe") || !strcmp(v, "tausworthe64")))
 		j->rand_gen = 2;
 	else {
-		snprintf(why, why_len, "random_generator=%s: expected tausworthe, lfsr or "
-			 "tausworthe64", v ? v : "");
+		snprintf(why, why_len,
+			 "random_generator=%s: expected tausworthe, lfsr or "
+			 "tausworthe64",
+			 v ? v : "");
 		return -EINVAL;
 	}
 	snprintf(why, why_len, "how fio draws random offsets; ioreel draws its own");
@@ -345,21 +348,22 @@ int synth_sprandom_check(const struct synth_job *j, char *why, size_t why_len)
 		return spr_refuse(j, why, why_len, what);
 	}
 	if (j->rand_gen == 2)
-		return spr_refuse(j, why, why_len,
-				  "random_generator other than lfsr: fio refuses it beside sprandom");
+		return spr_refuse(
+		    j, why, why_len,
+		    "random_generator other than lfsr: fio refuses it beside sprandom");
 	if (j->randommap_asked)
 		return spr_refuse(j, why, why_len,
 				  "norandommap=0: fio refuses it beside sprandom, which picks "
 				  "each block once itself");
 	if (j->nrfiles > 1)
-		return spr_refuse(j, why, why_len, "nrfiles above 1: fio's sprandom works on "
-						   "one file (fio refuses more)");
+		return spr_refuse(j, why, why_len,
+				  "nrfiles above 1: fio's sprandom works on "
+				  "one file (fio refuses more)");
 	if (w->n != 1 || w->range_hi || (j->blockalign && j->blockalign != w->e[0].bs))
 		return spr_refuse(j, why, why_len,
 				  "one write block size (bs, and blockalign equal to it) is "
 				  "modeled; fio's LFSR writes some blocks twice with several");
-	if (j->dist.kind != DIST_UNIFORM || j->perc_rand < 100 || j->rand_run > 1 ||
-	    j->zone_size)
+	if (j->dist.kind != DIST_UNIFORM || j->perc_rand < 100 || j->rand_run > 1 || j->zone_size)
 		return spr_refuse(j, why, why_len,
 				  "random_distribution, percentage_random, rw=randwrite:N and "
 				  "zonemode=strided are not modeled beside it: sprandom picks "
@@ -369,10 +373,11 @@ int synth_sprandom_check(const struct synth_job *j, char *why, size_t why_len)
 				  "time_based and loops are not modeled beside it: fio ends a "
 				  "sprandom job once its regions are written");
 	if (j->rel && !j->number_ios)
-		return spr_refuse(j, why, why_len,
-				  "its regions are cut from the file or device's size, known only "
-				  "at replay here: give the target's size (--device-size) or "
-				  "size= for the whole layout, or number_ios= for its first writes");
+		return spr_refuse(
+		    j, why, why_len,
+		    "its regions are cut from the file or device's size, known only "
+		    "at replay here: give the target's size (--device-size) or "
+		    "size= for the whole layout, or number_ios= for its first writes");
 	if (!j->rel) {
 		struct spr_layout l;
 
