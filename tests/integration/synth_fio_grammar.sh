@@ -303,7 +303,8 @@ PY
 # region's rewrites are blocks of the region before, in the order written there, right after
 # its first write (at its end with spr_cs); each region's share rewritten near the model's;
 # the end at the physical size or once every block is written. Seeds are ioreel's: the
-# blocks differ from fio's, the layout may not.
+# blocks differ from fio's, the layout may not (fio master's own log, built once by hand,
+# passes the same checks: synth/FIO.md, "fio's sprandom").
 for cs in 0 256k; do
 	printf '%s\n' '[global]' ioengine=libaio rw=randwrite bs=4k blockalign=4k direct=1 \
 		norandommap=1 iodepth=64 size=64m '[pre]' sprandom=1 spr_op=0.15 \
