@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include "analyze/analyze.h"
 #include "analyze/hist.h"
+#include "formats/elastic.h"
 #include "formats/file.h"
 #include "formats/trace.h"
 #include "util/json.h" /* json_str: every JSON string the reports write */
@@ -130,6 +131,9 @@ struct analysis {
 	uint64_t max_end; /* highest offset + length seen */
 
 	struct an_flevel *fl; /* a file-level trace's own figures (file_level.c); else NULL */
+	/* a dep replay's result: its elastic models' figures, when the trace holds them */
+	struct trace_elastic elastic;
+	bool has_elastic;
 };
 
 /*

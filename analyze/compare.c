@@ -103,6 +103,16 @@ void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 				ratio(r.mean, base.mean), ratio(r.p99, base.p99));
 		}
 	}
+	/* how much of each replay's figures is its models' (issue 24): what they took out or
+	 * added per op, from the result trace (formats/elastic.h) */
+	fprintf(f, "\nelastic models (dep replays):\n");
+	for (unsigned int t = 0; t < n; t++) {
+		fprintf(f, "  %s: ", as[t]->name);
+		if (as[t]->has_elastic)
+			trace_elastic_print(&as[t]->elastic, f);
+		else
+			fprintf(f, "none (models off, or not a dep replay)\n");
+	}
 }
 
 static void json_ratio(FILE *f, const char *key, double v, double base)
@@ -145,6 +155,19 @@ void an_json_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 			json_ratio(f, "lat_p99_ratio", r.p99, base.p99);
 			fprintf(f, "}");
 		}
+	}
+	/* per trace, its dep replay's elastic models with the keys of replay's fidelity.elastic,
+	 * or null */
+	fprintf(f, "], \"elastic\": [");
+	for (unsigned int t = 0; t < n; t++) {
+		fprintf(f, "%s\n{\"trace\": ", t ? "," : "");
+		json_str(f, as[t]->name);
+		fprintf(f, ", \"elastic\": ");
+		if (as[t]->has_elastic)
+			trace_elastic_json(&as[t]->elastic, f);
+		else
+			fprintf(f, "null");
+		fprintf(f, "}");
 	}
 	fprintf(f, "]}");
 }

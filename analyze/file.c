@@ -52,6 +52,8 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 		return NULL;
 	}
 	a = analysis__new(opts, trace_reader__meta(r), base_name(path));
+	if (a)
+		a->has_elastic = trace_reader__elastic(r, &a->elastic);
 	buf = malloc(BATCH * sizeof(*buf));
 	if (a && trace_reader__meta(r)->level == TRACE_LEVEL_FILE) {
 		/* its calls: to the summary as one device's I/O, and per op and file (file_level.c) */

@@ -317,6 +317,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct in
 		printf("\"dropped\": null, \"dropped_reserve\": null, \"dropped_inflight\": null, "
 		       "\"end_ns\": null, ");
 	}
+	info_elastic(r, true);
 	printf("\"notice\": ");
 	if (notice)
 		json_str(stdout, notice);
@@ -464,6 +465,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 							? "the writer recorded no stats"
 							: "no index: the writer did not close the trace");
 	info_cpu_print(r, (struct info_cpu *)&in->cpu, in->events, false);
+	info_elastic(r, false);
 	printf("  sorted     %s\n", trace_reader__is_sorted(r) ? "yes (file order is time order)"
 							 : "no");
 	if (trace_reader__damaged_chunks(r))

@@ -19,6 +19,9 @@ void info_drop_causes(struct trace_reader *r, bool json, const char *shown);
  * still in flight at the stop (unfinished). A line (json: two fields); nothing when the trace
  * has neither counter (not recorded at block level). */
 void info_no_end(struct trace_reader *r, bool json);
+/* A dep replay's result: its elastic models (formats/elastic.h), the lines its own report gave
+ * (json: an "elastic" member, null when the trace has none; text: nothing then). */
+void info_elastic(struct trace_reader *r, bool json);
 
 /* The on-CPU time events carry (info_cpu.c): see each event, then print (and free). */
 #define INFO_WAIT_OPS 32 /* file-level ops (enum io_fop) with a wait figure */

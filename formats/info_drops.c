@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* What `info` prints of a trace's drops at either level (info.c, info_file.c call it). */
+/* What `info` prints of a trace's counters at either level (info.c, info_file.c call it): its
+ * drops, and a dep replay's elastic models. */
 #include <stdio.h>
 #include <string.h>
+#include "formats/elastic.h"
 #include "formats/info.h"
 #include "formats/trace.h"
 #include "util/json.h"
@@ -48,4 +50,22 @@ void info_no_end(struct trace_reader *r, bool json)
 	       "unfinished %llu)\n",
 	       (unsigned long long)((u ? u->value : 0) + (f ? f->value : 0)),
 	       (unsigned long long)(u ? u->value : 0), (unsigned long long)(f ? f->value : 0));
+}
+
+void info_elastic(struct trace_reader *r, bool json)
+{
+	struct trace_elastic e;
+	bool has = trace_reader__elastic(r, &e);
+
+	if (json) {
+		printf("\"elastic\": ");
+		if (has)
+			trace_elastic_json(&e, stdout);
+		else
+			printf("null");
+		printf(", ");
+	} else if (has) {
+		printf("  elastic    ");
+		trace_elastic_print(&e, stdout);
+	}
 }

@@ -106,6 +106,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 	const struct trace_meta *m = trace_reader__meta(r);
 	const struct trace_stats *st = trace_reader__stats(r);
 	uint64_t dur = in->last - in->first, fb = trace_reader__file_bytes(r), unc = 0;
+	bool recorder = false;
 	char b1[32], b2[32], when[64] = "unknown";
 	time_t gen = m->genesis_realtime_ns / 1000000000ull;
 	struct tm tm;
@@ -176,11 +177,12 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 			printf(" %s %" PRIu64, c->name + 10, c->value);
 			unc += c->value;
 		}
+		/* a replay's elastic counters are not a recorder's (a result trace has none) */
+		recorder |= strncmp(c->name, "elastic_", 8) != 0;
 	}
-	printf("%s\n", unc				? ""
-		       : trace_reader__counter_count(r) ? " none"
-							: " unknown (no counters)");
+	printf("%s\n", unc ? "" : recorder ? " none" : " unknown (no counters)");
 	info_cpu_print(r, (struct info_cpu *)&in->cpu, in->events, false);
+	info_elastic(r, false);
 	printf("  sorted     %s\n", trace_reader__is_sorted(r)
 					? "yes (file order is time order)"
 					: "no (calls longer than the recorder's hold)");
@@ -236,6 +238,7 @@ static void print_json(const char *path, struct trace_reader *r, const struct fi
 		printf("\"dropped\": %" PRIu64 ", ", st->dropped);
 	else
 		printf("\"dropped\": null, ");
+	info_elastic(r, true);
 	printf("\"counters\": {");
 	for (size_t i = 0; i < trace_reader__counter_count(r); i++) {
 		const struct trace_counter *c = trace_reader__counter(r, i);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "analyze/analyze.h"
+#include "formats/elastic.h"
 #include "formats/trace.h"
 #include "replay/block/block.h"
 #include "replay/core/run.h"
@@ -238,7 +239,16 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	finish(r, &p);
 	if (r->w) {
 		struct trace_stats st = { .events = res->ios, .end_ns = res->elapsed_ns };
-		int wret = trace_writer__close(r->w, &st);
+		struct trace_elastic el;
+		int eret = 0, wret;
+
+		/* a dep replay's models, so analyze --compare and info of the result show them */
+		if (res->mode == REPLAY_DEP &&
+		    dep_elastic_record(&res->elastic, (unsigned long long)res->dep.flushes,
+				       (unsigned long long)res->dep.redundant, &el))
+			eret = trace_writer__set_elastic(r->w, &el);
+		wret = trace_writer__close(r->w, &st);
+		wret = wret ? wret : eret;
 
 		r->w = NULL;
 		if (wret && !ret) {

@@ -160,6 +160,10 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 		       unsigned long long redundant, FILE *out);
 size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 			unsigned long long redundant, char *buf, size_t len);
+/* The figures the result trace keeps (formats/elastic.h); false when every model was off. */
+struct trace_elastic;
+bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,
+			unsigned long long redundant, struct trace_elastic *out);
 
 /*
  * Can inference work on this trace? It needs completion times and thread ids. Fills why with

@@ -6,6 +6,8 @@
  * the prediction is the model's.
  */
 #include <stdio.h>
+#include <string.h>
+#include "formats/elastic.h"
 #include "formats/file.h"
 #include "replay/dep/dep.h"
 
@@ -103,4 +105,23 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, "}}");
 	return n < len ? n : len - 1;
+}
+
+bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,
+			unsigned long long redundant, struct trace_elastic *out)
+{
+	_Static_assert(DEP_EL_OPS == TRACE_EL_OPS, "one op table for the report and the trace");
+	*out = (struct trace_elastic){ .group_commit = e->group_commit, .absorb = e->absorb,
+				       .splits = e->splits, .commit_lock = e->commit_lock,
+				       .file_level = e->file_level, .flushes = flushes,
+				       .redundant = redundant, .grounded = e->grounded,
+				       .lock_waits = e->lock_waits, .lock_broken = e->lock_broken,
+				       .merged_bytes = e->merged_bytes };
+	memcpy(out->trace, e->trace, sizeof(out->trace));
+	memcpy(out->issued, e->issued, sizeof(out->issued));
+	memcpy(out->coalesced, e->coalesced, sizeof(out->coalesced));
+	memcpy(out->absorbed, e->absorbed, sizeof(out->absorbed));
+	memcpy(out->split, e->split, sizeof(out->split));
+	memcpy(out->followed, e->followed, sizeof(out->followed));
+	return trace_elastic_any(out);
 }
