@@ -97,6 +97,9 @@ for name, e in (("on.ioreel", rep["on"]), ("gc.ioreel", rep["gc"])):
     models, r = rows(sec[1], name)
     assert models == want_models(e), (name, models)
     assert r == want_rows(e), (name, r, want_rows(e))
+kept = "    group commit: %d of %d flushes kept" % (rep["gc"]["flushes_kept_redundant"],
+                                                  rep["gc"]["flushes"])
+assert kept in sec[1], sec[1]
 for name in ("off.ioreel", old):
     assert "  %s: none (models off, or not a dep replay)\n" % name in sec[1], sec[1]
 print("compare text: the same counts, per op")
