@@ -16,26 +16,26 @@
 enum { M_GROUP_COMMIT = 1, M_ABSORB = 2, M_SPLIT = 4, M_COMMIT_LOCK = 8 };
 
 /* Per op, the counts by the names the replay's JSON gives them. */
-static const char *const col_names[] = { "trace",    "issued", "coalesced",
-					 "absorbed", "split",  "followed" };
+static const char *const col_names[] = {"trace",    "issued", "coalesced",
+					"absorbed", "split",  "followed"};
 #define NCOLS (sizeof(col_names) / sizeof(col_names[0]))
-static const char *const scalar_names[] = { "flushes",	  "flushes_kept_redundant",
-					    "split_grounded", "lock_waits",
-					    "lock_broken",    "merged_bytes" };
+static const char *const scalar_names[] = {"flushes",	     "flushes_kept_redundant",
+					   "split_grounded", "lock_waits",
+					   "lock_broken",    "merged_bytes"};
 #define NSCALARS (sizeof(scalar_names) / sizeof(scalar_names[0]))
 
 static uint64_t *col(struct trace_elastic *e, size_t c, unsigned int op)
 {
-	uint64_t *cols[NCOLS] = { e->trace, e->issued, e->coalesced, e->absorbed, e->split,
-				  e->followed };
+	uint64_t *cols[NCOLS] = {e->trace,    e->issued, e->coalesced,
+				 e->absorbed, e->split,	 e->followed};
 
 	return &cols[c][op];
 }
 
 static uint64_t *scalar(struct trace_elastic *e, size_t i)
 {
-	uint64_t *v[NSCALARS] = { &e->flushes,	  &e->redundant,   &e->grounded,
-				  &e->lock_waits, &e->lock_broken, &e->merged_bytes };
+	uint64_t *v[NSCALARS] = {&e->flushes,	 &e->redundant,	  &e->grounded,
+				 &e->lock_waits, &e->lock_broken, &e->merged_bytes};
 
 	return v[i];
 }
@@ -43,16 +43,16 @@ static uint64_t *scalar(struct trace_elastic *e, size_t i)
 /* The same two, to read. */
 static uint64_t colv(const struct trace_elastic *e, size_t c, unsigned int op)
 {
-	const uint64_t *cols[NCOLS] = { e->trace, e->issued, e->coalesced, e->absorbed,
-					e->split, e->followed };
+	const uint64_t *cols[NCOLS] = {e->trace,    e->issued, e->coalesced,
+				       e->absorbed, e->split,  e->followed};
 
 	return cols[c][op];
 }
 
 static uint64_t scalarv(const struct trace_elastic *e, size_t i)
 {
-	const uint64_t v[NSCALARS] = { e->flushes,    e->redundant,   e->grounded,
-				       e->lock_waits, e->lock_broken, e->merged_bytes };
+	const uint64_t v[NSCALARS] = {e->flushes,    e->redundant,   e->grounded,
+				      e->lock_waits, e->lock_broken, e->merged_bytes};
 
 	return v[i];
 }
@@ -77,23 +77,22 @@ int trace_writer__set_elastic(struct trace_writer *w, const struct trace_elastic
 	_Static_assert(TRACE_EL_OPS * NCOLS + NSCALARS + 1 <= TRACE_MAX_COUNTERS,
 		       "the elastic counters must fit one counters frame");
 	snprintf(names[n], sizeof(names[n]), PREFIX "models");
-	c[n++] = (struct trace_counter){ names[0], (e->group_commit ? M_GROUP_COMMIT : 0) |
-							   (e->absorb ? M_ABSORB : 0) |
-							   (e->splits ? M_SPLIT : 0) |
-							   (e->commit_lock ? M_COMMIT_LOCK : 0) };
+	c[n++] = (struct trace_counter){
+	    names[0], (e->group_commit ? M_GROUP_COMMIT : 0) | (e->absorb ? M_ABSORB : 0) |
+			  (e->splits ? M_SPLIT : 0) | (e->commit_lock ? M_COMMIT_LOCK : 0)};
 	for (size_t i = 0; i < NSCALARS; i++) {
 		snprintf(names[n], sizeof(names[n]), PREFIX "%s", scalar_names[i]);
-		c[n] = (struct trace_counter){ names[n], scalarv(e, i) };
+		c[n] = (struct trace_counter){names[n], scalarv(e, i)};
 		n++;
 	}
 	/* per op only the counts that are not 0: a reader takes an absent one as 0 */
 	for (unsigned int op = 0; op < TRACE_EL_OPS; op++) {
-		for (size_t k = 0; k < NCOLS; k++) {
+		for (size_t k = 0; k < NCOLS && strcmp(op_name(e, op), "?"); k++) {
 			if (!colv(e, k, op))
 				continue;
 			snprintf(names[n], sizeof(names[n]), PREFIX "%s_%s", op_name(e, op),
 				 col_names[k]);
-			c[n] = (struct trace_counter){ names[n], colv(e, k, op) };
+			c[n] = (struct trace_counter){names[n], colv(e, k, op)};
 			n++;
 		}
 	}
@@ -113,7 +112,8 @@ static uint64_t *op_count(struct trace_elastic *e, const char *name)
 		for (unsigned int op = 0; op < TRACE_EL_OPS; op++) {
 			const char *on = op_name(e, op);
 
-			if (strlen(on) == (size_t)(us - name) && !strncmp(name, on, us - name))
+			if (strcmp(on, "?") && strlen(on) == (size_t)(us - name) &&
+			    !strncmp(name, on, us - name))
 				return col(e, k, op);
 		}
 	}
@@ -124,8 +124,7 @@ bool trace_reader__elastic(const struct trace_reader *r, struct trace_elastic *e
 {
 	bool found = false;
 
-	*e = (struct trace_elastic){ .file_level = trace_reader__meta(r)->level ==
-						   TRACE_LEVEL_FILE };
+	*e = (struct trace_elastic){.file_level = trace_reader__meta(r)->level == TRACE_LEVEL_FILE};
 	for (size_t i = 0; i < trace_reader__counter_count(r); i++) {
 		const struct trace_counter *c = trace_reader__counter(r, i);
 		const char *name = c->name + PREFIX_LEN;
@@ -150,7 +149,7 @@ bool trace_reader__elastic(const struct trace_reader *r, struct trace_elastic *e
 			*v = c->value;
 	}
 	if (!found)
-		*e = (struct trace_elastic){ 0 };
+		*e = (struct trace_elastic){0};
 	return found;
 }
 
@@ -169,8 +168,8 @@ static double share(const struct trace_elastic *e, unsigned int op)
 void trace_elastic_print(const struct trace_elastic *e, FILE *f)
 {
 	fprintf(f, "group commit %s, absorbed writes %s, split flushes %s, commit lock %s\n",
-		e->group_commit ? "on" : "off", e->absorb ? "on" : "off",
-		e->splits ? "on" : "off", e->commit_lock ? "on" : "off");
+		e->group_commit ? "on" : "off", e->absorb ? "on" : "off", e->splits ? "on" : "off",
+		e->commit_lock ? "on" : "off");
 	fprintf(f, "    %-15s %10s %10s %10s %10s %8s %9s %13s\n", "op", "in trace", "issued",
 		"coalesced", "absorbed", "split", "followed", "issued/trace");
 	for (unsigned int op = 0; op < TRACE_EL_OPS; op++) {
@@ -183,14 +182,18 @@ void trace_elastic_print(const struct trace_elastic *e, FILE *f)
 			(unsigned long long)e->followed[op], share(e, op));
 	}
 	if (e->group_commit)
-		fprintf(f, "    group commit: %llu of %llu flushes kept (the recording issued them "
-			   "under another thread's covering one)\n",
+		fprintf(f,
+			"    group commit: %llu of %llu flushes kept (the recording issued them "
+			"under another thread's covering one)\n",
 			(unsigned long long)e->redundant, (unsigned long long)e->flushes);
 	if (e->splits)
-		fprintf(f, "    split flushes: %llu I/Os waited in the recording on another thread's "
-			   "flush for their writes\n", (unsigned long long)e->grounded);
+		fprintf(f,
+			"    split flushes: %llu I/Os waited in the recording on another thread's "
+			"flush for their writes\n",
+			(unsigned long long)e->grounded);
 	if (e->commit_lock)
-		fprintf(f, "    commit lock: %llu lock waits, %llu merged bytes, %llu lock broken\n",
+		fprintf(f,
+			"    commit lock: %llu lock waits, %llu merged bytes, %llu lock broken\n",
 			(unsigned long long)e->lock_waits, (unsigned long long)e->merged_bytes,
 			(unsigned long long)e->lock_broken);
 }
@@ -203,8 +206,7 @@ void trace_elastic_json(const struct trace_elastic *e, FILE *f)
 		e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
 		e->splits ? "true" : "false", e->commit_lock ? "true" : "false");
 	for (size_t i = 0; i < NSCALARS; i++)
-		fprintf(f, ", \"%s\": %llu", scalar_names[i],
-			(unsigned long long)scalarv(e, i));
+		fprintf(f, ", \"%s\": %llu", scalar_names[i], (unsigned long long)scalarv(e, i));
 	fprintf(f, ", \"ops\": {");
 	for (unsigned int op = 0; op < TRACE_EL_OPS; op++) {
 		if (!shown(e, op))

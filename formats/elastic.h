@@ -19,8 +19,8 @@
 struct trace_elastic {
 	bool group_commit, absorb, splits, commit_lock; /* on in the replay */
 	bool file_level;				/* ops are enum io_fop (from the trace) */
-	uint64_t trace[TRACE_EL_OPS];	  /* in the replayed trace */
-	uint64_t issued[TRACE_EL_OPS];	  /* issued (split flushes too) */
+	uint64_t trace[TRACE_EL_OPS];			/* in the replayed trace */
+	uint64_t issued[TRACE_EL_OPS];			/* issued (split flushes too) */
 	uint64_t coalesced[TRACE_EL_OPS]; /* flushes not issued: an in-flight one covered them */
 	uint64_t absorbed[TRACE_EL_OPS];  /* writes not issued: a later one of the range was due */
 	uint64_t split[TRACE_EL_OPS];	  /* flushes added */
