@@ -21,7 +21,8 @@ static const char *const col_names[] = {"trace",    "issued", "coalesced",
 #define NCOLS (sizeof(col_names) / sizeof(col_names[0]))
 static const char *const scalar_names[] = {"flushes",	     "flushes_kept_redundant",
 					   "split_grounded", "lock_waits",
-					   "lock_broken",    "merged_bytes"};
+					   "lock_kept",	     "lock_broken",
+					   "merged_bytes"};
 #define NSCALARS (sizeof(scalar_names) / sizeof(scalar_names[0]))
 
 static uint64_t *col(struct trace_elastic *e, size_t c, unsigned int op)
@@ -34,8 +35,8 @@ static uint64_t *col(struct trace_elastic *e, size_t c, unsigned int op)
 
 static uint64_t *scalar(struct trace_elastic *e, size_t i)
 {
-	uint64_t *v[NSCALARS] = {&e->flushes,	 &e->redundant,	  &e->grounded,
-				 &e->lock_waits, &e->lock_broken, &e->merged_bytes};
+	uint64_t *v[NSCALARS] = {&e->flushes,	&e->redundant,	 &e->grounded,	  &e->lock_waits,
+				 &e->lock_kept, &e->lock_broken, &e->merged_bytes};
 
 	return v[i];
 }
@@ -51,8 +52,8 @@ static uint64_t colv(const struct trace_elastic *e, size_t c, unsigned int op)
 
 static uint64_t scalarv(const struct trace_elastic *e, size_t i)
 {
-	const uint64_t v[NSCALARS] = {e->flushes,    e->redundant,   e->grounded,
-				      e->lock_waits, e->lock_broken, e->merged_bytes};
+	const uint64_t v[NSCALARS] = {e->flushes,   e->redundant,   e->grounded,    e->lock_waits,
+				      e->lock_kept, e->lock_broken, e->merged_bytes};
 
 	return v[i];
 }
@@ -193,9 +194,10 @@ void trace_elastic_print(const struct trace_elastic *e, FILE *f)
 			(unsigned long long)e->grounded);
 	if (e->commit_lock)
 		fprintf(f,
-			"    commit lock: %llu lock waits, %llu merged bytes, %llu lock broken\n",
-			(unsigned long long)e->lock_waits, (unsigned long long)e->merged_bytes,
-			(unsigned long long)e->lock_broken);
+			"    commit lock: %llu lock waits (%llu led their own: lock kept), %llu "
+			"merged bytes, %llu lock broken\n",
+			(unsigned long long)e->lock_waits, (unsigned long long)e->lock_kept,
+			(unsigned long long)e->merged_bytes, (unsigned long long)e->lock_broken);
 }
 
 void trace_elastic_json(const struct trace_elastic *e, FILE *f)

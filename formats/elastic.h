@@ -28,6 +28,7 @@ struct trace_elastic {
 	uint64_t flushes, redundant;	  /* recorded flushes; of which kept (never coalesced) */
 	uint64_t grounded;		  /* I/Os split's grounding found */
 	uint64_t lock_waits, lock_broken, merged_bytes; /* commit lock */
+	uint64_t lock_kept; /* commit lock: waiters that came before the holder's recorded end */
 };
 
 /* Any model on: a replay with every model off writes no record. */

@@ -115,7 +115,8 @@ bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,
 				       .splits = e->splits, .commit_lock = e->commit_lock,
 				       .file_level = e->file_level, .flushes = flushes,
 				       .redundant = redundant, .grounded = e->grounded,
-				       .lock_waits = e->lock_waits, .lock_broken = e->lock_broken,
+				       .lock_waits = e->lock_waits, .lock_kept = e->lock_kept,
+				       .lock_broken = e->lock_broken,
 				       .merged_bytes = e->merged_bytes };
 	memcpy(out->trace, e->trace, sizeof(out->trace));
 	memcpy(out->issued, e->issued, sizeof(out->issued));

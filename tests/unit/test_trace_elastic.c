@@ -23,8 +23,8 @@ static bool same(const struct trace_elastic *a, const struct trace_elastic *b)
 	       !memcmp(a->split, b->split, sizeof(a->split)) &&
 	       !memcmp(a->followed, b->followed, sizeof(a->followed)) && a->flushes == b->flushes &&
 	       a->redundant == b->redundant && a->grounded == b->grounded &&
-	       a->lock_waits == b->lock_waits && a->lock_broken == b->lock_broken &&
-	       a->merged_bytes == b->merged_bytes;
+	       a->lock_waits == b->lock_waits && a->lock_kept == b->lock_kept &&
+	       a->lock_broken == b->lock_broken && a->merged_bytes == b->merged_bytes;
 }
 
 /* Writes a trace of one event at the level asked, with e's record (or none), plus extra
@@ -96,6 +96,7 @@ int main(void)
 				   .grounded = 5,
 				   .lock_waits = 6,
 				   .lock_broken = 1,
+				   .lock_kept = 2,
 				   .merged_bytes = 12288};
 	e.trace[IO_FOP_WRITE] = 100, e.issued[IO_FOP_WRITE] = 90, e.absorbed[IO_FOP_WRITE] = 8;
 	e.followed[IO_FOP_WRITE] = 2;
