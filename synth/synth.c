@@ -175,6 +175,16 @@ int synth_write_trace(const struct synth_spec *s, const char *path, const char *
 		trace_writer__abort(c->w);
 		goto out;
 	}
+	if (err == -EOVERFLOW && !c->err) {
+		/* synth/fio_sprandom.c: a region kept more blocks than fio's buffer holds */
+		snprintf(why, why_len,
+			 "%s not written: a sprandom job kept more of a region's writes for "
+			 "rewriting than fio's buffer holds (fio stops on an assertion there "
+			 "too): give fewer regions (spr_num_regions) or a larger size",
+			 path);
+		trace_writer__abort(c->w);
+		goto out;
+	}
 	if (err) {
 		snprintf(why, why_len, "writing %s failed: %s", path,
 			 c->err ? trace_writer__error(c->w) : strerror(-err));

@@ -400,4 +400,11 @@ for bad in "spr_op=0|job 'j': .*bad.fio:5: spr_op=0: expected an over-provisioni
 	grep -q -- "$want" <<<"$out" || fail "sprandom with $opt: no '$want' in: $out"
 done
 [ -e "$d/bad.ioreel" ] && fail "a refused sprandom job left its output"
+# regions of one write each: what a region keeps can overflow fio's buffer, where fio master
+# stops on an assertion (seen with its randseed=6); synth stops too, saying so, no output
+printf '[j]\nbs=4k\nsize=400k\nrw=randwrite\nsprandom=1\nrandseed=1\n' >"$d/bad.fio"
+assert_status 1 "$IOREEL" synth --fio-job "$d/bad.fio" -o "$d/bad.ioreel" 2>"$d/err" >/dev/null
+grep -q "kept more of a region's writes for rewriting than fio's buffer holds" "$d/err" ||
+	fail "sprandom overflow: $(cat "$d/err")"
+[ -e "$d/bad.ioreel" ] && fail "an overflowed sprandom job left its output"
 echo "synth_fio_grammar: ok"
