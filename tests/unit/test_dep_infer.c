@@ -396,6 +396,8 @@ static void test_commit_lock_gap(void)
 	struct dep_infer *d;
 
 	dep_opts_default(&o);
+	CHECK(o.commit_lock, "the commit lock is on by default (file level: dep_run.c)");
+	o.commit_lock = false; /* as replay sets it at block level, or --dep-commit-lock off */
 	d = infer(e, 4, x, &o);
 	CHECK(has_edge(&x[3], DEP_BARRIER, 1, 5) && has_edge(&x[3], DEP_SYNC, 3, 0),
 	      "without the commit lock: the barrier's 5 us, no think time after the read");
