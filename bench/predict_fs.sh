@@ -21,7 +21,9 @@
 # exit as recorded, and the replay's calls timed the same way, by the psync worker making
 # them; block level: queue to completion as the recorder saw the real runs and the replays at
 # the device), as the ratio predicted / real median, with the real runs' own spread. Figures
-# only: never fails on time.
+# only: never fails on time. Then bench/predict_fs_reads.py: per real run the read calls and
+# device reads per transaction, one line (warm-up + per transaction) through every run, and
+# each file replay's device reads against it (OUT/reads.txt).
 # Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
 #      SIZE (MiB of each loop device, 3072: the database and the replay's copy of it),
 #      MEMORY (the server's memory cgroup limit, 160M; a file replay's cgroup starts at
@@ -222,4 +224,7 @@ done
 export_csv "$out"
 python3 "$here/predict_fs_table.py" "$out" "$repeats" "$targets" \
 	"$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" "$src" | tee "$out/table.txt"
+# where the reads per transaction come from: read calls against device reads, the cold cache's
+# warm-up, and the replays' device reads (bench/predict_fs_reads.py; issue 24, item 4)
+SECONDS_PER_RUN=$secs python3 "$here/predict_fs_reads.py" "$out" | tee "$out/reads.txt"
 log "traces, results and the table in $out"
