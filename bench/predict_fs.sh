@@ -9,7 +9,7 @@
 # with cold caches, the server in a memory cgroup (MEMORY) so its reads keep reaching the
 # filesystem. Every real run is recorded at file level (--pid of the postmaster: the backends,
 # checkpointer and WAL writer it forks) and at block level at its loop device. The median xfs
-# run's file-level recording is then replayed with --root onto ext4 and btrfs (in a directory
+# (SOURCE) run's file-level recording is then replayed with --root onto ext4 and btrfs (in a directory
 # on each, modes MODES, engine psync: PostgreSQL's calls are plain system calls, so a psync
 # worker's call is timed as the server's was), and its block-level recording onto the ext4 and
 # btrfs loop devices themselves once their filesystems are done with (raw: a block replay
@@ -34,6 +34,8 @@
 #      block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
 #      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds;
 #      only xfs and the targets run for real, so TARGETS=xfs is the self-check alone),
+#      SOURCE (xfs: the filesystem whose median run is replayed, and the self-check's; btrfs
+#      replays a slower stack's recording onto the faster ones),
 #      PREDICT_OUT (build/bench/predict_fs), REAL_FROM (an earlier run's PREDICT_OUT: its
 #      real runs and recordings are taken instead of running the real ones again, so that
 #      replay variants can be set against the same real runs; its SECONDS_PER_RUN, REPEATS
@@ -60,11 +62,13 @@ replay_extra=${REPLAY_EXTRA:-512M}
 modes=${MODES:-dep timed}
 out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
 # the filesystems run for real: xfs (the recording's) and each target
-fss=$(printf '%s\n' xfs ${TARGETS:-ext4 btrfs} | awk '!seen[$0]++' | tr '\n' ' ')
+srcfs=${SOURCE:-xfs}
+case $srcfs in xfs | ext4 | btrfs) ;; *) fail "SOURCE=$srcfs: give xfs, ext4 or btrfs (the filesystem whose recording is replayed)" ;; esac
+fss=$(printf '%s\n' "$srcfs" ${TARGETS:-xfs ext4 btrfs} | awk '!seen[$0]++' | tr '\n' ' ')
 targets=${TARGETS:-xfs ext4 btrfs}
 real_from=${REAL_FROM:-}
-[ -z "$real_from" ] || [ -e "$real_from/real-xfs-1.file.ioreel" ] ||
-	fail "REAL_FROM=$real_from holds no real runs (real-xfs-1.file.ioreel): give an earlier run's PREDICT_OUT"
+[ -z "$real_from" ] || [ -e "$real_from/real-$srcfs-1.file.ioreel" ] ||
+	fail "REAL_FROM=$real_from holds no real runs on $srcfs (real-$srcfs-1.file.ioreel): give an earlier run's PREDICT_OUT"
 [ "$(cd "$real_from" 2>/dev/null && pwd)" != "$(mkdir -p "$out" && cd "$out" && pwd)" ] ||
 	fail "REAL_FROM is PREDICT_OUT ($out): give the replays an output of their own"
 mkdir -p "$out" && rm -f "$out"/*.ioreel "$out"/*.json "$out"/*.csv "$out"/*.out "$out"/*.err
@@ -162,7 +166,7 @@ same_cache() {
 	echo "replayer $(($(noncache "$cg") >> 20)) MiB + page cache $((($(numfmt --from=iec "$memory") - server) >> 20)) MiB"
 }
 
-# freplay FS MODE: the median xfs run's file-level recording replayed under a directory on FS.
+# freplay FS MODE: the median source run's file-level recording replayed under a directory on FS.
 freplay() {
 	local fs=$1 root=${mnt[$1]}/replay rc=0 mode eng=(--engine psync)
 	mode_opts "$2"
@@ -174,7 +178,7 @@ freplay() {
 		fail "cannot set the replay's memory limit"
 	(
 		echo $BASHPID >"$REPLAYPROCS" || exit 1
-		exec "$IOREEL" replay "$out/real-xfs-$src.file.ioreel" --root "$root" --allow-writes \
+		exec "$IOREEL" replay "$out/real-$srcfs-$src.file.ioreel" --root "$root" --allow-writes \
 			"${OPTS[@]}" "${eng[@]}" -o "$out/pred-file-$fs-$mode.ioreel" -q --json
 	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" &
 	local pid=$! cache
@@ -206,9 +210,9 @@ fi
 # The recording replayed is the median xfs run's (by TPS), not the first: a first run can be
 # an outlier (1046 TPS where the next two made 1524 and 1527).
 src=$(for ((i = 1; i <= repeats; i++)); do
-	printf '%s %d\n' "$(awk '/^tps/ { print $3; exit }' "$out/real-xfs-$i.out")" "$i"
+	printf '%s %d\n' "$(awk '/^tps/ { print $3; exit }' "$out/real-$srcfs-$i.out")" "$i"
 done | sort -g | awk '{ a[NR] = $2 } END { print a[int((NR + 1) / 2)] }')
-log "replaying the recording of xfs run $src (the median TPS)"
+log "replaying the recording of $srcfs run $src (the median TPS)"
 for fs in $targets; do
 	for mode in $modes; do
 		freplay "$fs" "$mode"
@@ -223,8 +227,10 @@ done
 
 export_csv "$out"
 python3 "$here/predict_fs_table.py" "$out" "$repeats" "$targets" \
-	"$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" "$src" | tee "$out/table.txt"
+	"$(for m in $modes; do printf '%s ' "${m%%=*}"; done)" "$src" pgbench "$srcfs" |
+	tee "$out/table.txt"
 # where the reads per transaction come from: read calls against device reads, the cold cache's
 # warm-up, and the replays' device reads (bench/predict_fs_reads.py; issue 24, item 4)
-SECONDS_PER_RUN=$secs python3 "$here/predict_fs_reads.py" "$out" | tee "$out/reads.txt"
+SECONDS_PER_RUN=$secs SOURCE=$srcfs python3 "$here/predict_fs_reads.py" "$out" |
+	tee "$out/reads.txt"
 log "traces, results and the table in $out"

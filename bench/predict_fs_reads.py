@@ -105,9 +105,10 @@ def main():
                 print('  %-6s run %d: %6d reads, the line %6.0f (x%.3f)' %
                       (fs, i, br, fit[0] + fit[1] * tx, (fit[0] + fit[1] * tx) / br))
     src = meta.get('source_run', 1)
-    tx = meta['tps']['xfs'][src - 1] * secs
-    print('file-level replays of xfs run %d (%.0f transactions recorded): device reads under '
-          'the replay per recorded transaction' % (src, tx))
+    srcfs = meta.get('source_fs', os.environ.get('SOURCE', 'xfs'))
+    tx = meta['tps'][srcfs][src - 1] * secs
+    print('file-level replays of %s run %d (%.0f transactions recorded): device reads under '
+          'the replay per recorded transaction' % (srcfs, src, tx))
     for path in sorted(glob.glob(os.path.join(rout, 'obs-fblk-*.csv'))):
         br, bb, _, _ = device_reads(path)
         name = os.path.basename(path)[len('obs-fblk-'):-len('.csv')]

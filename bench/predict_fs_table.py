@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The table of bench/predict_fs.sh and bench/predict_innodb.sh, from the traces they keep (CSV
 exports) in OUT:
-   predict_fs_table.py OUT REPEATS "TARGETS" "MODES" [SRC [WORKLOAD]]
-   (SRC: the xfs run replayed, 1; WORKLOAD: the name the heading gives the workload, pgbench)
+   predict_fs_table.py OUT REPEATS "TARGETS" "MODES" [SRC [WORKLOAD [SOURCE_FS]]]
+   (SRC: the source run replayed, 1; WORKLOAD: the name the heading gives the workload,
+   pgbench; SOURCE_FS: the filesystem it was recorded on, xfs)
 Real runs: real-FS-I.file.csv and real-FS-I.blk.csv (file and block level) and real-FS-I.out
 (pgbench's or sysbench's output, for the TPS); file replays: pred-file-FS-MODE.csv (the
 replay's result trace); block replays: pred-blk-FS-MODE.csv (the replay's result) and
@@ -11,14 +12,15 @@ obs-blk-FS-MODE.csv (the recorder at the device).
 Per op: IOPS (calls over the run's span) and mean latency; each prediction as its value and its
 ratio to the real runs' median, with the goal (IOPS within 25 %, mean latency within 30 %), or
 "few" where the real runs made fewer than FEW such calls, and per prediction how many of its
-figures are within the goals (of those judged: "few" ones are not). A target xfs is the
-self-check: the recording replayed onto its own filesystem."""
+figures are within the goals (of those judged: "few" ones are not). The target SOURCE_FS is
+the self-check: the recording replayed onto its own filesystem."""
 import csv, json, os, re, statistics, sys
 
 out, repeats = sys.argv[1], int(sys.argv[2])
 targets, modes = sys.argv[3].split(), sys.argv[4].split()
 src = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 workload = sys.argv[6] if len(sys.argv) > 6 else "pgbench"
+srcfs = sys.argv[7] if len(sys.argv) > 7 else "xfs"
 FOPS = ("read", "write", "fsync", "fdatasync")
 BOPS = ("read", "write", "flush")
 
@@ -108,25 +110,25 @@ def table(title, real, preds, ops):
     return res
 
 
-summary = {"repeats": repeats, "source_run": src, "tps": {}, "targets": {}}
-xfs_file = figures(f"{out}/real-xfs-{src}.file.csv", FOPS)
-print("%s recorded on xfs (run %d, %.1f s) and replayed onto each target; real: median "
+summary = {"repeats": repeats, "source_run": src, "source_fs": srcfs, "tps": {}, "targets": {}}
+src_file = figures(f"{out}/real-{srcfs}-{src}.file.csv", FOPS)
+print("%s recorded on %s (run %d, %.1f s) and replayed onto each target; real: median "
       "[min-max] of %d runs there; replays: the figure (x ratio to the real median, ok within "
       "25 %% for IOPS and 30 %% for mean latency; few: under %d calls in a real run)." % (
-          workload, src, xfs_file["span"], repeats, FEW))
-for fs in ["xfs"] + [t for t in targets if t != "xfs"]:
+          workload, srcfs, src, src_file["span"], repeats, FEW))
+for fs in [srcfs] + [t for t in targets if t != srcfs]:
     summary["tps"][fs] = [tps(fs, i) for i in range(1, repeats + 1)
                           if os.path.exists(f"{out}/real-{fs}-{i}.out")]
 for fs in targets:
-    print("\n== target %s: TPS %s (xfs: %s)" % (
-        fs, " ".join("%.0f" % t for t in summary["tps"][fs]),
-        " ".join("%.0f" % t for t in summary["tps"]["xfs"])))
+    print("\n== target %s: TPS %s (%s: %s)" % (
+        fs, " ".join("%.0f" % t for t in summary["tps"][fs]), srcfs,
+        " ".join("%.0f" % t for t in summary["tps"][srcfs])))
     real_f = [figures(f"{out}/real-{fs}-{i}.file.csv", FOPS) for i in range(1, repeats + 1)]
     pf = {"file-" + m: figures(f"{out}/pred-file-{fs}-{m}.csv", FOPS) for m in modes
           if os.path.exists(f"{out}/pred-file-{fs}-{m}.csv")}
     own = {"file-" + m: figures(f"{out}/pred-file-{fs}-{m}.csv", FOPS, own=True) for m in modes
            if os.path.exists(f"{out}/pred-file-{fs}-{m}.csv")}
-    t_file = table("file level: the xfs run's calls replayed with --root on %s" % fs, real_f,
+    t_file = table("file level: the %s run's calls replayed with --root on %s" % (srcfs, fs), real_f,
                    pf, FOPS)
     print("  the replayer's own view (release or deadline to completion), mean lat us:")
     for op in FOPS:
@@ -145,7 +147,7 @@ for fs in targets:
             if op + " IOPS" in mine:
                 p[op + " IOPS"] = mine[op + " IOPS"]
         pb["block-" + m] = p
-    t_blk = table("block level: the xfs run's device I/O replayed on %s's loop device "
-                  "(against the real runs at that device)" % fs, real_b, pb, BOPS)
+    t_blk = table("block level: the %s run's device I/O replayed on %s's loop device "
+                  "(against the real runs at that device)" % (srcfs, fs), real_b, pb, BOPS)
     summary["targets"][fs] = {"file": t_file, "block": t_blk}
 json.dump(summary, open(f"{out}/predict_fs.json", "w"), indent=1)
