@@ -66,45 +66,27 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 			(unsigned long long)e->grounded);
 }
 
+/* The JSON object is the result trace's (formats/elastic.c), written into buf: one writer, so
+ * the replay's fidelity.elastic and analyze --compare's cannot drift apart. */
 size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 			unsigned long long redundant, char *buf, size_t len)
 {
-	size_t n = (size_t)snprintf(buf, len,
-				    ", \"elastic\": {\"group_commit\": %s, \"absorb\": %s, "
-				    "\"split\": %s, \"commit_lock\": %s, \"flushes\": %llu, "
-				    "\"flushes_kept_redundant\": %llu, \"split_grounded\": %llu, "
-				    "\"lock_waits\": %llu, \"lock_kept\": %llu, \"lock_broken\": %llu, "
-				    "\"merged_bytes\": %llu, \"ops\": {",
-				    e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
-				    e->splits ? "true" : "false", e->commit_lock ? "true" : "false",
-				    flushes, redundant, (unsigned long long)e->grounded,
-				    (unsigned long long)e->lock_waits,
-				    (unsigned long long)e->lock_kept,
-				    (unsigned long long)e->lock_broken,
-				    (unsigned long long)e->merged_bytes);
-	bool first = true;
+	struct trace_elastic t;
+	FILE *f;
+	long n;
 
-	for (int op = 0; op < DEP_EL_OPS && n < len; op++) {
-		if (!shown(e, op))
-			continue;
-		n += (size_t)snprintf(buf + n, len - n,
-				      "%s\"%s\": {\"trace\": %llu, \"issued\": %llu, "
-				      "\"coalesced\": %llu, \"absorbed\": %llu, \"split\": %llu, "
-				      "\"followed\": %llu, \"issued_share\": %.6f}",
-				      first ? "" : ", ", op_name(e, (unsigned int)op),
-				      (unsigned long long)e->trace[op],
-				      (unsigned long long)issued(e, op),
-				      (unsigned long long)e->coalesced[op],
-				      (unsigned long long)e->absorbed[op],
-				      (unsigned long long)e->split[op],
-				      (unsigned long long)e->followed[op],
-				      e->trace[op] ? (double)issued(e, op) / (double)e->trace[op]
-						   : 0.0);
-		first = false;
-	}
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, "}}");
-	return n < len ? n : len - 1;
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	f = fmemopen(buf, len, "w");
+	if (!f)
+		return 0;
+	dep_elastic_record(e, flushes, redundant, &t);
+	fputs(", \"elastic\": ", f);
+	trace_elastic_json(&t, f);
+	n = ftell(f);
+	fclose(f); /* writes the NUL; what did not fit is cut, as snprintf cuts */
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
 bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,

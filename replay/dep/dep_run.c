@@ -61,8 +61,7 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	r->res->elastic.file_level = d->file_level;
 	d->chain = o->chain && r->eng->chains && !d->el.acct && !o->group_commit &&
 		   !o->absorb && !o->split;
-	/* the commit lock works on calls (a block trace's flushes are the journal's) */
-	d->lock = o->commit_lock && d->file_level;
+	d->lock = o->commit_lock; /* file level only: dep_setup masks it */
 	r->res->elastic.commit_lock = d->lock;
 	return 0;
 }
