@@ -179,6 +179,24 @@ make_memory_cgroup() {
 	echo "$cg/cgroup.procs"
 }
 
+# bpftrace_live PID OUT TRACEPOINT: waits until bpftrace (PID, its output in OUT) has its
+# probe on TRACEPOINT live. bpftrace prints "Attaching" before it attaches: a replay started
+# on that line lost its first 50-70 ms of I/Os to the probe here (bpftrace 0.17). Watches
+# bpftool's list of attached perf-event programs; 0 once live, 1 after 10 s without.
+bpftrace_live() {
+	local _
+	for _ in $(seq 200); do grep -q Attaching "$2" 2>/dev/null && break; sleep 0.05; done
+	if ! command -v bpftool >/dev/null; then
+		sleep 2 # cannot see the attachment: give it far more than it takes
+		return 0
+	fi
+	for _ in $(seq 200); do
+		bpftool perf show 2>/dev/null | grep -q "^pid $1 .* $3\$" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # dev_majmin /dev/X -> "MAJ:MIN"
 dev_majmin() { printf '%d:%d\n' "0x$(stat -c %t "$1")" "0x$(stat -c %T "$1")"; }
 

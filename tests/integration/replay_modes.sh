@@ -29,8 +29,8 @@ unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
 	>"$d/seen.txt" 2>"$d/bt.err" &
 bt=$!
 cleanup_push "kill -INT $bt 2>/dev/null; wait $bt"
-for _ in $(seq 100); do grep -q Attaching "$d/seen.txt" 2>/dev/null && break; sleep 0.1; done
-grep -q Attaching "$d/seen.txt" || skip_kernel "bpftrace cannot attach block_bio_queue: $(cat "$d/bt.err")"
+bpftrace_live $bt "$d/seen.txt" block_bio_queue ||
+	skip_kernel "bpftrace cannot attach block_bio_queue: $(cat "$d/bt.err")"
 "$IOREEL" replay "$d/p.ioreel" --target "$z" -q --json -o "$d/r.ioreel" >"$d/r.json" ||
 	fail "timed replay failed"
 kill -INT $bt; wait $bt
