@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Replay modes on zram: timed keeps the schedule (checked independently in the kernel at
-# block_bio_queue with bpftrace), --speed scales it, afap keeps --iodepth in flight, closed
-# keeps each synthesized stream's depth and cycles time_based jobs.
+# block_bio_queue with bpftrace), --speed scales it, afap keeps --iodepth in flight (psync at
+# depth 1 without workers too), closed keeps each synthesized stream's depth and cycles
+# time_based jobs.
 # timeout: 180
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -66,6 +67,13 @@ for eng in io_uring libaio psync; do
 	json_get "$d/a.json" "d['fidelity']['replay_span_ns'] < d['fidelity']['trace_span_ns'] / 2 or sys.exit(1)" \
 		>/dev/null || fail "afap $eng was not faster than the schedule"
 done
+
+# psync at depth 1 makes each call on the scheduling thread, without a worker: all done, one
+# at a time
+"$IOREEL" replay "$d/p.ioreel" --target "$z" -q --json --mode afap --iodepth 1 -e psync \
+	>"$d/a1.json" || fail "afap psync at depth 1 failed"
+assert_eq "$(json_get "$d/a1.json" "d['fidelity']['ios']")" 10000 "afap psync depth 1: I/Os"
+assert_eq "$(json_get "$d/a1.json" "d['fidelity']['max_inflight']")" 1 "afap psync depth 1: depth"
 
 # 4. closed: a synthesized job keeps numjobs x iodepth in flight, time_based cycles it
 "$IOREEL" synth --rw randrw --bs 4k --iodepth 4 --numjobs 2 --size 64M --number-ios 2000 \
