@@ -58,11 +58,16 @@ for op in ("read", "write", "fsync", "fdatasync", "open", "setfl", "fallocate", 
 cl = ops.get("close", {"trace": 0, "replayed": 0, "failed": 0})
 need(cl["failed"] == 0 and cl["replayed"] == want["close"] -
      f["skipped"]["close_still_shared"] + f["closes_implied"], f"close: {cl}, {f}")
-# not reissued: closes of a file still shared, and lookups and mkdirs that failed in the
-# recording (a workload's stat of a name not there yet, fio's mkdir of its directory)
-failed_stats = sum(1 for r in rows if r["op"] in ("stat", "mkdir") and int(r["result"]) < 0)
-need(f["skipped"]["close_still_shared"] + failed_stats == sum(f["skipped"].values()) and
-     f["skipped"]["failed_in_recording"] == failed_stats, f"calls not reissued: {f['skipped']}")
+# not reissued: closes of a file still shared, and the calls that failed in the recording (a
+# workload's stat of a name not there yet, fio's mkdir of its directory; and fio's opens of
+# system files that do not exist, ENOENT, which --under leaves out, except, on a fresh
+# machine, one whose path string was on a page not yet faulted in: the recorder could not read
+# it, counts it in paths_missing and keeps the call, as it cannot tell where it was)
+failed = [(r["op"], r["path"], r["result"]) for r in rows
+          if int(r["result"]) < 0 and r["op"] not in ("fork", "exit", "mmap")]
+need(f["skipped"]["close_still_shared"] + len(failed) == sum(f["skipped"].values()) and
+     f["skipped"]["failed_in_recording"] == len(failed),
+     f"calls not reissued: {f['skipped']}; failed in the recording: {failed}")
 need(f["not_open"] == 0 and f["short_reads"] == 0, f"not open / short reads: {f}")
 need(want["read"] + want["write"] > 0, "no reads or writes in the trace")
 # the result trace holds what the report says was replayed
