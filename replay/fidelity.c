@@ -168,6 +168,10 @@ static void closed_print(const struct replay_result *r, FILE *out)
 {
 	char a[32];
 
+	if (r->chained && r->mode == REPLAY_CLOSED)
+		fprintf(out, "  chained: %llu I/Os made by their stream's worker as the one before "
+			     "completed, without the scheduling thread\n",
+			(unsigned long long)r->chained);
 	if (r->thinks)
 		fprintf(out, "  think time: %llu pauses, %s in all (as fio's thinktime)\n",
 			(unsigned long long)r->thinks, fmt_ns(r->think_ns, a, sizeof(a)));
@@ -194,8 +198,10 @@ static size_t closed_json(const struct replay_result *r, char *buf, size_t len)
 	if (len < 2)
 		return 0;
 	n += (size_t)snprintf(buf, len,
-			      ", \"thinks\": %llu, \"think_ns\": %llu, \"latency_target\": [",
-			      (unsigned long long)r->thinks, (unsigned long long)r->think_ns);
+			      ", \"chained\": %llu, \"thinks\": %llu, \"think_ns\": %llu, "
+			      "\"latency_target\": [",
+			      (unsigned long long)r->chained, (unsigned long long)r->thinks,
+			      (unsigned long long)r->think_ns);
 	for (uint32_t i = 0; i < r->nlat && i < REPLAY_MAX_LAT_STREAMS && n < len; i++) {
 		const struct replay_lat_result *l = &r->lat[i];
 
@@ -267,6 +273,18 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 		fprintf(out, "  errors: %llu I/Os failed, first: %s at offset %llu\n",
 			(unsigned long long)r->errors, strerror(-r->first_error),
 			(unsigned long long)r->first_error_offset);
+	if (r->runtime_ns) {
+		fprintf(out, "  runtime: %s (--runtime), %s; the trace's time reached %s of %s",
+			fmt_ns(r->runtime_ns, a, sizeof(a)),
+			r->runtime_hit ? "stopped there with I/Os left" : "the trace ended first",
+			fmt_ns(r->trace_reached_ns, b, sizeof(b)),
+			fmt_ns(r->trace_span_ns, c, sizeof(c)));
+		/* the pace against the recording's: a time-bound benchmark's slowdown */
+		if (r->runtime_hit && r->trace_reached_ns)
+			fprintf(out, " (x%.2f the recorded pace)",
+				(double)r->trace_reached_ns / (double)r->runtime_ns);
+		fprintf(out, "\n");
+	}
 	closed_print(r, out);
 	unwritten_print(r, out);
 }
@@ -316,6 +334,15 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	if ((size_t)n + 2 >= len)
 		return n;
 	n += (int)closed_json(r, buf + n, len - (size_t)n - 1);
+	if ((size_t)n + 2 < len) {
+		int k = snprintf(buf + n, len - (size_t)n - 1,
+				 ", \"runtime_ns\": %llu, \"runtime_hit\": %s, "
+				 "\"trace_reached_ns\": %llu",
+				 (unsigned long long)r->runtime_ns, r->runtime_hit ? "true" : "false",
+				 (unsigned long long)r->trace_reached_ns);
+
+		n += k > 0 && (size_t)k < len - (size_t)n - 1 ? k : 0;
+	}
 	if (r->mode == REPLAY_DEP && (size_t)n + 2 < len)
 		n += (int)dep_elastic_json(&r->elastic, (unsigned long long)r->dep.flushes,
 					   (unsigned long long)r->dep.redundant, buf + n,

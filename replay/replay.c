@@ -68,6 +68,11 @@ static void usage(FILE *f)
 "                           workload run there?); timed: each I/O at its recorded time,\n"
 "                           the offered load (can the candidate absorb it?)\n"
 "      --speed X            timed, dep: X times as fast (0.5 = half speed)\n"
+"      --runtime TIME|trace no I/O is issued TIME after the start (those in flight\n"
+"                           complete); trace: as long as the trace lasted (timed, dep).\n"
+"                           A time-bound benchmark (pgbench -T) replayed onto a slower\n"
+"                           target, as long as it ran: the rates of that run, warm-up\n"
+"                           and all, and how far into the trace it got\n"
 "      --iodepth N          afap: I/Os in flight (default 32)\n"
 "      --max-inflight N     cap on I/Os in flight (timed, dep: default 1024, numjobs x\n"
 "                           iodepth for a synthesized job with --rate-iops; closed: the\n"
@@ -122,7 +127,9 @@ static void usage(FILE *f)
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
-"                           off with the group commit, absorb and split models)\n"
+"                           off with the group commit, absorb and split models); closed\n"
+"                           mode: the same for a job at iodepth 1 without think time,\n"
+"                           rate or latency target\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -182,6 +189,7 @@ enum replay_opt {
 	/* when: the mode and its clock */
 	OPT_MODE = 256,
 	OPT_SPEED,
+	OPT_RUNTIME,
 	OPT_IODEPTH,
 	OPT_MAX_INFLIGHT,
 	OPT_SPIN,
@@ -227,6 +235,7 @@ static const struct option replay_long_opts[] = {
 	{ "help", no_argument, 0, 'h' },
 	{ "mode", required_argument, 0, OPT_MODE },
 	{ "speed", required_argument, 0, OPT_SPEED },
+	{ "runtime", required_argument, 0, OPT_RUNTIME },
 	{ "iodepth", required_argument, 0, OPT_IODEPTH },
 	{ "max-inflight", required_argument, 0, OPT_MAX_INFLIGHT },
 	{ "spin", required_argument, 0, OPT_SPIN },
@@ -291,6 +300,16 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		o->mode_set = true;
 		return 0;
 	}
+	case OPT_RUNTIME:
+		o->runtime_trace = !strcmp(arg, "trace");
+		if (!o->runtime_trace && (parse_duration_ns(arg, &o->runtime_ns) || !o->runtime_ns)) {
+			cli_error("--runtime wants a duration like 30s, or trace (as long as the trace "
+				  "lasted), got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		if (o->runtime_trace)
+			o->runtime_ns = 0;
+		return 0;
 	case OPT_SPEED:
 		o->speed = strtod(arg, &end);
 		if (*end || !(o->speed >= 1e-6) || o->speed > 1e6) {

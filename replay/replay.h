@@ -62,6 +62,10 @@ struct replay_opts {
 	int mode;		    /* enum replay_mode */
 	bool mode_set;		    /* --mode was given (parsing: a second, other one is refused) */
 	double speed;		    /* timed, dep: 2.0 = twice as fast; 0 = 1.0 */
+	/* --runtime: no I/O is issued this long after the start (those in flight complete);
+	 * runtime_trace: as long as the trace's own span (after --speed); 0 and false: none */
+	uint64_t runtime_ns;
+	bool runtime_trace;
 	unsigned int iodepth;	    /* afap: in flight; 0 = 32 */
 	unsigned int max_inflight;  /* cap on I/Os in flight; 0: timed and dep 1024 (a synthesized
 				     * timed job numjobs x iodepth), closed the streams' depths up to
@@ -196,6 +200,10 @@ struct replay_result {
 	uint64_t remapped;	    /* offsets wrapped or scaled into the target */
 	uint64_t realigned;	    /* offsets/lengths moved to the logical block size */
 	uint64_t trace_span_ns;	    /* first to last scheduled I/O, after --speed */
+	uint64_t runtime_ns;	    /* --runtime (0: none) */
+	bool runtime_hit;	    /* the replay stopped there, with I/Os not yet issued */
+	uint64_t trace_reached_ns;  /* the latest trace time of an I/O issued (as trace_span_ns,
+				     * from the first I/O's) */
 	uint64_t replay_span_ns;    /* first to last submit */
 	double stretch;		    /* replay_span / trace_span - 1 */
 	uint64_t cap_hits;	    /* times the in-flight cap held an I/O back */

@@ -81,6 +81,9 @@ static void finish(struct run *r, const struct prescan *p)
 					      : p->last - p->first;
 	if (r->mops->finish)
 		r->mops->finish(r);
+	/* the clock ran out as the last I/O went: nothing was left */
+	if (res->runtime_hit && r->mops->clocked && res->trace_reached_ns >= res->trace_span_ns)
+		res->runtime_hit = false;
 	res->replay_span_ns = r->first_submit_set ? r->last_submit - r->first_submit : 0;
 	res->stretch = res->trace_span_ns ? (double)res->replay_span_ns /
 						    (double)res->trace_span_ns - 1.0
@@ -125,6 +128,15 @@ static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 	if (p->bad_op)
 		run_warn(r, "%llu events with an unknown op are not replayed",
 			 (unsigned long long)p->bad_op);
+	if (o->runtime_trace && !r->mops->clocked) {
+		snprintf(err, errlen, "--runtime trace: %s mode ignores the trace's times, so the "
+				      "trace has no span to run for: give a duration (--runtime 30s)",
+			 r->mops->name);
+		r->res->usage_error = true;
+		return -EINVAL;
+	}
+	r->res->runtime_ns = o->runtime_trace ? sched_deadline(p->last, p->first, o->speed)
+					      : o->runtime_ns;
 	ret = r->src->prepare(r, p, err, errlen);
 	if (!ret && o->hook && o->hook(o->hook_arg, REPLAY_STAGE_CHECKED, NULL)) {
 		snprintf(err, errlen, "called off by the caller before any I/O");

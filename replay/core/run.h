@@ -193,6 +193,11 @@ struct run {
 	uint32_t *free_slots;
 	unsigned int nfree;
 	unsigned int inflight;
+	/* of those, chained I/Os still waiting in their worker behind the one in flight (closed
+	 * mode's chains): not in flight for max_inflight_seen */
+	unsigned int ahead;
+	/* --runtime: the moment (CLOCK_MONOTONIC ns) no more I/O is issued; 0: none */
+	uint64_t runtime_end;
 	struct replay_io **done, **batch;
 	unsigned int nbatch;
 	const struct engine_ops *eng;
@@ -227,6 +232,10 @@ struct run {
 };
 
 extern volatile sig_atomic_t replay_stop;
+
+/* Whether the loop is to issue nothing more: Ctrl-C, or --runtime is over (then said in the
+ * report, runtime_hit). The I/Os in flight still complete (the drain after the loop). */
+bool run_stopping(struct run *r);
 
 void run_warn(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

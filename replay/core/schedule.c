@@ -181,6 +181,8 @@ int run_schedule(struct run *r)
 	}
 	r->start_real = now_real_ns();
 	__atomic_store_n(&r->start_mono, start, __ATOMIC_RELEASE);
+	if (r->res->runtime_ns)
+		r->runtime_end = start + r->res->runtime_ns;
 	sched_wait_until(r->start_mono, 200000);
 
 	ret = r->mops->loop(r);

@@ -265,6 +265,8 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 		return -EOVERFLOW;
 	slot = r->free_slots[--r->nfree];
 	io = &r->slots[slot];
+	if (s->t > r->res->trace_reached_ns)
+		r->res->trace_reached_ns = s->t;
 
 	io->deadline_ns = deadline;
 	io->complete_ns = 0;
@@ -287,6 +289,7 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 	io->arg = s->arg;
 	io->fop = s->op;
 	io->chained = chain_gap != NULL;
+	io->lazy_done = false;
 	io->chain_gap_ns = chain_gap ? *chain_gap : 0;
 	io->burn_ns = s->oncpu_ns ? run_cpu_burn(r, s) : 0;
 	io->buf = r->arena;
@@ -299,8 +302,8 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 	}
 	if (ret > 0) {
 		r->inflight++;
-		if (r->inflight > r->res->max_inflight_seen)
-			r->res->max_inflight_seen = r->inflight;
+		if (r->inflight - r->ahead > r->res->max_inflight_seen)
+			r->res->max_inflight_seen = r->inflight - r->ahead;
 		return 0;
 	}
 	if (io->op == IO_OP_READ && r->pool[RUN_POOL_READ].n) {
@@ -330,9 +333,20 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 	}
 	r->batch[r->nbatch++] = io;
 	r->inflight++;
-	if (r->inflight > r->res->max_inflight_seen)
-		r->res->max_inflight_seen = r->inflight;
+	if (r->inflight - r->ahead > r->res->max_inflight_seen)
+		r->res->max_inflight_seen = r->inflight - r->ahead;
 	return 0;
+}
+
+bool run_stopping(struct run *r)
+{
+	if (replay_stop)
+		return true;
+	/* an I/O due at the very end (--runtime trace: the last one) still goes */
+	if (!r->runtime_end || now_mono_ns() <= r->runtime_end)
+		return false;
+	r->res->runtime_hit = true;
+	return true;
 }
 
 int run_issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t tag)

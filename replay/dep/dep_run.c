@@ -528,7 +528,7 @@ static int dep_loop(struct run *r)
 
 	if (!issued)
 		return -ENOMEM;
-	while (!replay_stop) {
+	while (!run_stopping(r)) {
 		uint64_t now, due;
 		unsigned int n = 0;
 

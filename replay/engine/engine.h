@@ -60,6 +60,10 @@ struct replay_io {
 	 * 40-60 us of timer or IPI on this 2-core VM) are not in the thread's chain. */
 	uint64_t chain_gap_ns;
 	bool chained;
+	/* Closed mode's chains: its completion need not wake the scheduling thread while more of
+	 * the worker's calls wait behind it (engine_threads: until THREADS_LAZY_LOW are left);
+	 * it is reaped with a later one. */
+	bool lazy_done;
 	bool wait_rec;	      /* --cpu-wait recorded: wait_ns is the recorded wait, 0 included */
 	void *buf;
 };
@@ -214,6 +218,8 @@ int engine_cq_init(struct engine_cq *q, pthread_mutex_t *lock, unsigned int cap)
 void engine_cq_free(struct engine_cq *q);
 /* With *q->lock held. */
 void engine_cq_push(struct engine_cq *q, struct replay_io *io);
+/* The same without waking the reaper: it finds io with the next completion that does. */
+void engine_cq_push_quiet(struct engine_cq *q, struct replay_io *io);
 /* The engine's reap (engine_ops.reap). */
 int engine_cq_reap(struct engine_cq *q, struct replay_io **done, unsigned int max,
 		   uint64_t timeout_ns);

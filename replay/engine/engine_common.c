@@ -217,11 +217,16 @@ void engine_cq_free(struct engine_cq *q)
 	q->ring = NULL;
 }
 
-void engine_cq_push(struct engine_cq *q, struct replay_io *io)
+void engine_cq_push_quiet(struct engine_cq *q, struct replay_io *io)
 {
 	q->ring[q->tail] = io;
 	q->tail = (q->tail + 1) % q->cap;
 	__atomic_add_fetch(&q->n, 1, __ATOMIC_RELEASE);
+}
+
+void engine_cq_push(struct engine_cq *q, struct replay_io *io)
+{
+	engine_cq_push_quiet(q, io);
 	pthread_cond_signal(&q->done_cv);
 }
 

@@ -46,6 +46,10 @@ struct tworker {
  */
 #define CHAIN_SLEEP_EARLY_NS 60000
 
+/* A lazy completion (replay_io.lazy_done) wakes the scheduling thread once this few calls
+ * are left queued behind it in its worker: time for it to queue more. */
+#define THREADS_LAZY_LOW 4
+
 struct engine {
 	const struct engine_target *targets;
 	unsigned int cap; /* completion ring: depth + 1 */
@@ -123,7 +127,10 @@ static void *worker_main(void *arg)
 				       io->began_ns - (*e->start_mono + io->deadline_ns) : 0;
 		pthread_mutex_lock(&e->lock);
 		w->st.calls++;
-		engine_cq_push(&e->cq, io);
+		if (io->lazy_done && (w->tail + w->cap - w->head) % w->cap > THREADS_LAZY_LOW)
+			engine_cq_push_quiet(&e->cq, io);
+		else
+			engine_cq_push(&e->cq, io);
 	}
 	pthread_mutex_unlock(&e->lock);
 	engine_cpu_clock_close(&clk);

@@ -4,11 +4,12 @@
 # fio's file and directory engines and jobs over several files, synthesized as a file-level
 # trace (tests/data/fio-grammar/fileops.fio: filecreate, filestat, filedelete, dircreate,
 # dirstat, dirdelete, falloc in its three modes, ftruncate, nrfiles with each
-# file_service_type), replayed under --root on ext4 with every engine in closed mode: every
-# call of the trace is made once and none fails, fallocate's mode reaches the kernel as the
-# trace gives it (the result trace's, and the holes punched), and the root ends as fio leaves
-# its directory (created files and directories there, deleted ones gone, sizes). A time-based
-# job cycles its calls for its runtime.
+# file_service_type), replayed under --root on ext4 with every engine in closed mode (threads
+# chaining a stream's next call in its worker): every call of the trace is made once and none
+# fails, fallocate's mode reaches the kernel as the trace gives it (the result trace's, and
+# the holes punched), and the root ends as fio leaves its directory (created files and
+# directories there, deleted ones gone, sizes). A time-based job cycles its calls for its
+# runtime.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd python3
@@ -20,7 +21,7 @@ out=$(scratch_dir)
 # info says the times are an order (closed loop), not a span of nanoseconds
 output_has 'closed loop, 19 streams' "$IOREEL" info "$out/f.ioreel" || fail "info: not closed loop"
 
-for eng in io_uring libaio psync null; do
+for eng in io_uring libaio psync threads null; do
 	root=$mnt/$eng
 	mkdir -p "$root"
 	"$IOREEL" replay "$out/f.ioreel" --root "$root" --allow-writes --engine "$eng" --json \
@@ -79,6 +80,25 @@ sys.exit(1 if bad else 0)
 PY
 		fail "replay with $eng differs (above)"
 done
+# threads: a depth-1 stream's next engine call waits in the stream's worker behind the one in
+# flight (chained), and is not counted in flight while it waits: never more in flight than the
+# streams' depths (psync's cap, which holds no slot for a chained call); each stream's calls
+# one after the other, none begun before the one before it returned
+python3 - "$out/threads.json" "$out/psync.json" "$out/threads.csv" <<'PY' ||
+import collections, csv, json, sys
+t, p = (json.load(open(a))["fidelity"] for a in sys.argv[1:3])
+print("threads: chained", t["chained"], "max in flight", t["max_inflight"], "of",
+      t["inflight_cap"], "slots; the streams' depths", p["inflight_cap"])
+calls = collections.defaultdict(list)
+for r in csv.DictReader(l for l in open(sys.argv[3]) if not l.startswith("#")):
+    if r["issue_ns"] and r["complete_ns"]:
+        calls[r["tid"]].append((int(r["issue_ns"]), int(r["complete_ns"])))
+overlap = sum(b[0] < a[1] for c in calls.values() for a, b in zip(sorted(c), sorted(c)[1:]))
+print("threads: calls begun before their stream's previous one returned:", overlap)
+sys.exit(0 if t["chained"] > 0 and t["max_inflight"] <= p["inflight_cap"] < t["inflight_cap"]
+         and overlap == 0 else 1)
+PY
+	fail "threads: chains (above)"
 
 # time_based: the calls cycle for the runtime, one stream per job clone
 printf '[s]\nioengine=filestat\nnrfiles=4\nfilesize=4k\ntime_based\nruntime=1\nnumjobs=2\n' \
