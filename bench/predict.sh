@@ -24,7 +24,9 @@
 # Env: SECONDS_PER_RUN (30), REPEATS (3), SCALE (pgbench scale, 20), CLIENTS (4),
 #      SIZE (MiB of the xfs image, 1536), THROTTLE ("RIOPS WIOPS" for C, "600 600"),
 #      MEMORY (the server's memory cgroup limit, 160M), MODES ("timed afap dep"; a mode may
-#      be NAME=MODE,OPTION,... for a variant, e.g. dep-kthr=dep,--dep-barrier,kthread),
+#      be NAME=MODE,OPTION,... for a variant, e.g. dep-kthr=dep,--dep-barrier,kthread, or
+#      dep-T=dep,--runtime,trace: as long as the recording lasted, as pgbench -T ran; its
+#      slowdown is then the trace's I/Os over those it issued),
 #      STACKS ("A B C"), PREDICT_OUT (build/bench/predict), REUSE (a PREDICT_OUT of an earlier
 #      run: its real runs are taken instead of running them again, to try replay variants).
 # Takes about (3 x REPEATS + 3 x #MODES) x (SECONDS_PER_RUN + 20 s), more on slow candidates.

@@ -14,7 +14,7 @@ def figures(path):
     q = [int(r["queue_ns"]) for r in rows if r["queue_ns"]]
     c = [int(r["complete_ns"]) for r in rows if r["complete_ns"]]
     span = (max(c) - min(q)) / 1e9
-    f = {"span": span}
+    f = {"span": span, "n": len(rows)}
     for op in OPS:
         lat = sorted(int(r["complete_ns"]) - int(r["queue_ns"]) for r in rows
                      if r["op"] == op and r["complete_ns"] and r["queue_ns"])
@@ -56,12 +56,13 @@ for st in stacks:
     print("\nstack %s: TPS %s (A: %s)" % (st, " ".join("%.0f" % t for t in tpss[st]),
                                          " ".join("%.0f" % t for t in tpss["A"])))
     print("%-16s %-28s" % ("figure", "real") + "".join("%-20s" % m for m in preds))
-    # a replay cut at --runtime (as long as the recording lasted, like pgbench -T): the time it
-    # ran over the share of the trace it got through; otherwise its span over the trace's
+    # a replay cut at --runtime (as long as the recording lasted, like pgbench -T): the trace's
+    # I/Os over those it issued in that time (the real slowdown is a ratio of transactions:
+    # of work done in the same time); otherwise its span over the trace's
     def slowdown(m):
         f = json.load(open(f"{out}/pred-{st}-{m}.json"))["fidelity"]
-        if f.get("runtime_hit") and f.get("trace_reached_ns"):
-            return f["runtime_ns"] / f["trace_reached_ns"]
+        if f.get("runtime_hit") and own[m]["n"]:
+            return trace["n"] / own[m]["n"]
         return own[m]["span"] / trace["span"]
     rows = [("slowdown", statistics.median(slow_real), min(slow_real), max(slow_real),
              {m: slowdown(m) for m in own})]

@@ -740,7 +740,21 @@ static unsigned int dep_depth(struct run *r)
 static void dep_finish(struct run *r)
 {
 	struct dep_mode *m = r->mode_state;
+	struct dep_sched *d = m ? m->sched : NULL;
 
+	/* Stopped by --runtime: how far the replay got is the trace time of the first I/O it
+	 * had not issued (every one before it was), not the latest one issued: kernel threads'
+	 * I/O with no dependency keeps the trace's clock however far behind the database is. */
+	if (d && r->res->runtime_hit) {
+		for (uint64_t q = d->floor; q < d->next_seq; q++) {
+			const struct dslot *s = &d->slot[wslot(q)];
+
+			if (s->state != DS_DONE && s->state != DS_RIDING && s->state != DS_FREE) {
+				r->res->trace_reached_ns = s->s.t;
+				break;
+			}
+		}
+	}
 	if (m && m->infer) {
 		r->res->dep = *dep_infer__stats(m->infer);
 		r->res->elastic.grounded = r->res->dep.split_grounded;
