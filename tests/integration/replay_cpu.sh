@@ -38,23 +38,30 @@ replay() { # NAME [options]: replays t.ioreel under a fresh root, JSON to NAME.j
 		fail "replay $name exited $?: $(cat "$dir/$name.err")"
 }
 replay r "$dir/t.ioreel" --cpu replay -o "$dir/r.ioreel"
-python3 - "$dir/t.info" "$dir/r.json" <<'PY' || fail "the CPU replay did not reproduce the threads' CPU"
-import json, sys
+"$IOREEL" convert "$dir/t.ioreel" "$dir/t.csv" >/dev/null 2>&1 || fail "convert of the trace"
+python3 - "$dir/t.info" "$dir/r.json" "$dir/t.csv" <<'PY' ||
+import csv, json, sys
 info = json.load(open(sys.argv[1]))
 r = json.load(open(sys.argv[2]))
 cpu, f = r["cpu"], r["fidelity"]
 assert f["engine"] == "threads", f["engine"]
 assert cpu["replayed"] and cpu["threads"] == 2, cpu
+# the on-CPU time of the calls the threads make is asked (--think-scale 1): the reads. Not
+# the opens, closes and exits the replay makes itself or not at all: a process's first open
+# holds its start (exec, the loader: 4.8 ms of the 187 ms here), which no call
+# reproduces. They are the rest of the recorded total.
+rows = list(csv.DictReader(l for l in open(sys.argv[3]) if not l.startswith("#")))
+reads = sum(int(x["oncpu_ns"] or 0) for x in rows if x["op"] == "read")
 recorded = info["cpu"]["oncpu_total_ns"]
-# the trace's on-CPU time is asked (--think-scale 1), but for the calls a replay does not
-# make (a process's exit)
-assert abs(cpu["asked_ns"] - recorded) <= recorded * 0.02, (cpu["asked_ns"], recorded)
+assert reads <= recorded and abs(cpu["asked_ns"] - reads) <= reads * 0.01, \
+    (cpu["asked_ns"], reads, recorded)
 for t in cpu["per_thread"]:
     assert t["asked_ns"] > 0, t
     assert abs(t["got_ns"] - t["asked_ns"]) <= t["asked_ns"] * 0.10, t
     print("  tid %d: %d calls, asked %.1f ms, got %.1f ms" %
           (t["tid"], t["calls"], t["asked_ns"] / 1e6, t["got_ns"] / 1e6))
 PY
+	fail "the CPU replay did not reproduce the threads' CPU"
 # every read replayed
 python3 - "$dir/t.info" "$dir/r.json" <<'PY' || fail "the CPU replay did not replay every read"
 import json, sys
