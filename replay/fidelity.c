@@ -164,6 +164,11 @@ static size_t unwritten_json(const struct replay_result *r, char *buf, size_t le
 }
 
 /* Closed mode: fio's think time and the depths its latency targets found. */
+static bool clocked_mode(const struct replay_result *r)
+{
+	return r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP;
+}
+
 static void closed_print(const struct replay_result *r, FILE *out)
 {
 	char a[32];
@@ -274,13 +279,15 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 			(unsigned long long)r->errors, strerror(-r->first_error),
 			(unsigned long long)r->first_error_offset);
 	if (r->runtime_ns) {
-		fprintf(out, "  runtime: %s (--runtime), %s; the trace's time reached %s of %s",
-			fmt_ns(r->runtime_ns, a, sizeof(a)),
-			r->runtime_hit ? "stopped there with I/Os left" : "the trace ended first",
-			fmt_ns(r->trace_reached_ns, b, sizeof(b)),
-			fmt_ns(r->trace_span_ns, c, sizeof(c)));
-		/* the pace against the recording's: a time-bound benchmark's slowdown */
-		if (r->runtime_hit && r->trace_reached_ns)
+		fprintf(out, "  runtime: %s (--runtime), %s", fmt_ns(r->runtime_ns, a, sizeof(a)),
+			r->runtime_hit ? "stopped there with I/Os left" : "the trace ended first");
+		/* only timed and dep follow the trace's clock: how far along it they got, and
+		 * the pace against the recording's (a time-bound benchmark's slowdown) */
+		if (clocked_mode(r))
+			fprintf(out, "; the trace's time reached %s of %s",
+				fmt_ns(r->trace_reached_ns, b, sizeof(b)),
+				fmt_ns(r->trace_span_ns, c, sizeof(c)));
+		if (clocked_mode(r) && r->runtime_hit && r->trace_reached_ns)
 			fprintf(out, " (x%.2f the recorded pace)",
 				(double)r->trace_reached_ns / (double)r->runtime_ns);
 		fprintf(out, "\n");

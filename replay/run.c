@@ -81,8 +81,12 @@ static void finish(struct run *r, const struct prescan *p)
 					      : p->last - p->first;
 	if (r->mops->finish)
 		r->mops->finish(r);
-	/* the clock ran out as the last I/O went: nothing was left */
-	if (res->runtime_hit && r->mops->clocked && res->trace_reached_ns >= res->trace_span_ns)
+	/* the clock ran out as the last I/O went, or while the last ones were in flight (timed
+	 * and afap issue what they take from the input ring; dep keeps a window): nothing was
+	 * left */
+	if (res->runtime_hit &&
+	    ((r->mops->clocked && res->trace_reached_ns >= res->trace_span_ns) ||
+	     (r->mode != REPLAY_DEP && r->mops->fed && r->input_done && !spsc_peek(&r->in))))
 		res->runtime_hit = false;
 	res->replay_span_ns = r->first_submit_set ? r->last_submit - r->first_submit : 0;
 	res->stretch = res->trace_span_ns ? (double)res->replay_span_ns /
