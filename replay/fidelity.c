@@ -163,12 +163,13 @@ static size_t unwritten_json(const struct replay_result *r, char *buf, size_t le
 	return n;
 }
 
-/* Closed mode: fio's think time and the depths its latency targets found. */
+/* The modes that follow the trace's clock: lateness, stretch, how far a --runtime got. */
 static bool clocked_mode(const struct replay_result *r)
 {
 	return r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP;
 }
 
+/* Closed mode: fio's think time and the depths its latency targets found. */
 static void closed_print(const struct replay_result *r, FILE *out)
 {
 	char a[32];
@@ -229,7 +230,7 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 
 	fprintf(out, "replay fidelity (%s mode, %s engine):\n", replay_mode_name(r->mode),
 		r->engine);
-	bool clocked = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP;
+	bool clocked = clocked_mode(r);
 
 	if (clocked && r->lateness.count) {
 		fprintf(out,
@@ -283,11 +284,11 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 			r->runtime_hit ? "stopped there with I/Os left" : "the trace ended first");
 		/* only timed and dep follow the trace's clock: how far along it they got, and
 		 * the pace against the recording's (a time-bound benchmark's slowdown) */
-		if (clocked_mode(r))
+		if (clocked)
 			fprintf(out, "; the trace's time reached %s of %s",
 				fmt_ns(r->trace_reached_ns, b, sizeof(b)),
 				fmt_ns(r->trace_span_ns, c, sizeof(c)));
-		if (clocked_mode(r) && r->runtime_hit && r->trace_reached_ns)
+		if (clocked && r->runtime_hit && r->trace_reached_ns)
 			fprintf(out, " (x%.2f the recorded pace)",
 				(double)r->trace_reached_ns / (double)r->runtime_ns);
 		fprintf(out, "\n");
@@ -299,7 +300,7 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 {
 	const struct hist *h = &r->lateness;
-	bool clocked = r->mode == REPLAY_TIMED || r->mode == REPLAY_DEP;
+	bool clocked = clocked_mode(r);
 	bool timed = clocked && h->count;
 	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
 	char dep[1024];
