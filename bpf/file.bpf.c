@@ -116,6 +116,23 @@ struct {
 	__type(value, struct fl_name);
 } name_buf SEC(".maps");
 
+/* Path arguments that could not be read at a call's entry, by thread. The string's page was not
+ * yet in memory and a tracepoint cannot fault it in (a program's first open of a path in its
+ * data segment: fio's library and locale probes). The kernel's own copy of the path faults it
+ * in, so the call's return reads it again (FL_F_NAME_LATE). LRU: a thread that never returns
+ * (killed mid-call) leaves an entry that ages out. */
+struct fl_late_name {
+	__u64 upath[2]; /* by `which`; 0: read at entry */
+	__s32 dirfd[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tid */
+	__type(value, struct fl_late_name);
+} late_names SEC(".maps");
+
 static __always_inline void count(__u32 slot, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&fstats, &slot);
@@ -296,9 +313,35 @@ static __always_inline void pend_done(__u32 tid, struct fl_slot *slot)
 		__sync_fetch_and_add(&more_count, -1);
 }
 
-/* A path argument, paired with its call by (tid, enter_ns) in record/. */
-static __always_inline void put_name(const struct fl_event *e, __s32 dirfd, __u16 which,
-				     const char *upath)
+/* Parks path argument `which` of call e for its return to read (see late_names). False when
+ * there is no room: then the entry sends what it has (an empty path, counted missing). */
+static __always_inline bool park_name(struct fl_event *e, __s32 dirfd, __u16 which,
+				      const char *upath)
+{
+	struct fl_late_name *l, zero = {};
+	__u32 tid = e->tid;
+
+	l = bpf_map_lookup_elem(&late_names, &tid);
+	if (!l) {
+		bpf_map_update_elem(&late_names, &tid, &zero, BPF_ANY);
+		l = bpf_map_lookup_elem(&late_names, &tid);
+		if (!l)
+			return false;
+	}
+	if (!(e->flags & FL_F_NAME_LATE)) { /* this call's first: forget a killed call's */
+		l->upath[0] = 0;
+		l->upath[1] = 0;
+	}
+	l->upath[which & 1] = (__u64)upath;
+	l->dirfd[which & 1] = dirfd;
+	e->flags |= FL_F_NAME_LATE;
+	return true;
+}
+
+/* A path argument, paired with its call by (tid, enter_ns) in record/. At entry (`late` false)
+ * one that cannot be read yet is parked for the return instead. */
+static __always_inline void put_name(struct fl_event *e, __s32 dirfd, __u16 which,
+				     const char *upath, bool late)
 {
 	__u32 zero = 0, size;
 	struct fl_name *n = bpf_map_lookup_elem(&name_buf, &zero);
@@ -326,12 +369,33 @@ static __always_inline void put_name(const struct fl_event *e, __s32 dirfd, __u1
 	n->dir_ino = dir ? BPF_CORE_READ(dir, i_ino) : 0;
 	n->dir_dev = dir ? BPF_CORE_READ(dir, i_sb, s_dev) : 0;
 	len = bpf_probe_read_user_str(n->path, sizeof(n->path), upath);
+	if (len <= 0 && upath && !late && park_name(e, dirfd, which, upath))
+		return;
 	n->len = len > 0 ? len : 0;
 	size = FL_NAME_HDR + n->len;
 	if (size > sizeof(*n))
 		size = sizeof(*n);
 	if (bpf_ringbuf_output(&names, n, size, BPF_RB_NO_WAKEUP))
 		count(FL_DROP_NAME, 1);
+}
+
+/* At the return of call e: the paths its entry parked, now that the kernel's copy has faulted
+ * them in. Sent before the call itself, as at entry. An entry evicted from the LRU sends
+ * nothing, and record/ counts the path missing. */
+static __always_inline void late_names_put(struct fl_event *e)
+{
+	__u32 tid = e->tid;
+	struct fl_late_name *l = bpf_map_lookup_elem(&late_names, &tid);
+
+	e->flags &= ~FL_F_NAME_LATE;
+	if (!l)
+		return;
+	count(FL_STAT_NAME_LATE, !!l->upath[0] + !!l->upath[1]);
+	if (l->upath[0])
+		put_name(e, l->dirfd[0], 0, (const char *)l->upath[0], true);
+	if (l->upath[1])
+		put_name(e, l->dirfd[1], 1, (const char *)l->upath[1], true);
+	bpf_map_delete_elem(&late_names, &tid);
 }
 
 struct iov_ctx {
@@ -500,7 +564,7 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 		e.fd = AT_FDCWD;
 		e.fflags = k == FL_SC_CREAT ? 01101 /* O_CREAT|O_WRONLY|O_TRUNC */ : a[1];
 		e.aux = k == FL_SC_CREAT ? a[1] : a[2];
-		put_name(&e, AT_FDCWD, 0, (const char *)a[0]);
+		put_name(&e, AT_FDCWD, 0, (const char *)a[0], false);
 		need_file = false;
 		break;
 	case FL_SC_OPENAT:
@@ -517,27 +581,27 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 			e.fflags = a[2];
 			e.aux = a[3];
 		}
-		put_name(&e, a[0], 0, (const char *)a[1]);
+		put_name(&e, a[0], 0, (const char *)a[1], false);
 		need_file = false;
 		break;
 	case FL_SC_TRUNCATE:
 		e.op = FL_OP_TRUNCATE;
 		e.offset = a[1];
-		put_name(&e, AT_FDCWD, 0, (const char *)a[0]);
+		put_name(&e, AT_FDCWD, 0, (const char *)a[0], false);
 		need_file = false;
 		break;
 	case FL_SC_RENAME:
 		e.op = FL_OP_RENAME;
-		put_name(&e, AT_FDCWD, 0, (const char *)a[0]);
-		put_name(&e, AT_FDCWD, 1, (const char *)a[1]);
+		put_name(&e, AT_FDCWD, 0, (const char *)a[0], false);
+		put_name(&e, AT_FDCWD, 1, (const char *)a[1], false);
 		need_file = false;
 		break;
 	case FL_SC_RENAMEAT:
 	case FL_SC_RENAMEAT2:
 		e.op = FL_OP_RENAME;
 		e.aux = k == FL_SC_RENAMEAT2 ? a[4] : 0;
-		put_name(&e, a[0], 0, (const char *)a[1]);
-		put_name(&e, a[2], 1, (const char *)a[3]);
+		put_name(&e, a[0], 0, (const char *)a[1], false);
+		put_name(&e, a[2], 1, (const char *)a[3], false);
 		need_file = false;
 		break;
 	case FL_SC_UNLINK:
@@ -545,7 +609,7 @@ static __always_inline void on_enter(__u32 k, const __u64 *a)
 		e.op = FL_OP_UNLINK;
 		e.aux = k == FL_SC_UNLINKAT ? a[2] : 0;
 		put_name(&e, k == FL_SC_UNLINKAT ? a[0] : AT_FDCWD, 0,
-			 (const char *)a[k == FL_SC_UNLINKAT ? 1 : 0]);
+			 (const char *)a[k == FL_SC_UNLINKAT ? 1 : 0], false);
 		need_file = false;
 		break;
 	case FL_SC_IO_SUBMIT: { /* (ctx, nr, iocbpp) */
@@ -614,6 +678,8 @@ static __always_inline void on_return(__s64 ret)
 	now = bpf_ktime_get_ns();
 	e->exit_ns = now;
 	e->result = ret;
+	if (e->flags & FL_F_NAME_LATE)
+		late_names_put(e);
 	/* the thread's next gap starts here (a call that made no event included: its time
 	 * is the kernel's, which the replay's own call spends again) */
 	e->cpuwait = oncpu_mark(now, tid);

@@ -53,6 +53,7 @@ enum fl_flag {
 	FL_F_VECTOR = 1 << 1,
 	FL_F_FIXED = 1 << 2,
 	FL_F_LEN_GUESS = 1 << 3,
+	FL_F_NAME_LATE = 1 << 6, /* internal: a path is read again at return (late_names) */
 	FL_F_NO_FILE = 1 << 7, /* internal: identity not resolved (io_uring registered file) */
 };
 
@@ -124,6 +125,7 @@ enum fl_stat {
 	FL_DROP_NAME,	      /* names ring full: a path lost (the call is kept, path unknown) */
 	FL_STAT_UNSEEN_EXIT,  /* a call whose return was never seen (written without it) */
 	FL_STAT_LEN_GUESS,    /* iovecs unreadable: the length recorded is the result */
+	FL_STAT_NAME_LATE,    /* a path unreadable at entry (page not in), read at return */
 	FL_UNC_MMAP_SHARED_W, /* writable shared mappings of recorded files */
 	FL_UNC_MMAP_SHARED_R, /* read-only shared mappings of recorded files (loads not seen) */
 	FL_UNC_COPY,	      /* copy_file_range, sendfile touching a recorded file */

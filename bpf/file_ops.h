@@ -16,7 +16,7 @@ static __always_inline bool fops_enter(__u32 k, const __u64 *a, struct fl_event 
 	switch (k) {
 	case FL_SC_STAT: /* (path, buf): lstat too */
 		e->op = FL_OP_STAT;
-		put_name(e, AT_FDCWD, 0, (const char *)a[0]);
+		put_name(e, AT_FDCWD, 0, (const char *)a[0], false);
 		return true;
 	case FL_SC_NEWFSTATAT: /* (dirfd, path, buf, flags) */
 	case FL_SC_STATX:      /* (dirfd, path, flags, mask, buf) */
@@ -26,21 +26,21 @@ static __always_inline bool fops_enter(__u32 k, const __u64 *a, struct fl_event 
 		if (e->aux & FOPS_AT_EMPTY_PATH)
 			return false;
 		e->op = FL_OP_STAT;
-		put_name(e, a[0], 0, (const char *)a[1]);
+		put_name(e, a[0], 0, (const char *)a[1], false);
 		return true;
 	case FL_SC_MKDIR: /* (path, mode) */
 		e->op = FL_OP_MKDIR;
 		e->aux = a[1];
-		put_name(e, AT_FDCWD, 0, (const char *)a[0]);
+		put_name(e, AT_FDCWD, 0, (const char *)a[0], false);
 		return true;
 	case FL_SC_MKDIRAT: /* (dirfd, path, mode) */
 		e->op = FL_OP_MKDIR;
 		e->aux = a[2];
-		put_name(e, a[0], 0, (const char *)a[1]);
+		put_name(e, a[0], 0, (const char *)a[1], false);
 		return true;
 	case FL_SC_RMDIR: /* (path) */
 		e->op = FL_OP_RMDIR;
-		put_name(e, AT_FDCWD, 0, (const char *)a[0]);
+		put_name(e, AT_FDCWD, 0, (const char *)a[0], false);
 		return true;
 	}
 	return false;

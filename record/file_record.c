@@ -379,6 +379,7 @@ static const char *const stat_names[FL_STAT__COUNT] = {
     [FL_DROP_NAME] = "paths_lost",
     [FL_STAT_UNSEEN_EXIT] = "return_unseen",
     [FL_STAT_LEN_GUESS] = "length_from_result",
+    [FL_STAT_NAME_LATE] = "paths_read_at_return",
     [FL_UNC_MMAP_SHARED_W] = "uncovered_mmap_shared_write",
     [FL_UNC_MMAP_SHARED_R] = "uncovered_mmap_shared_read",
     [FL_UNC_COPY] = "uncovered_copy",

@@ -60,9 +60,8 @@ need(cl["failed"] == 0 and cl["replayed"] == want["close"] -
      f["skipped"]["close_still_shared"] + f["closes_implied"], f"close: {cl}, {f}")
 # not reissued: closes of a file still shared, and the calls that failed in the recording (a
 # workload's stat of a name not there yet, fio's mkdir of its directory; and fio's opens of
-# system files that do not exist, ENOENT, which --under leaves out, except, on a fresh
-# machine, one whose path string was on a page not yet faulted in: the recorder could not read
-# it, counts it in paths_missing and keeps the call, as it cannot tell where it was)
+# system files that do not exist, ENOENT, which --under leaves out; a path the recorder could
+# still not read, counted in paths_missing, would be kept, as it cannot tell where it was)
 failed = [(r["op"], r["path"], r["result"]) for r in rows
           if int(r["result"]) < 0 and r["op"] not in ("fork", "exit", "mmap")]
 need(f["skipped"]["close_still_shared"] + len(failed) == sum(f["skipped"].values()) and
