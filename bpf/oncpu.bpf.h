@@ -77,6 +77,69 @@ static __always_inline void oncpu_bit(__u32 tid, bool on)
 		__sync_fetch_and_and(b, ~m);
 }
 
+/*
+ * The recorded threads' entries, direct-mapped by tid (one cache line each, a lookup the
+ * verifier inlines): the switch program looks up prev and next at every switch of a recorded
+ * thread, and a hash lookup there (the key's hash, a bucket, then the element: two cache
+ * misses) was most of its time. A thread whose slot another holds goes to oncpu_tasks.
+ * `tid` is the owner, 0 when free, ONCPU_SLOT_BUSY while being filled (matches no thread).
+ */
+#define ONCPU_SLOTS 4096
+#define ONCPU_SLOT_BUSY (1ull << 63)
+struct oncpu_slot {
+	__u64 tid; /* 64 bits: the BPF targets the build uses have no 32-bit atomics */
+	struct oncpu_task t;
+} __attribute__((aligned(64)));
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ONCPU_SLOTS);
+	__type(key, __u32);
+	__type(value, struct oncpu_slot);
+} oncpu_slots SEC(".maps");
+
+static __always_inline struct oncpu_slot *oncpu_slot_of(__u32 tid)
+{
+	__u32 i = tid % ONCPU_SLOTS;
+
+	return bpf_map_lookup_elem(&oncpu_slots, &i);
+}
+
+/* Thread tid's entry, or NULL. */
+static __always_inline struct oncpu_task *oncpu_task_of(__u32 tid)
+{
+	struct oncpu_slot *s = oncpu_slot_of(tid);
+
+	if (s && s->tid == tid)
+		return &s->t;
+	return bpf_map_lookup_elem(&oncpu_tasks, &tid);
+}
+
+/* Makes an entry for thread tid (the current thread), in its slot if free; false when there is
+ * no room at all. */
+static __always_inline bool oncpu_task_new(__u32 tid, const struct oncpu_task *fresh)
+{
+	struct oncpu_slot *s = oncpu_slot_of(tid);
+
+	if (s && __sync_val_compare_and_swap(&s->tid, 0, ONCPU_SLOT_BUSY) == 0) {
+		s->t = *fresh;
+		/* filled before it is named: a switch that finds it sees whole fields */
+		__sync_val_compare_and_swap(&s->tid, ONCPU_SLOT_BUSY, tid);
+		return true;
+	}
+	return bpf_map_update_elem(&oncpu_tasks, &tid, fresh, BPF_NOEXIST) == 0;
+}
+
+static __always_inline void oncpu_task_del(__u32 tid)
+{
+	struct oncpu_slot *s = oncpu_slot_of(tid);
+
+	if (s && s->tid == tid)
+		__sync_val_compare_and_swap(&s->tid, (__u64)tid, 0);
+	else
+		bpf_map_delete_elem(&oncpu_tasks, &tid);
+}
+
 /* Threads not tracked because the map was full (counted, shown by record/). */
 volatile __u64 oncpu_full = 0;
 
@@ -116,13 +179,13 @@ int BPF_PROG(oncpu_switch, bool preempt, struct task_struct *prev, struct task_s
 	ptid = prev->pid;
 	ntid = next->pid;
 	if (ptid && oncpu_maybe(ptid)) {
-		s = bpf_map_lookup_elem(&oncpu_tasks, &ptid);
+		s = oncpu_task_of(ptid);
 		if (s && s->running) {
 			s->acc_ns += now - s->in_ns;
 			s->running = 0;
 		}
 	}
-	s = ntid && oncpu_maybe(ntid) ? bpf_map_lookup_elem(&oncpu_tasks, &ntid) : NULL;
+	s = ntid && oncpu_maybe(ntid) ? oncpu_task_of(ntid) : NULL;
 	if (s) {
 		s->in_ns = now;
 		s->running = 1;
@@ -142,7 +205,7 @@ int BPF_PROG(oncpu_exit, struct task_struct *p)
 	tid = p->pid;
 	if (!oncpu_maybe(tid))
 		return 0;
-	bpf_map_delete_elem(&oncpu_tasks, &tid);
+	oncpu_task_del(tid);
 	oncpu_bit(tid, false);
 	return 0;
 }
@@ -171,14 +234,14 @@ static __always_inline __u32 oncpu_since(__u64 now, __u32 tid, bool mark)
 
 	if (!oncpu_enabled || !tid)
 		return 0;
-	s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
+	s = oncpu_task_of(tid);
 	if (!s) {
-		if (bpf_map_update_elem(&oncpu_tasks, &tid, &fresh, BPF_NOEXIST) == 0) {
+		if (oncpu_task_new(tid, &fresh)) {
 			oncpu_bit(tid, true);
 			/* it runs here now: the CPU's stretch is a recorded thread's from now */
 			oncpu_cpu_switch(now, ONCPU_TRACED);
 			if (mark) {
-				s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
+				s = oncpu_task_of(tid);
 				if (s)
 					s->mark_ns = 1; /* total 0, as a mark that is set */
 			}
@@ -211,7 +274,7 @@ static __always_inline __u64 oncpu_mark(__u64 now, __u32 tid)
 
 	if (!oncpu_enabled)
 		return 0;
-	s = bpf_map_lookup_elem(&oncpu_tasks, &tid);
+	s = oncpu_task_of(tid);
 	if (!s)
 		return 0;
 	s->mark_ns = s->acc_ns + (s->running && now > s->in_ns ? now - s->in_ns : 0) + 1;
