@@ -205,7 +205,8 @@ struct replay_result {
 	uint64_t trace_reached_ns;  /* the latest trace time of an I/O issued (as trace_span_ns,
 				     * from the first I/O's) */
 	uint64_t replay_span_ns;    /* first to last submit */
-	double stretch;		    /* replay_span / trace_span - 1 */
+	double stretch;		    /* replay_span / trace_span - 1; trace_reached_ns in place of
+				     * trace_span when runtime_hit */
 	uint64_t cap_hits;	    /* times the in-flight cap held an I/O back */
 	uint64_t buffer_waits;	    /* --write-data pattern: writes that waited for a buffer */
 	uint64_t starved;	    /* times the schedule reader had not decoded the next I/O yet */

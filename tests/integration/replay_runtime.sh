@@ -65,6 +65,13 @@ if not 100 <= b["ios"] <= 4000:
     bad.append("--runtime trace: %d I/Os, not a part of the 8000" % b["ios"])
 if not 0 < b["trace_reached_ns"] < b["trace_span_ns"] * 0.6:
     bad.append("--runtime trace: reached %d" % b["trace_reached_ns"])
+# the stretch is held against the part of the trace reached: the replay's span (the runtime,
+# less the last I/Os' time) over the trace time reached, about x7 here; against the whole
+# trace it would read as a shrink
+span = (1 + b["stretch"]) * b["trace_reached_ns"]
+if not 0.7 * b["runtime_ns"] <= span <= 1.05 * b["runtime_ns"]:
+    bad.append("--runtime trace: stretch %.3f, not the replay's %.3f s over the %.3f s reached"
+               % (b["stretch"], b["runtime_ns"] / 1e9, b["trace_reached_ns"] / 1e9))
 # each thread's I/Os issued are the first ones of that thread, in order, none twice
 rows = [r for r in csv.DictReader(l for l in open(f"{d}/bound.csv") if not l.startswith("#"))]
 per = collections.Counter(r["tid"] for r in rows)
