@@ -6,7 +6,11 @@
  * With "waits", it also prints how long it waited for a CPU inside its reads, all told, from
  * the scheduler's count (/proc/thread-self/schedstat, read around each read): what the
  * recorder's per-call wait must add up to.
- * Usage: cpu_burner FILE BURN_US N [direct] [waits]
+ * With "cycles", it prints the median of its thread's CPU time per cycle (one burn and one
+ * read, from a read's return to the next's): what the thread really used between two I/Os,
+ * the burn plus the read's own path, which costs more when reads are spaced out (the loop
+ * device's worker has gone to sleep and must be woken) than back to back.
+ * Usage: cpu_burner FILE BURN_US N [direct] [waits] [cycles]
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,10 +40,18 @@ static long long thread_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int main(int argc, char **argv)
 {
 	void *buf;
 	long long burn, n, waited = 0;
+	long long *cycle = NULL, last = 0;
 	int fd, sfd = -1, direct = 0;
 
 	if (argc < 4) {
@@ -50,6 +62,10 @@ int main(int argc, char **argv)
 	n = atoll(argv[3]);
 	for (int a = 4; a < argc; a++) {
 		direct |= !strcmp(argv[a], "direct");
+		if (!strcmp(argv[a], "cycles") && n > 1 && !(cycle = calloc(n, sizeof(*cycle)))) {
+			perror("calloc");
+			return 1;
+		}
 		if (!strcmp(argv[a], "waits") && (sfd = open("/proc/thread-self/schedstat",
 							      O_RDONLY)) < 0) {
 			perror("/proc/thread-self/schedstat");
@@ -76,9 +92,20 @@ int main(int argc, char **argv)
 		}
 		if (sfd >= 0)
 			waited += run_delay(sfd) - w0;
+		if (cycle) {
+			long long t = thread_ns();
+
+			if (i)
+				cycle[i - 1] = t - last;
+			last = t;
+		}
 	}
 	close(fd);
 	if (sfd >= 0)
 		printf("waited %lld\n", waited);
+	if (cycle) {
+		qsort(cycle, n - 1, sizeof(*cycle), cmp_ll);
+		printf("cycle_p50 %lld\n", cycle[(n - 1) / 2]);
+	}
 	return 0;
 }
