@@ -25,7 +25,9 @@
 # file; default tests/data/fio-grammar/fileops.fio, whose dircreate/dirstat/dirdelete jobs need
 # fio 3.34) and, with FIO_EXAMPLES=/path/to/fio/examples, fio's falloc, ftruncate and
 # *-ioengine examples. Env: FS (xfs; ext4), SIZE_MB (2048), ENGINE (io_uring), RUNTIME (cap on
-# a time-based job, seconds: 10).
+# a time-based job, seconds: 10), ROUNDS (1: with more, fio alone and the replay run that many
+# times each, interleaved, and the rates are given per round and as medians: fio's own rate
+# moves by up to x2 between runs of a cheap call).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"
@@ -34,6 +36,7 @@ need_cmd fio python3
 fs=${FS:-xfs}
 engine=${ENGINE:-io_uring}
 runtime=${RUNTIME:-10}
+rounds=${ROUNDS:-1}
 d=$(scratch_dir)
 mnt=$(make_fs "$fs" "$(make_loop "${SIZE_MB:-2048}")")
 files=("${JOBS:-$here/../tests/data/fio-grammar/fileops.fio}")
@@ -88,6 +91,10 @@ for f in "${files[@]}"; do
 			echo "  $n: ioreel refuses it: $(grep -v note: "$d/$n.synth.err" | head -1)"
 			continue
 		fi
+		if ! "$IOREEL" info "$d/$n.ioreel" 2>/dev/null | grep -q 'file level'; then
+			echo "  $n: a data job (its trace is block-level): bench/fio_examples.sh compares those"
+			continue
+		fi
 		lay_out "$a" "$j"
 		if ! (cd "$a" && fio --output-format=json --output="$d/$n.fio.json" "$j" \
 			>/dev/null 2>"$d/$n.fio.err"); then
@@ -116,27 +123,52 @@ for f in "${files[@]}"; do
 		"$IOREEL" replay "$d/$n.ioreel" --root "$b" --allow-writes --engine "$engine" \
 			--json -q -o "$d/$n.run.ioreel" >"$d/$n.run.json" 2>"$d/$n.run.err" ||
 			{ echo "  $n: replay failed: $(cat "$d/$n.run.err")"; continue; }
+		# more rounds: fio alone, then the replay, in turn (the first round's are above)
+		for ((r = 2; r <= rounds; r++)); do
+			lay_out "$a" "$j"
+			(cd "$a" && fio --output-format=json --output="$d/$n.fio.json.$r" "$j" \
+				>/dev/null 2>"$d/$n.fio.err") || break
+			rm -rf "$b" && mkdir -p "$b"
+			sync
+			echo 3 >/proc/sys/vm/drop_caches
+			"$IOREEL" replay "$d/$n.ioreel" --root "$b" --allow-writes --engine "$engine" \
+				--json -q -o "$d/$n.run$r.ioreel" >"$d/$n.run.json.$r" 2>"$d/$n.run.err" ||
+				break
+		done
 		"$IOREEL" convert "$d/$n.rec.ioreel" "$d/$n.rec.csv" >/dev/null 2>&1
 		"$IOREEL" convert "$d/$n.run.ioreel" "$d/$n.run.csv" >/dev/null 2>&1
 		python3 - "$n" "$d/$n.fio.json" "$d/$n.run.json" "$d/$n.rec.csv" "$d/$n.run.csv" \
 			"$a" "$b" <<'PY'
-import collections, csv, json, os, sys
+import collections, csv, json, os, statistics, sys
 n, fj, rj, rec, run, a, b = sys.argv[1:8]
-jobs = json.load(open(fj))["jobs"]
-clat = [j[k]["clat_ns"] for j in jobs for k in ("read", "write", "trim")]
-calls = sum(c.get("N", 0) for c in clat)
-fmean = sum(c.get("N", 0) * c.get("mean", 0) for c in clat) / calls if calls else 0
-secs = max(j["job_runtime"] for j in jobs) / 1e3
-r = json.load(open(rj))
-ops = r["file"]["ops"]
-done = sum(v["replayed"] for k, v in ops.items() if k not in ("close",))
-main = max((k for k in ops if k != "close"), key=lambda k: ops[k]["replayed"], default=None)
-imean = ops[main]["lat_ns"]["mean"] if main else 0
-span = r["fidelity"]["replay_span_ns"] / 1e9
-fr, ir = calls / secs if secs else 0, done / span if span else 0
+def fio_rate(path):
+    jobs = json.load(open(path))["jobs"]
+    clat = [j[k]["clat_ns"] for j in jobs for k in ("read", "write", "trim")]
+    calls = sum(c.get("N", 0) for c in clat)
+    fmean = sum(c.get("N", 0) * c.get("mean", 0) for c in clat) / calls if calls else 0
+    secs = max(j["job_runtime"] for j in jobs) / 1e3
+    return calls, (calls / secs if secs else 0), fmean
+def replay_rate(path):
+    r = json.load(open(path))
+    ops = r["file"]["ops"]
+    done = sum(v["replayed"] for k, v in ops.items() if k not in ("close",))
+    main = max((k for k in ops if k != "close"), key=lambda k: ops[k]["replayed"], default=None)
+    imean = ops[main]["lat_ns"]["mean"] if main else 0
+    span = r["fidelity"]["replay_span_ns"] / 1e9
+    return done, (done / span if span else 0), imean, main
+calls, fr, fmean = fio_rate(fj)
+done, ir, imean, main = replay_rate(rj)
 # fio's job_runtime is in whole ms: a job shorter than that has no rate to compare
 print(f"  {n}: fio {calls} calls, " + (f"{fr:,.0f}/s" if fr else "under 1 ms") +
       f"; ioreel {done} calls, {ir:,.0f}/s" + (f"; ratio {ir / fr:.3f}" if fr else ""))
+more = [(fio_rate(fj + f".{k}")[1], replay_rate(rj + f".{k}")[1]) for k in range(2, 100)
+        if os.path.exists(fj + f".{k}") and os.path.exists(rj + f".{k}")]
+if more and fr:
+    rates = [(fr, ir)] + more
+    mf, mi = statistics.median(x for x, _ in rates), statistics.median(y for _, y in rates)
+    print(f"    {len(rates)} rounds, calls/s fio / ioreel: " +
+          ", ".join(f"{x:,.0f} / {y:,.0f}" for x, y in rates) +
+          f"; medians {mf:,.0f} / {mi:,.0f}, ratio {mi / mf:.3f}")
 print(f"    time per call: fio {fmean / 1e3:.1f} us (clat), ioreel {imean / 1e3:.1f} us ({main})")
 def per_op(p):
     c = collections.Counter()
