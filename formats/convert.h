@@ -85,6 +85,7 @@ void import_window_free(struct import_window *w);
 enum csv_field {
 	CSVF_QUEUE, CSVF_ISSUE, CSVF_COMPLETE, CSVF_LATENCY, CSVF_DEV, CSVF_OFFSET, CSVF_LENGTH,
 	CSVF_OP, CSVF_FLAGS, CSVF_ERROR, CSVF_PID, CSVF_TID, CSVF_COMM, CSVF_CPU, CSVF_STREAM,
+	CSVF_ONCPU, /* record --cpu: the thread's on-CPU time before the I/O (empty: unknown) */
 	CSVF__COUNT
 };
 

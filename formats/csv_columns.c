@@ -23,6 +23,7 @@ static const char *const field_names[CSVF__COUNT] = {
 	[CSVF_LENGTH] = "length",    [CSVF_OP] = "op",		[CSVF_FLAGS] = "flags",
 	[CSVF_ERROR] = "error",	     [CSVF_PID] = "pid",	[CSVF_TID] = "tid",
 	[CSVF_COMM] = "comm",	     [CSVF_CPU] = "cpu",	[CSVF_STREAM] = "stream",
+	[CSVF_ONCPU] = "oncpu_ns",
 };
 
 const char *csv_field_name(enum csv_field f)
@@ -44,6 +45,7 @@ static const struct {
 	{ "submit_time", CSVF_QUEUE },	 { "arrival", CSVF_QUEUE },    { "arrival_time", CSVF_QUEUE },
 	{ "issue_time", CSVF_ISSUE },	 { "end_time", CSVF_COMPLETE },
 	{ "complete_time", CSVF_COMPLETE }, { "completion_time", CSVF_COMPLETE },
+	{ "oncpu", CSVF_ONCPU },
 };
 
 static const struct {
@@ -114,7 +116,7 @@ const char *const csv_column_choices =
 	"offset_sectors (x --sector-size); length/len/len_bytes/length_bytes/size/size_bytes/"
 	"bytes/nbytes/io_size (bytes), sectors/nsectors/len_sectors; op/rw/type/opcode/io_type/"
 	"rwbs; flags; error/errno; pid/process_id; tid/thread_id; comm/process; cpu; stream; "
-	"or - to leave the column out";
+	"oncpu (the thread's on-CPU time before the I/O, a time); or - to leave the column out";
 
 /* "Start Time" and "start-time" are start_time: lower case, '-' and ' ' as '_'. */
 static void normalize(const char *in, char *out, size_t len)

@@ -11,8 +11,10 @@
 #include "formats/convert.h"
 #include "util/json.h"
 
+/* oncpu_ns (record --cpu: the submitting thread's on-CPU time since its previous I/O) is
+ * last and empty where not known, so readers by position of the older columns still work */
 static const char csv_header[] = "queue_ns,issue_ns,complete_ns,dev,offset,length,op,flags,"
-				 "error,pid,tid,comm,cpu,stream";
+				 "error,pid,tid,comm,cpu,stream,oncpu_ns";
 
 /* fio v3 file events restored from meta.options (see import_text.c) */
 static void parse_file_events(struct export_ctx *x, const struct trace_meta *m)
@@ -180,7 +182,10 @@ static void csv_event(struct export_ctx *x, const struct io_event *e)
 	comm[IO_COMM_LEN] = '\0';
 	comm[strcspn(comm, "\n\r")] = '\0'; /* a comm with a newline cannot be one CSV line */
 	export_csv_field(o, comm);
-	fprintf(o, ",%u,%u\n", e->cpu, e->stream);
+	fprintf(o, ",%u,%u,", e->cpu, e->stream);
+	if (e->oncpu_ns)
+		fprintf(o, "%" PRIu64, e->oncpu_ns);
+	fputc('\n', o);
 }
 
 static void json_event(struct export_ctx *x, const struct io_event *e)
@@ -199,7 +204,11 @@ static void json_event(struct export_ctx *x, const struct io_event *e)
 		e->offset, e->length, io_op_name(e->op), io_flags_format(e->flags, fl, sizeof(fl)),
 		e->error, e->pid, e->tid);
 	json_strn(o, e->comm, IO_COMM_LEN);
-	fprintf(o, ",\"cpu\":%u,\"stream\":%u}\n", e->cpu, e->stream);
+	fprintf(o, ",\"cpu\":%u,\"stream\":%u,\"oncpu_ns\":", e->cpu, e->stream);
+	if (e->oncpu_ns)
+		fprintf(o, "%" PRIu64 "}\n", e->oncpu_ns);
+	else
+		fputs("null}\n", o);
 }
 
 int export_events(struct export_ctx *x, const struct io_event *ev, size_t n)

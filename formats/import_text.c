@@ -427,7 +427,7 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 	struct csv_state *st = arg;
 	const struct csv_columns *k = &st->cols;
 	struct io_event e;
-	uint64_t v, lat = IO_TS_NONE;
+	uint64_t v, lat = IO_TS_NONE, oncpu = IO_TS_NONE;
 	uint32_t u;
 
 	if (f[0][0] == '#') {
@@ -446,9 +446,9 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 	event_init(&e);
 #define COL(i) (k->col[i] >= 0 ? f[k->col[i]] : NULL)
 #define NAME(i) (k->col[i] >= 0 ? csv_field_name(i) : "")
-	const int tcols[] = { CSVF_QUEUE, CSVF_ISSUE, CSVF_COMPLETE, CSVF_LATENCY };
-	uint64_t *tdst[] = { &e.queue_ns, &e.issue_ns, &e.complete_ns, &lat };
-	for (int i = 0; i < 4; i++) {
+	const int tcols[] = { CSVF_QUEUE, CSVF_ISSUE, CSVF_COMPLETE, CSVF_LATENCY, CSVF_ONCPU };
+	uint64_t *tdst[] = { &e.queue_ns, &e.issue_ns, &e.complete_ns, &lat, &oncpu };
+	for (int i = 0; i < 5; i++) {
 		const char *s = COL(tcols[i]);
 		if (s && csv_time_parse(s, k->scale[tcols[i]], tdst[i]))
 			return bad(c, lineno, "%s '%s' is not an unsigned number of %s (empty = "
@@ -458,6 +458,7 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 				   : k->unit[tcols[i]] == CSVU_US ? "us"
 								  : "ns");
 	}
+	e.oncpu_ns = oncpu != IO_TS_NONE ? oncpu : 0; /* empty: not known */
 	if (lat != IO_TS_NONE) {
 		/* completion = start + latency, the start being the queue time, else the issue */
 		uint64_t start = e.queue_ns != IO_TS_NONE ? e.queue_ns : e.issue_ns;

@@ -11,8 +11,9 @@ d=$(scratch_dir)
 cd "$d" || fail "cd $d"
 H='queue_ns,issue_ns,complete_ns,dev,offset,length,op,flags,error,pid,tid,comm,cpu,stream'
 
-# events IN.ioreel: the rows convert writes back, without the comment line
-events() { "$IOREEL" convert "$1" - --to csv 2>/dev/null | grep -v '^#'; }
+# events IN.ioreel: the rows convert writes back, without the comment line and without the
+# last column, oncpu_ns (case 5 reads it)
+events() { "$IOREEL" convert "$1" - --to csv 2>/dev/null | grep -v '^#' | sed 's/,[^,]*$//'; }
 
 # 1. ts_ns,dev,op,offset_bytes,len_bytes,latency_ns: completion = start + latency
 cat >a.csv <<'CSV'
@@ -88,6 +89,20 @@ assert_eq "$(events p.ioreel)" "$H
 "$IOREEL" convert own.csv own2.ioreel --json | grep -q '"columns"' &&
 	fail "our own CSV has columns in --json"
 assert_eq "$(events own.ioreel)" "$(events a.ioreel)" "own CSV round trip"
+
+# 5. the thread's on-CPU time before each I/O (record --cpu): oncpu_us read into oncpu_ns,
+# empty where not known, and written back as our last column
+cat >o.csv <<'CSV'
+ts_us,op,lba,size,oncpu_us
+10,R,8,4096,250
+20,W,16,4096,
+CSV
+"$IOREEL" convert o.csv o.ioreel >out 2>err || fail "convert o.csv: $(cat err)"
+grep -q 'oncpu_us->oncpu_ns (us)' err || fail "convert o.csv does not say where oncpu_us went: $(cat err)"
+assert_eq "$("$IOREEL" convert o.ioreel - --to csv 2>/dev/null | grep -v '^#' | cut -d, -f1,5,7,15)" \
+	"queue_ns,offset,op,oncpu_ns
+10000,4096,read,250000
+20000,8192,write," "oncpu_us read back as oncpu_ns"
 
 # refused COLUMNS-LINE PATTERN [ARGS]: exit 1, one message matching PATTERN, no output
 refused() {
