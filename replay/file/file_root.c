@@ -413,7 +413,7 @@ static int name_dir(struct frun *f, uint32_t i, bool make, char *err, size_t err
 	const char *why = "";
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)(n->base - n->rel ? n->base - n->rel - 1 : 0),
+	snprintf(dir, sizeof(dir), "%.*s", (int)(n->base > n->rel ? n->base - n->rel - 1 : 0),
 		 n->rel);
 	ret = dir_get(f, dir, make, &n->dirfd, &why);
 	if (ret == -ENOENT && !make)
