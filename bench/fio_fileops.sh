@@ -105,7 +105,7 @@ for f in "${files[@]}"; do
 		"$IOREEL" record --level file --comm fio --under "$a" -o "$d/$n.rec.ioreel" \
 			--json >"$d/$n.rec.json" 2>"$d/$n.rec.err" &
 		rec=$!
-		cleanup_push "kill -9 $rec 2>/dev/null"
+		cleanup_kill "$rec"
 		for ((i = 0; i < 200; i++)); do
 			grep -q ' level$' "$d/$n.rec.err" 2>/dev/null && break
 			sleep 0.05

@@ -55,7 +55,7 @@ start_rec() { # NAME [ENV=VALUE] [RECORD OPTION]
 	env ${2:-} "$IOREEL" record -d "$dev" -o "$dir/$1.ioreel" -q --json ${3:-} >"$dir/$1.json" \
 		2>"$dir/$1.err" &
 	rec=$!
-	cleanup_push "kill -9 $rec"
+	cleanup_kill "$rec"
 	sleep 1 # load and attach
 }
 # NAME: "events dropped bytes/event cpu% ring_peak drain_priority ns/IO" into NAME.fig, where cpu%

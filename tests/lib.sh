@@ -13,6 +13,19 @@ IOREEL=${IOREEL:-$BUILD/ioreel}
 _CLEANUP_FILE=$(mktemp "${TMPDIR:-/tmp}/ioreel-cleanup.XXXXXX")
 _CLEANUP_OWNER=$BASHPID
 cleanup_push() { printf '%s\n' "$*" >>"$_CLEANUP_FILE"; }
+# proc_start PID: when process PID started (clock ticks after boot), empty once it is gone
+proc_start() {
+	local s f
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	read -r -a f <<<"${s##*) }" # the fields after comm, which may hold spaces
+	echo "${f[19]}"
+}
+# kill_same PID START SIGNAL: signals PID only if it is still the process that started at START
+kill_same() { [ -n "$2" ] && [ "$(proc_start "$1")" = "$2" ] && kill -"$3" "$1" 2>/dev/null; }
+# cleanup_kill PID [SIGNAL]: at exit, sends SIGNAL (KILL) to PID if it still runs. Not a bare
+# "kill PID": pid_max is 32768 on many hosts, and by the end of a long test its number may
+# belong to another process.
+cleanup_kill() { cleanup_push "kill_same $1 '$(proc_start "$1")' ${2:-KILL}"; }
 _run_cleanups() {
 	[ "$BASHPID" = "$_CLEANUP_OWNER" ] || return 0
 	local line

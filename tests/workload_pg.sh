@@ -165,7 +165,7 @@ rec_start() {
 		2>"$REC_OUT.log" &
 	REC_PID=$!
 	set +m
-	cleanup_push "kill -INT $REC_PID; sleep 1; kill -KILL $REC_PID"
+	cleanup_push "kill_same $REC_PID '$(proc_start "$REC_PID")' INT && sleep 1; kill_same $REC_PID '$(proc_start "$REC_PID")' KILL"
 	for ((i = 0; i < 100; i++)); do
 		[ -s "$REC_OUT" ] && break
 		kill -0 "$REC_PID" 2>/dev/null ||
@@ -188,7 +188,7 @@ rec_file_start() {
 	"$IOREEL" record --level file -o "$REC_OUT" --json "$@" >"$REC_OUT.json" 2>"$REC_OUT.log" &
 	REC_PID=$!
 	set +m
-	cleanup_push "kill -INT $REC_PID; sleep 1; kill -KILL $REC_PID"
+	cleanup_push "kill_same $REC_PID '$(proc_start "$REC_PID")' INT && sleep 1; kill_same $REC_PID '$(proc_start "$REC_PID")' KILL"
 	for ((i = 0; i < 200; i++)); do
 		grep -q ' level$' "$REC_OUT.log" 2>/dev/null && return 0
 		kill -0 "$REC_PID" 2>/dev/null ||

@@ -23,7 +23,7 @@ run_job() { # name, fio options...
 	if [ $have_record = 1 ]; then
 		"$IOREEL" record -d "$dev" --comm fio -o "$d/$name.rec.ioreel" 2>"$d/$name.rec.err" &
 		rpid=$!
-		cleanup_push "kill -INT $rpid"
+		cleanup_kill "$rpid" INT
 		# fio starts once the programs are attached: the recorder says so on stderr (a fixed
 		# sleep lost the first I/Os when the machine was busy)
 		for ((i = 0; i < 600; i++)); do

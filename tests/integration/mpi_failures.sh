@@ -120,7 +120,7 @@ for p in $(pgrep -P "$job") $(for c in $(pgrep -P "$job"); do pgrep -P "$c"; don
 		kill -STOP "$p" && stopped=$p
 done
 [ -n "${stopped:-}" ] || { kill "$job"; fail "hung: rank 1 not found"; }
-cleanup_push "kill -9 $stopped"
+cleanup_kill "$stopped"
 wait "$job"
 rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "hung: exit $rc (0: passed, 124: hung)"

@@ -38,7 +38,7 @@ fio --name=l --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4
 lp=$!
 # (20 s, killed after the --max-size recording below, which needs I/O until then: with 3 s a
 # slow start of the two recorders on a busy machine left it short of 64k)
-cleanup_push "kill $lp"
+cleanup_kill "$lp" TERM
 start=$(date +%s%N)
 "$IOREEL" record -d "$(dev_majmin "$dev")" -o "$dir/d.ioreel" --duration 1500ms -q --json \
 	>"$dir/d.json" 2>"$dir/d.err" || fail "record --duration exited $?: $(cat "$dir/d.err")"

@@ -127,7 +127,7 @@ direct=direct
 "$burner" "$dir/data" 0 1 direct >/dev/null 2>&1 || direct=
 taskset -c 0 sh -c 'while :; do :; done' &
 hog=$!
-cleanup_push "kill $hog 2>/dev/null"
+cleanup_kill "$hog" TERM
 rec_start "$dir/w.ioreel" --level file --comm cpu_burner --cpu
 waited=$(taskset -c 0 "$burner" "$dir/data" 0 2000 $direct waits) || fail "cpu_burner (waits) failed"
 rec_stop || fail "record (file level, waits) exited $?: $(cat "$dir/w.ioreel.err")"

@@ -15,7 +15,7 @@ rec_start "$dir/d.ioreel" -d "$dev" --ring-size 4k
 # the rings surely overflow (a stop timed with sleeps missed fio when zram finished first). The
 # programs keep running in the kernel, counting what they cannot store.
 kill -STOP "$REC_PID"
-cleanup_push "kill -CONT $REC_PID"
+cleanup_kill "$REC_PID" CONT
 fio --name=d --filename="$dev" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
 	--iodepth=32 --size=64M --io_size=256M --write_iolog="$dir/d.iolog" >/dev/null ||
 	{ kill -CONT "$REC_PID"; fail "fio failed"; }

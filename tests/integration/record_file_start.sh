@@ -81,7 +81,7 @@ run() { # NAME [FAULTS]
 	mkdir -p "$d"
 	python3 "$work" "$d" &
 	pid=$!
-	cleanup_push "kill -9 $pid"
+	cleanup_kill "$pid"
 	for ((i = 0; i < 200; i++)); do [ -e "$d/ready" ] && break; sleep 0.05; done
 	[ -e "$d/ready" ] || fail "$name: the workload did not start"
 	IOREEL_RECORD_FAULT=${2:-} rec_start "$out/$name.ioreel" --level file --pid "$pid" \

@@ -15,7 +15,7 @@ rec_start() {
 	rm -f "$out" "$out.json" "$out.err"
 	"$IOREEL" record -o "$out" --json "$@" >"$out.json" 2>"$out.err" &
 	REC_PID=$!
-	cleanup_push "kill -9 $REC_PID"
+	cleanup_kill "$REC_PID"
 	for ((i = 0; i < 200; i++)); do
 		grep -q ' level$' "$out.err" 2>/dev/null && return 0
 		kill -0 "$REC_PID" 2>/dev/null || { cat "$out.err" >&2; fail "ioreel record exited early"; }
@@ -32,7 +32,7 @@ rec_file_workload() {
 	local script=$1 dir=$2 out=$3 pid i
 	python3 "$script" "$dir" &
 	pid=$!
-	cleanup_push "kill -9 $pid"
+	cleanup_kill "$pid"
 	for ((i = 0; i < 200; i++)); do [ -e "$dir/ready" ] && break; sleep 0.05; done
 	[ -e "$dir/ready" ] || fail "the workload $script did not start"
 	rec_start "$out" --level file --pid "$pid" --under "$dir"

@@ -127,7 +127,7 @@ direct=direct
 "$burner" "$dir/data/a" 0 1 direct >/dev/null 2>&1 || direct=
 taskset -c 0 sh -c 'while :; do :; done' &
 hog=$!
-cleanup_push "kill $hog 2>/dev/null"
+cleanup_kill "$hog" TERM
 rec_start "$dir/w.ioreel" --level file --comm cpu_burner --under "$dir/data" --cpu
 taskset -c 0 "$burner" "$dir/data/a" 0 1000 $direct >/dev/null || fail "cpu_burner (pinned) failed"
 rec_stop || fail "record (pinned) exited $?: $(cat "$dir/w.ioreel.err")"

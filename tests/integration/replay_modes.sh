@@ -29,7 +29,7 @@ unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
 	exec env BPFTRACE_MAP_KEYS_MAX=1000000 bpftrace "$@"' sh "$M/issue_times.bt" "$devt" \
 	>"$d/seen.txt" 2>"$d/bt.err" &
 bt=$!
-cleanup_push "kill -INT $bt 2>/dev/null; wait $bt"
+cleanup_push "kill_same $bt '$(proc_start "$bt")' INT; wait $bt"
 bpftrace_live $bt "$d/seen.txt" block_bio_queue ||
 	skip_kernel "bpftrace cannot attach block_bio_queue: $(cat "$d/bt.err")"
 "$IOREEL" replay "$d/p.ioreel" --target "$z" -q --json -o "$d/r.ioreel" >"$d/r.json" ||

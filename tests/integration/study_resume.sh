@@ -17,7 +17,7 @@ res=$d/plan.results
 
 "$IOREEL" study "$d/plan.ini" --allow-writes -q >"$d/out1" 2>"$d/err1" &
 pid=$!
-cleanup_push "kill -9 $pid"
+cleanup_kill "$pid"
 # wait for the 8th cell's replay to be running (7 done; the second candidate, btrfs raid1 on
 # two devices, is built)
 for ((i = 0; i < 1200; i++)); do
@@ -48,7 +48,7 @@ grep -q 'holds a study already: --resume' "$d/err2" || fail "no refusal to overw
 # replay stops with it, and the next resume takes the candidate down before anything else
 "$IOREEL" study "$d/plan.ini" --allow-writes --resume -q >/dev/null 2>"$d/err3" &
 pid=$!
-cleanup_push "kill -9 $pid"
+cleanup_kill "$pid"
 for ((i = 0; i < 1200; i++)); do
 	n=$(grep -c '^done ' "$res/state" 2>/dev/null)
 	[ "${n:-0}" -ge 13 ] && tail -n 1 "$res/log" | grep -q ' replay .*cells/ext4-cmds/' && break
