@@ -252,10 +252,8 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 	if (clocked)
 		fprintf(out, "  duration: replay %s vs trace %s%s, stretch %+.3f%%\n",
 			fmt_ns(r->replay_span_ns, a, sizeof(a)),
-			fmt_ns(r->runtime_hit && r->trace_reached_ns ? r->trace_reached_ns
-								     : r->trace_span_ns,
-			       b, sizeof(b)),
-			r->runtime_hit && r->trace_reached_ns ? " (the part --runtime reached)" : "",
+			fmt_ns(stretch_base_ns(r), b, sizeof(b)),
+			stretch_cut(r) ? " (the part --runtime reached)" : "",
 			100.0 * r->stretch);
 	else /* afap and closed ignore the trace's times: no stretch to speak of */
 		fprintf(out, "  duration: replay %s (%.0f I/Os per second)\n",

@@ -205,8 +205,7 @@ struct replay_result {
 	uint64_t trace_reached_ns;  /* the latest trace time of an I/O issued (as trace_span_ns,
 				     * from the first I/O's) */
 	uint64_t replay_span_ns;    /* first to last submit */
-	double stretch;		    /* replay_span / trace_span - 1; trace_reached_ns in place of
-				     * trace_span when runtime_hit */
+	double stretch;		    /* replay_span / stretch_base_ns() - 1 */
 	uint64_t cap_hits;	    /* times the in-flight cap held an I/O back */
 	uint64_t buffer_waits;	    /* --write-data pattern: writes that waited for a buffer */
 	uint64_t starved;	    /* times the schedule reader had not decoded the next I/O yet */
@@ -258,6 +257,18 @@ struct replay_result {
 	char warnings[2048];	    /* what the caller should print before the summary */
 	bool usage_error;	    /* the options do not fit the trace (exit 2, not 1) */
 };
+
+/* What a replay's duration is held against: the trace's span, or, for a replay that --runtime
+ * cut with I/O left, the part of the trace it reached. */
+static inline bool stretch_cut(const struct replay_result *r)
+{
+	return r->runtime_hit && r->trace_reached_ns;
+}
+
+static inline uint64_t stretch_base_ns(const struct replay_result *r)
+{
+	return stretch_cut(r) ? r->trace_reached_ns : r->trace_span_ns;
+}
 
 /*
  * Runs the replay. 0 on success (I/O errors are counted, not fatal); -errno with a message in

@@ -76,7 +76,6 @@ static int setup_mode(struct run *r, const struct prescan *p, char *err, size_t 
 static void finish(struct run *r, const struct prescan *p)
 {
 	struct replay_result *res = r->res;
-	uint64_t against;
 
 	res->trace_span_ns = r->mops->clocked ? sched_deadline(p->last, p->first, r->o->speed)
 					      : p->last - p->first;
@@ -90,10 +89,9 @@ static void finish(struct run *r, const struct prescan *p)
 	     (r->mode != REPLAY_DEP && r->mops->fed && r->input_done && !spsc_peek(&r->in))))
 		res->runtime_hit = false;
 	res->replay_span_ns = r->first_submit_set ? r->last_submit - r->first_submit : 0;
-	/* a replay --runtime cut is held against the part of the trace it reached, not the whole */
-	against = res->runtime_hit && res->trace_reached_ns ? res->trace_reached_ns
-							    : res->trace_span_ns;
-	res->stretch = against ? (double)res->replay_span_ns / (double)against - 1.0 : 0;
+	res->stretch = stretch_base_ns(res) ? (double)res->replay_span_ns /
+						      (double)stretch_base_ns(res) - 1.0
+					    : 0;
 	res->elapsed_ns = r->end_mono > r->start_mono ? r->end_mono - r->start_mono : 0;
 	res->analysis = r->an;
 	r->an = NULL;
