@@ -77,6 +77,17 @@ lay_out() {
 	esac
 }
 
+# fio_alone JOB DIR OUT.json: fio runs JOB in DIR, its JSON report in OUT.json
+fio_alone() { (cd "$2" && fio --output-format=json --output="$3" "$1" >/dev/null 2>"$d/$n.fio.err"); }
+# replay_into TRACE ROOT OUT: the replay of TRACE under ROOT, caches dropped first; its JSON in
+# OUT.json, its result trace OUT.ioreel
+replay_into() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	"$IOREEL" replay "$1" --root "$2" --allow-writes --engine "$engine" --json -q \
+		-o "$3.ioreel" >"$3.json" 2>"$d/$n.run.err"
+}
+
 for f in "${files[@]}"; do
 	mkdir -p "$d/jobs"
 	rm -f "$d/jobs"/*.fio
@@ -96,8 +107,7 @@ for f in "${files[@]}"; do
 			continue
 		fi
 		lay_out "$a" "$j"
-		if ! (cd "$a" && fio --output-format=json --output="$d/$n.fio.json" "$j" \
-			>/dev/null 2>"$d/$n.fio.err"); then
+		if ! fio_alone "$j" "$a" "$d/$n.fio.json"; then
 			echo "  $n: fio cannot run it here: $(grep -v '^$' "$d/$n.fio.err" | head -1)"
 			continue
 		fi
@@ -118,22 +128,14 @@ for f in "${files[@]}"; do
 		fi
 		kill -INT "$rec"
 		wait "$rec" || { echo "  $n: the recording failed: $(cat "$d/$n.rec.err")"; continue; }
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
-		"$IOREEL" replay "$d/$n.ioreel" --root "$b" --allow-writes --engine "$engine" \
-			--json -q -o "$d/$n.run.ioreel" >"$d/$n.run.json" 2>"$d/$n.run.err" ||
+		replay_into "$d/$n.ioreel" "$b" "$d/$n.run" ||
 			{ echo "  $n: replay failed: $(cat "$d/$n.run.err")"; continue; }
 		# more rounds: fio alone, then the replay, in turn (the first round's are above)
 		for ((r = 2; r <= rounds; r++)); do
 			lay_out "$a" "$j"
-			(cd "$a" && fio --output-format=json --output="$d/$n.fio.json.$r" "$j" \
-				>/dev/null 2>"$d/$n.fio.err") || break
+			fio_alone "$j" "$a" "$d/$n.fio$r.json" || break
 			rm -rf "$b" && mkdir -p "$b"
-			sync
-			echo 3 >/proc/sys/vm/drop_caches
-			"$IOREEL" replay "$d/$n.ioreel" --root "$b" --allow-writes --engine "$engine" \
-				--json -q -o "$d/$n.run$r.ioreel" >"$d/$n.run.json.$r" 2>"$d/$n.run.err" ||
-				break
+			replay_into "$d/$n.ioreel" "$b" "$d/$n.run$r" || break
 		done
 		"$IOREEL" convert "$d/$n.rec.ioreel" "$d/$n.rec.csv" >/dev/null 2>&1
 		"$IOREEL" convert "$d/$n.run.ioreel" "$d/$n.run.csv" >/dev/null 2>&1
@@ -161,8 +163,11 @@ done, ir, imean, main = replay_rate(rj)
 # fio's job_runtime is in whole ms: a job shorter than that has no rate to compare
 print(f"  {n}: fio {calls} calls, " + (f"{fr:,.0f}/s" if fr else "under 1 ms") +
       f"; ioreel {done} calls, {ir:,.0f}/s" + (f"; ratio {ir / fr:.3f}" if fr else ""))
-more = [(fio_rate(fj + f".{k}")[1], replay_rate(rj + f".{k}")[1]) for k in range(2, 100)
-        if os.path.exists(fj + f".{k}") and os.path.exists(rj + f".{k}")]
+def nth(path, k):  # round k's file beside round 1's: x.fio.json -> x.fio2.json
+    base, ext = path.rsplit(".json", 1)[0], ".json"
+    return f"{base}{k}{ext}"
+more = [(fio_rate(nth(fj, k))[1], replay_rate(nth(rj, k))[1]) for k in range(2, 100)
+        if os.path.exists(nth(fj, k)) and os.path.exists(nth(rj, k))]
 if more and fr:
     rates = [(fr, ir)] + more
     mf, mi = statistics.median(x for x, _ in rates), statistics.median(y for _, y in rates)
