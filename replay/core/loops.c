@@ -133,13 +133,16 @@ static int closed_add(struct run *r, const struct sev *s, void *arg)
 }
 
 /* Whether stream st may chain (struct cstream): the engine chains (threads) and --dep-chain
- * is not off, and only its previous I/O's completion decides when its next one goes. */
-static bool closed_may_chain(const struct run *r, const struct cstream *st)
+ * is not off, and only its previous I/O's completion decides when its next one goes. A trace
+ * of this one stream does not chain: the replay's depth is then 1, and the engine makes each
+ * call on the scheduling thread, with no hand-off at all (engine_threads.c). */
+static bool closed_may_chain(const struct run *r, const struct closed *c,
+			     const struct cstream *st)
 {
 	const uint32_t waits = TRACE_STREAM_THINK | TRACE_STREAM_RATE | TRACE_STREAM_LAT_TARGET;
 
 	return r->eng->chains && (!r->o->dep_set || r->o->dep.chain) && st->depth == 1 &&
-	       !(st->rec.flags & waits);
+	       !(st->rec.flags & waits) && c->ncs > 1;
 }
 
 static int closed_prepare(struct run *r, const struct prescan *p, char *err, size_t errlen)
@@ -165,7 +168,7 @@ static int closed_prepare(struct run *r, const struct prescan *p, char *err, siz
 			st->rec.runtime_ns = r->meta->runtime_ns;
 		}
 		st->depth = st->rec.depth ? st->rec.depth : 1;
-		st->chain = closed_may_chain(r, st);
+		st->chain = closed_may_chain(r, c, st);
 	}
 	return r->src->each(r, closed_add, c, err, errlen);
 }

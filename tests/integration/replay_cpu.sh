@@ -71,6 +71,24 @@ got = r["file"]["ops"]["read"]["replayed"]
 assert want == got and want >= 360, (want, got)
 PY
 
+# one call in flight at a time (--max-inflight 1): the engine makes each call on the
+# scheduling thread (no hand-off, engine_threads.c), and still burns and counts per
+# recorded thread
+replay r1 "$dir/t.ioreel" --cpu replay --max-inflight 1
+python3 - "$dir/t.info" "$dir/r1.json" <<'PY' || fail "the CPU replay at depth 1 (above)"
+import json, sys
+info = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+cpu, f = r["cpu"], r["fidelity"]
+print("  depth 1: cap", f["inflight_cap"], "max in flight", f["max_inflight"], "threads",
+      [(t["tid"], t["calls"], round(t["got_ns"] / max(t["asked_ns"], 1), 3))
+       for t in cpu["per_thread"]])
+assert f["engine"] == "threads" and f["inflight_cap"] == 1 and f["max_inflight"] == 1, f
+assert cpu["replayed"] and cpu["threads"] == 2, cpu
+for t in cpu["per_thread"]:
+    assert t["asked_ns"] > 0 and abs(t["got_ns"] - t["asked_ns"]) <= t["asked_ns"] * 0.10, t
+assert r["file"]["ops"]["read"]["replayed"] == info["ops"]["read"], r["file"]["ops"]["read"]
+PY
+
 # the replay's own calls carry its threads' CPU figures as the recording's do (format 1.8): the
 # time on a CPU before each read is the burn the recorded one had, and every read but each
 # thread's first has its wait for a CPU

@@ -9,7 +9,8 @@
 # fails, fallocate's mode reaches the kernel as the trace gives it (the result trace's, and
 # the holes punched), and the root ends as fio leaves its directory (created files and
 # directories there, deleted ones gone, sizes). A time-based job cycles its calls for its
-# runtime.
+# runtime. A trace of one stream at depth 1 is made by threads on the scheduling thread, with
+# nothing chained.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd python3
@@ -115,6 +116,29 @@ print("time_based: stat", st["trace"], "in the trace, replayed", st["replayed"],
       r["fidelity"]["replay_span_ns"], "ns")
 sys.exit(0 if st["trace"] == 8 and st["replayed"] > 8 * 10 and st["failed"] == 0 else 1)
 PY
+# a trace of one stream at depth 1 (fio's falloc.fio falloc-fuzzer): with threads, nothing
+# chains and nothing is handed off (the scheduling thread makes each call: depth 1), every
+# call made once, none failing, and the file ends as psync leaves it
+printf '[a]\nioengine=falloc\nrw=randwrite\nbs=4k\nfilename=one\nsize=256k\n' >"$out/one.fio"
+"$IOREEL" synth --fio-job "$out/one.fio" -o "$out/one.ioreel" >/dev/null 2>&1 || fail "synth one.fio"
+for eng in threads psync; do
+	mkdir -p "$mnt/one-$eng"
+	"$IOREEL" replay "$out/one.ioreel" --root "$mnt/one-$eng" --allow-writes --engine "$eng" \
+		--json >"$out/one-$eng.json" || fail "replay one.ioreel with $eng"
+done
+python3 - "$out/one-threads.json" "$mnt/one-threads/one" "$mnt/one-psync/one" <<'PY' ||
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+f, ops = r["fidelity"], r["file"]["ops"]
+a, b = (os.stat(p) for p in sys.argv[2:4])
+print("one stream, threads:", {k: (v["trace"], v["replayed"], v["failed"]) for k, v in ops.items()},
+      "cap", f["inflight_cap"], "chained", f["chained"], "size", a.st_size, "blocks", a.st_blocks)
+sys.exit(0 if f["engine"] == "threads" and f["inflight_cap"] == 1 and f["chained"] == 0 and
+         ops["fallocate"]["trace"] == 64 and ops["fallocate"]["replayed"] == 64 and
+         not any(v["failed"] for v in ops.values()) and
+         (a.st_size, a.st_blocks) == (b.st_size, b.st_blocks) else 1)
+PY
+	fail "one stream with threads (above)"
 # openfiles below nrfiles at depth 4, time based: each cycle opens, uses and closes the files
 # again; a close waits for the calls on its file since that open (none fails, none on a
 # closed descriptor)
