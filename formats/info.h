@@ -14,6 +14,8 @@ int info_file(const char *path, struct trace_reader *r, bool json, bool files);
  * "dropped_CAUSE" other than dropped_ring and shown (the one the caller printed beside it), so
  * every drop is shown with its cause (info_drops.c). */
 void info_drop_causes(struct trace_reader *r, bool json, const char *shown);
+/* A file-level recording's paths counters, one text line (info_drops.c). */
+void info_paths(struct trace_reader *r);
 /* A recording's I/Os written with no completion time, which are not drops (record/LEVELS.md):
  * those the kernel ended without a completion event the recorder saw (ended_unseen) and those
  * still in flight at the stop (unfinished). A line (json: two fields); nothing when the trace

@@ -52,6 +52,23 @@ void info_no_end(struct trace_reader *r, bool json)
 	       (unsigned long long)(u ? u->value : 0), (unsigned long long)(f ? f->value : 0));
 }
 
+/* A file-level recording's paths, text form (--json gives the counters as they are): the ones
+ * read only at the call's return (the string's page was not in memory at entry), the ones
+ * still unnamed, and those the names ring had no room for. Only where the recorder counted. */
+void info_paths(struct trace_reader *r)
+{
+	const struct trace_counter *late = counter(r, "paths_read_at_return"),
+				   *miss = counter(r, "paths_missing"), *lost = counter(r, "paths_lost");
+
+	if (!late && !miss && !lost)
+		return;
+	printf("  paths      %llu read at the call's return, %llu missing, %llu lost "
+	       "(record/FILE.md: not drops, the calls are kept)\n",
+	       (unsigned long long)(late ? late->value : 0),
+	       (unsigned long long)(miss ? miss->value : 0),
+	       (unsigned long long)(lost ? lost->value : 0));
+}
+
 void info_elastic(struct trace_reader *r, bool json)
 {
 	struct trace_elastic e;

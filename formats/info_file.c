@@ -169,6 +169,7 @@ static void print_text(const char *path, struct trace_reader *r, const struct fi
 		printf("  dropped    unknown (%s)\n",
 		       trace_reader__has_index(r) ? "the writer recorded no stats"
 						  : "no index: the writer did not close the trace");
+	info_paths(r);
 	printf("  uncovered ");
 	for (size_t i = 0; i < trace_reader__counter_count(r); i++) {
 		const struct trace_counter *c = trace_reader__counter(r, i);

@@ -75,4 +75,8 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+# info's text form says them too
+"$IOREEL" info "$out/late.ioreel" >"$out/info.txt" || fail "info (text) of the trace"
+grep -Eq '^  paths +([6-9]|[1-9][0-9]+) read at the call.s return, 0 missing, 0 lost' \
+	"$out/info.txt" || fail "info's text does not give the paths: $(cat "$out/info.txt")"
 echo "PASS"
