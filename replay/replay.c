@@ -119,11 +119,12 @@ static void usage(FILE *f)
 "      --dep-split on|off   a thread the recording shows waiting on another thread's flush\n"
 "                           for its writes issues its own where that flush was issued\n"
 "                           before they completed (default off)\n"
-"      --dep-commit-lock on|off  file level: a thread's writes and flush of a file\n"
-"                           wait while another thread's are in flight, and when they\n"
-"                           complete the first group waiting covers those that came\n"
-"                           after the holder's recorded end, which are not issued (a\n"
-"                           database's group commit; default on)\n"
+"      --dep-commit-lock on|off  a thread's writes and flush of a file (block level:\n"
+"                           of the device) wait while another thread's are in flight,\n"
+"                           and when they complete the first group waiting covers those\n"
+"                           that came after the holder's recorded end, which are not\n"
+"                           issued (a database's group commit; default on at file level,\n"
+"                           off at block level unless given on)\n"
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
@@ -452,6 +453,8 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 				  arg);
 			return EXIT_USAGE;
 		}
+		if (c == OPT_DEP_COMMIT_LOCK)
+			o->dep.commit_lock_block = *b; /* asked for: at block level too */
 		break;
 	}
 	case OPT_DEP_FALLBACK:

@@ -101,6 +101,8 @@ struct dep_opts {
 	bool commit_lock;      /* file level: a thread's writes and flush of a file wait while
 				* another thread's do; the first group waiting covers the others
 				* (dep_lock.c) */
+	bool commit_lock_block; /* --dep-commit-lock on given: at block level too (off there
+				 * by default: dep_lock.c, "At block level") */
 	bool chain;	       /* engines that chain (threads): a thread's next call waits in its
 				* worker, not on the scheduling thread (dep_run.c "Chains") */
 };

@@ -115,6 +115,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->sync_calls = false;
 	o->chain = true;
 	o->commit_lock = true; /* file level only: dep_run.c; measured in replay/README.md */
+	o->commit_lock_block = false; /* block level: only when --dep-commit-lock on is given */
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -661,7 +662,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 				 * pgbench trace replayed onto its own device took 1.05x as long,
 				 * 1.00x this way.
 				 */
-				if (!(d->o.commit_lock && (cls & DEP_F_WRITE) &&
+				if (!(d->o.commit_lock && (cls & DEP_F_WRITE) && !kthread &&
 				      !(cls & DEP_F_COVERS) && f->flush && f->key == ev->dev))
 					out->par[0].gap_ns = 0;
 				/* else: a write waking on another thread's flush of its file

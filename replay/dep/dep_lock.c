@@ -31,6 +31,14 @@
  * stack no holder is slower than recorded and nothing follows (pgbench onto xfs itself: 0.8 %
  * of the fdatasyncs followed, from holders a little slower than recorded); a faster target
  * cannot bring back the commits the recording shows none of (a follower leaves no call).
+ *
+ * At block level (only with --dep-commit-lock on given): the key is the device, and a group
+ * is a user thread's write(s) then its flush of the device, as a PostgreSQL backend's
+ * fdatasync of its WAL reaches the device (a sync write, then a flush; pgbench on xfs over a
+ * loop device: 17,063 such flushes by 5 backends, none issued while another was in flight).
+ * The device holds every other thread's writes too, so the lock orders only the groups'
+ * threads: an edge to or from a kernel thread's write (DEP_F_BG: writeback, the journal) is
+ * kept as inferred.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,6 +140,8 @@ bool dep_lock_edge(const struct dep_sched *d, const struct dslot *p, const struc
 {
 	const struct dlock *l = c->key < d->nlocks ? &d->locks[c->key] : NULL;
 
+	if (!d->file_level && ((p->flags | c->flags) & DEP_F_BG))
+		return false; /* a device's other writers: not the lock's (above) */
 	return (is_write(c) || is_flush(c)) && (is_write(p) || is_flush(p)) &&
 	       p->key == c->key && p->stream != c->stream && l && l->shared && !l->overlapped;
 }

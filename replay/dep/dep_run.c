@@ -650,9 +650,10 @@ static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t e
 		dep_opts_default(&o);
 	o.bg_by_mix = r->o->root != NULL; /* file level: no kernel threads to tell writers by */
 	o.sync_calls = r->o->root != NULL;
-	/* the commit lock works on calls (a block trace's flushes are the journal's): at block
-	 * level inference keeps no think time for it to take the lock's wait out of */
-	o.commit_lock = o.commit_lock && r->o->root != NULL;
+	/* the commit lock is on by default at file level; at block level only when asked for
+	 * (dep_lock.c, "At block level"): without it, inference keeps no think time there for
+	 * the lock to take its wait out of */
+	o.commit_lock = o.commit_lock && (r->o->root != NULL || o.commit_lock_block);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
