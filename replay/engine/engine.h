@@ -195,6 +195,11 @@ void engine_cpu_clock_after(struct engine_cpu_clock *c, struct replay_io *io);
  * a single call's wait does not. */
 void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 			  const volatile sig_atomic_t *cancel);
+/* One call on the calling thread, as the engines whose threads make their own calls (psync,
+ * threads) make it: timed (io->began_ns, complete_ns, res) with the thread's CPU figures
+ * (clock c) and its owed CPU wait paid (engine_cpu_wait_more). */
+void engine_call_sync(const struct engine_target *t, struct engine_cpu_clock *c,
+		      struct replay_io *io, const volatile sig_atomic_t *cancel);
 
 /* Sleeps until `until` (absolute CLOCK_MONOTONIC ns), in steps of at most 2 ms so that a stop
  * or Ctrl-C (either flag may be NULL) ends it within a step, whichever thread the signal

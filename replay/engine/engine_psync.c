@@ -46,12 +46,7 @@ struct engine {
 /* One call, timed and with the calling thread's CPU figures; then done. */
 static void psync_call(struct engine *e, struct engine_cpu_clock *clk, struct replay_io *io)
 {
-	engine_cpu_clock_before(clk, io);
-	io->began_ns = now_mono_ns();
-	io->res = engine_exec_sync(&e->targets[io->dev], io);
-	io->complete_ns = now_mono_ns();
-	engine_cpu_clock_after(clk, io);
-	engine_cpu_wait_more(clk, io, e->cancel);
+	engine_call_sync(&e->targets[io->dev], clk, io, e->cancel);
 }
 
 static void *psync_worker(void *arg)

@@ -114,12 +114,7 @@ static void worker_call(struct tworker *w, struct engine_cpu_clock *clk, struct 
 		w->st.cpu_asked_ns += io->burn_ns;
 		w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop, e->cancel);
 	}
-	engine_cpu_clock_before(clk, io);
-	io->began_ns = now_mono_ns();
-	io->res = engine_exec_sync(&e->targets[io->dev], io);
-	io->complete_ns = now_mono_ns();
-	engine_cpu_clock_after(clk, io);
-	engine_cpu_wait_more(clk, io, e->cancel);
+	engine_call_sync(&e->targets[io->dev], clk, io, e->cancel);
 	w->last_complete = io->complete_ns;
 	w->last_late = io->began_ns > *e->start_mono + io->deadline_ns ?
 			       io->began_ns - (*e->start_mono + io->deadline_ns) : 0;
