@@ -10,16 +10,18 @@
 # filesystem. Every real run is recorded at file level (--pid of the postmaster: the backends,
 # checkpointer and WAL writer it forks) and at block level at its loop device. The median xfs
 # (SOURCE) run's file-level recording is then replayed with --root onto ext4 and btrfs (in a directory
-# on each, modes MODES, engine psync: PostgreSQL's calls are plain system calls, so a psync
-# worker's call is timed as the server's was), and its block-level recording onto the ext4 and
+# on each, modes MODES; in dep mode the replayer's default engine, threads: each recorded
+# thread's calls made by a thread of its own with their recorded waits for a CPU, as the
+# server's were; in other modes engine psync: PostgreSQL's calls are plain system calls, so a
+# psync worker's call is timed as the server's was), and its block-level recording onto the ext4 and
 # btrfs loop devices themselves once their filesystems are done with (raw: a block replay
 # carries xfs's block pattern, whatever the target's filesystem would have done).
 #
 # The table (bench/predict_fs_table.py) sets each replay against the real runs on that
 # filesystem: per op (read, write, fsync, fdatasync at file level; read, write, flush at block
 # level) IOPS (calls over the run's span) and mean latency (file level: system call entry to
-# exit as recorded, and the replay's calls timed the same way, by the psync worker making
-# them; block level: queue to completion as the recorder saw the real runs and the replays at
+# exit as recorded, and the replay's calls timed the same way, by the thread making them;
+# block level: queue to completion as the recorder saw the real runs and the replays at
 # the device), as the ratio predicted / real median, with the real runs' own spread. Figures
 # only: never fails on time. Then bench/predict_fs_reads.py: per real run the read calls and
 # device reads per transaction, one line (warm-up + per transaction) through every run, and
@@ -29,9 +31,10 @@
 #      MEMORY (the server's memory cgroup limit, 160M; a file replay's cgroup starts at
 #      MEMORY + REPLAY_EXTRA, 512M, and once the replayer has locked its memory becomes that
 #      plus the page cache the server had: same_cache), MODES ("dep timed"; a mode may be
-#      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s; the file replays use engine
-#      psync unless the variant names one: dep-cpu=dep,--cpu,replay,--engine,threads, whose
-#      block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
+#      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s; the file replays in dep
+#      mode use the replayer's default engine (threads, --cpu-wait recorded), in other modes
+#      psync, unless the variant names one: dep-p=dep,--engine,psync is the dep default before
+#      2026-12-03; the block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
 #      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds;
 #      only xfs and the targets run for real, so TARGETS=xfs is the self-check alone),
 #      SOURCE (xfs: the filesystem whose median run is replayed, and the self-check's; btrfs
@@ -171,7 +174,8 @@ freplay() {
 	local fs=$1 root=${mnt[$1]}/replay rc=0 mode eng=(--engine psync)
 	mode_opts "$2"
 	mode=$NAME
-	! has_engine || eng=()
+	# dep: the replayer's own default (threads and the recorded waits for a CPU)
+	! has_engine && [ "${OPTS[1]}" != dep ] || eng=()
 	rm -rf "$root" && mkdir "$root" || fail "cannot make $root"
 	memlimit "$(dirname "$REPLAYPROCS")" \
 		$(($(numfmt --from=iec "$memory") + $(numfmt --from=iec "$replay_extra"))) ||

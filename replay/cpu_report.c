@@ -17,6 +17,8 @@ static double pct(uint64_t a, uint64_t b)
 void replay_cpu_print(const struct replay_result *r, FILE *out)
 {
 	fprintf(out, "cpu: %s\n", r->cpu_how[0] ? r->cpu_how : "idle");
+	if (r->cpu_wait_how[0])
+		fprintf(out, "  wait for a CPU: %s\n", r->cpu_wait_how);
 	if (r->cpu_nthreads) {
 		fprintf(out, "  per call: %u threads, %llu calls, CPU asked %.3f s, got %.3f s "
 			     "(%.1f%%)\n",
@@ -50,16 +52,17 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 
 int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 {
-	char how[400];
+	char how[400], wait_how[400];
 	size_t n;
 	int k;
 
 	json_str_buf(how, sizeof(how), r->cpu_how[0] ? r->cpu_how : "idle");
+	json_str_buf(wait_how, sizeof(wait_how), r->cpu_wait_how[0] ? r->cpu_wait_how : "none");
 	k = snprintf(buf, len,
 		     ", \"cpu\": {\"replayed\": %s, \"how\": %s, \"threads\": %u, \"calls\": %llu, "
 		     "\"asked_ns\": %llu, \"got_ns\": %llu, \"load_threads\": %u, "
 		     "\"load_includes_recorded_threads\": %s, \"load_recorded_ns\": %llu, "
-		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_calls\": %llu, "
+		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, \"wait_calls\": %llu, "
 		     "\"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, \"wait_added_ns\": %llu, "
 		     "\"per_thread\": [",
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
@@ -67,7 +70,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     (unsigned long long)r->cpu_got_ns, r->load_threads,
 		     r->load_traced ? "true" : "false", (unsigned long long)r->load_recorded_ns,
 		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns,
-		     (unsigned long long)r->wait_calls, (unsigned long long)r->wait_recorded_ns,
+		     wait_how, (unsigned long long)r->wait_calls, (unsigned long long)r->wait_recorded_ns,
 		     (unsigned long long)r->wait_own_ns, (unsigned long long)r->wait_added_ns);
 	if (k < 0 || (size_t)k >= len)
 		return 0;

@@ -86,10 +86,14 @@ static void usage(FILE *f)
 "                           (file level: engine threads), and the load the host's other\n"
 "                           tasks put on its CPUs, interval by interval; calls: the\n"
 "                           threads' own CPU only (not yet closer to the real runs: README)\n"
-"      --cpu-wait HOW       none (default) or recorded (file level, a trace recorded with\n"
-"                           --cpu): a call whose thread waited for a CPU less than the\n"
-"                           recorded one did waits the rest after it, inside its latency:\n"
-"                           the recording host's CPU contention, measured, as a model\n"
+"      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
+"                           a call whose thread waited for a CPU less than the recorded\n"
+"                           one did waits the rest after it, inside its latency: the\n"
+"                           recording host's CPU contention, measured, as a model. Default:\n"
+"                           recorded in dep mode where the trace has the waits, on engine\n"
+"                           threads (unless --engine names another one), its calls plain\n"
+"                           system calls (no libaio, io_uring), without --cpu replay or\n"
+"                           calls; else none. The report says which, and why\n"
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
 "                           threads that serve the target (loop, io-wq) on small machines\n"
@@ -372,7 +376,8 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			cli_error("--cpu-wait: recorded or none, not '%s'", arg);
 			return EXIT_USAGE;
 		}
-		o->cpu_wait = !strcmp(arg, "recorded");
+		o->cpu_wait = !strcmp(arg, "recorded") ? REPLAY_CPU_WAIT_RECORDED
+							  : REPLAY_CPU_WAIT_NONE;
 		return 0;
 	case OPT_CPU: {
 		int v = !strcmp(arg, "replay") ? REPLAY_CPU_REPLAY

@@ -30,6 +30,14 @@ enum replay_cpu {
 	REPLAY_CPU_CALLS,    /* the recorded threads' own CPU before their calls, no load */
 };
 
+/* --cpu-wait: whether a call waits for a CPU as long as the recorded one did (core/cpu.c). */
+enum replay_cpu_wait {
+	REPLAY_CPU_WAIT_AUTO = 0, /* recorded where the trace has the waits (file level, 1.8) in
+				   * dep mode, the engine threads or not named (then threads) */
+	REPLAY_CPU_WAIT_NONE,
+	REPLAY_CPU_WAIT_RECORDED, /* the trace must have them */
+};
+
 #define REPLAY_CPU_THREADS_SHOWN 64 /* threads listed in the report, by CPU asked */
 
 enum replay_offsets {
@@ -90,7 +98,7 @@ struct replay_opts {
 	double think_scale;	    /* recorded think times x this; 0 = 1.0; with --cpu replay, the
 				     * CPU part of them (a slower or faster CPU on the candidate) */
 	int cpu;		    /* enum replay_cpu */
-	bool cpu_wait;		    /* --cpu-wait recorded: each call waits for a CPU at least as
+	int cpu_wait;		    /* enum replay_cpu_wait: each call waits for a CPU at least as
 				     * long as the recorded one did (file level, format 1.8) */
 	bool dep_fallback_set;	    /* a trace inference cannot use is replayed in dep_fallback */
 	int dep_fallback;	    /* (with a warning) instead of being refused */
@@ -235,6 +243,7 @@ struct replay_result {
 	struct replay_file_result *file; /* a file-level replay's (NULL otherwise) */
 	/* --cpu (core/cpu.c) */
 	bool cpu_replayed;	    /* some CPU was reproduced */
+	char cpu_wait_how[160];	    /* --cpu-wait as resolved, and why (file level; "" at block) */
 	char cpu_how[160];	    /* how, or why not ("idle: the trace has no CPU data") */
 	uint64_t cpu_asked_ns;	    /* burned before calls by the replaying threads: asked */
 	uint64_t cpu_got_ns;	    /*   and got (their own CPU clocks) */

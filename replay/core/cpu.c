@@ -66,6 +66,76 @@ void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns)
 	r->cpu_last_t = s->t;
 }
 
+/*
+ * --cpu-wait, resolved. Given (recorded), the trace must hold the waits. By default it is on
+ * in dep mode where a file-level trace holds them (recorded with --cpu, format 1.8) and the
+ * engine is threads or not named (then threads, not io_uring), without --cpu replay's burns
+ * (not measured together), and the trace's calls are plain system calls (a thread's libaio or
+ * io_uring requests overlap, where a thread of engine threads makes one call at a time). Measured by bench/predict_fs.sh
+ * (pgbench recorded on xfs, replayed onto xfs, ext4 and btrfs) against psync without the
+ * waits, the default before: 17 of 18 per-op figures within the goals against 13, and on its
+ * own stack IOPS x0.97-1.00 against x0.67-0.73. psync with the waits did no better than
+ * without (14 against 15, the pace short by its hand-off): not by default there (README,
+ * "The CPU a workload ran with").
+ */
+static int cpu_wait_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_result *res = r->res;
+	bool file = r->meta->level == TRACE_LEVEL_FILE;
+	bool waits = file && p->oncpu_events && (r->meta->version & 0xffff) >= 8;
+	bool engine_ok = !o->engine || r->eng == &engine_threads_ops;
+
+	if (o->cpu_wait == REPLAY_CPU_WAIT_AUTO) {
+		const char *why = "recorded (the default in dep mode for a trace with the recorded "
+				  "waits; --cpu-wait none: without them)";
+
+		bool burns = o->cpu == REPLAY_CPU_REPLAY || o->cpu == REPLAY_CPU_CALLS;
+
+		r->cpu_wait = waits && engine_ok && r->mode == REPLAY_DEP && !burns &&
+			      !p->async_calls;
+		if (!waits)
+			why = "none (the trace holds no waits for a CPU: ioreel record --level file "
+			      "--cpu records them)";
+		else if (r->mode != REPLAY_DEP)
+			why = "none (the default outside dep mode; --cpu-wait recorded adds them)";
+		else if (p->async_calls)
+			why = "none (the default for a trace with libaio or io_uring calls, which "
+			      "engine threads would make one at a time per thread)";
+		else if (burns)
+			why = "none (the default with --cpu replay or calls: the burns compete for "
+			      "the CPU themselves; --cpu-wait recorded adds the waits too)";
+		else if (!engine_ok)
+			why = "none (the default with an engine named other than threads; "
+			      "--cpu-wait recorded adds them with psync)";
+		if (file)
+			snprintf(res->cpu_wait_how, sizeof(res->cpu_wait_how), "%s", why);
+	} else {
+		r->cpu_wait = o->cpu_wait == REPLAY_CPU_WAIT_RECORDED;
+		if (file)
+			snprintf(res->cpu_wait_how, sizeof(res->cpu_wait_how), "%s",
+				 r->cpu_wait ? "recorded (--cpu-wait recorded)"
+					     : "none (--cpu-wait none)");
+	}
+	/* the wait is added by the thread that made the call: each recorded thread's own */
+	if (r->cpu_wait && !o->engine && file)
+		r->eng = &engine_threads_ops;
+	if (r->cpu_wait && (!waits || (r->eng != &engine_psync_ops &&
+				       r->eng != &engine_threads_ops))) {
+		snprintf(err, errlen,
+			 "--cpu-wait recorded: %s", !file
+			 ? "a block-level trace records no wait for a CPU (file level only: ioreel "
+			   "record --level file --cpu)"
+			 : !waits
+			 ? "the trace holds no wait for a CPU (record it with ioreel record --level "
+			   "file --cpu, format 1.8 or later)"
+			 : "needs an engine whose own threads make the calls: psync or threads");
+		res->usage_error = true;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	const struct replay_opts *o = r->o;
@@ -75,27 +145,14 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	size_t nl = trace_reader__cpu_load(r->rd, &l, &ncpus, &interval);
 	bool calls = p->oncpu_events > 0, load = nl > 1;
 	long here = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
 
 	/* whatever --cpu says, a trace with the recorded threads' CPU figures gets the
 	 * replay's own beside them (psync and threads: engine_cpu_clock) */
 	r->cpu_stats = calls;
-	/* the wait is added by the thread that made the call: each recorded thread's own */
-	if (o->cpu_wait && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
-		r->eng = &engine_threads_ops;
-	if (o->cpu_wait && (r->meta->level != TRACE_LEVEL_FILE || !calls ||
-			    (r->meta->version & 0xffff) < 8 ||
-			    (r->eng != &engine_psync_ops && r->eng != &engine_threads_ops))) {
-		snprintf(err, errlen,
-			 "--cpu-wait recorded: %s", r->meta->level != TRACE_LEVEL_FILE
-			 ? "a block-level trace records no wait for a CPU (file level only: ioreel "
-			   "record --level file --cpu)"
-			 : !calls || (r->meta->version & 0xffff) < 8
-			 ? "the trace holds no wait for a CPU (record it with ioreel record --level "
-			   "file --cpu, format 1.8 or later)"
-				  : "needs an engine whose own threads make the calls: psync or threads");
-		res->usage_error = true;
-		return -EINVAL;
-	}
+	ret = cpu_wait_setup(r, p, err, errlen);
+	if (ret)
+		return ret;
 	if (o->cpu == REPLAY_CPU_IDLE) {
 		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
 		return 0;

@@ -82,6 +82,7 @@ struct prescan {
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;
 	uint64_t oncpu_events; /* events that carry their thread's on-CPU time */
+	uint64_t async_calls;  /* file level: calls made through libaio or io_uring */
 	bool sorted;
 };
 
@@ -219,6 +220,7 @@ struct run {
 	/* --cpu (core/cpu.c) */
 	bool cpu_calls; /* the engine burns each call's recorded CPU (sev.oncpu_ns) */
 	bool cpu_stats; /* the trace has CPU data: the engine gives each call its own (1.7) */
+	bool cpu_wait;	/* --cpu-wait, resolved: calls wait for a CPU as the recorded did */
 	bool cpu_stopped;
 	uint64_t cpu_last_t; /* the deadline fed last (helper thread) */
 	struct run_load *load;

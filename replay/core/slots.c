@@ -273,7 +273,7 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 	io->began_ns = 0;
 	io->oncpu_ns = 0;
 	io->cpuwait_ns = 0;
-	io->wait_rec = r->o->cpu_wait; /* file level only (core/cpu.c) */
+	io->wait_rec = r->cpu_wait; /* file level only (core/cpu.c) */
 	io->wait_ns = io->wait_rec ? s->cpuwait_ns : 0;
 	io->wait_added_ns = 0;
 	io->offset = s->offset;

@@ -87,6 +87,8 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 	while (!ret && (n = trace_reader__next_file(r->rd, f->ev, f->x, RUN_DECODE)) > 0)
 		for (long i = 0; !ret && i < n; i++) {
 			ret = fdec_event(&f->dec, &f->ev[i], &f->x[i]);
+			p->async_calls += f->x[i].iface == IO_FIF_AIO ||
+					  f->x[i].iface == IO_FIF_URING;
 			for (size_t k = 0; k < f->npend; k++)
 				prescan_call(p, &f->pend[k]);
 			f->npend = 0;
@@ -263,7 +265,7 @@ static long feed(struct run *r)
 			*s = c->s;
 			s->t = run_deadline(r, c->s.t);
 			run_cpu_sev(r, s, c->iev.oncpu_ns);
-			s->cpuwait_ns = r->o->cpu_wait ? c->iev.cpuwait_ns : 0;
+			s->cpuwait_ns = r->cpu_wait ? c->iev.cpuwait_ns : 0;
 			/* the calls of other threads it must follow, for a mode that orders by
 			 * dependencies (dep): how many calls back each lies */
 			for (uint8_t k = 0; k < c->nafter; k++) {

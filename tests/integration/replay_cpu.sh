@@ -8,8 +8,10 @@
 #    time for that thread, and the CPU it got (the replaying thread's own CPU clock) is within
 #    10 % of it; every read is replayed;
 #  - --cpu idle, and the default (idle, saying the trace holds CPU data), replay the same
-#    calls without burning;
+#    calls without burning (the default on engine threads, with the recorded waits);
 #  - a trace recorded without --cpu replays as before (its usual engine, no CPU) and says so;
+#  - --cpu-wait: recorded by default in dep mode where the trace has the waits (engine threads),
+#    none with --cpu-wait none, in timed mode or without them, the report saying which and why;
 #    --cpu replay refuses it (exit 2) naming --cpu idle.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -106,13 +108,15 @@ python3 -c 'import json,sys
 c = json.load(open(sys.argv[1]))["cpu"]
 assert not c["replayed"] and c["how"] == "idle (--cpu idle)" and c["asked_ns"] == 0, c' \
 	"$dir/idle.json" || fail "--cpu idle burned CPU: $(cat "$dir/idle.json")"
-# the default is idle, and says the trace could do more
+# the default is idle, and says the trace could do more: the calls are made on engine threads
+# with their recorded waits for a CPU (--cpu-wait's default, below), nothing burned
 replay dflt "$dir/t.ioreel"
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 c = r["cpu"]
 assert not c["replayed"] and "--cpu replay reproduces it" in c["how"], c
-assert r["fidelity"]["engine"] != "threads", r["fidelity"]["engine"]' \
+assert c["asked_ns"] == 0 and c["wait_how"].startswith("recorded"), c
+assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]' \
 	"$dir/dflt.json" || fail "the default replay burned CPU or did not say so: $(cat "$dir/dflt.json")"
 
 rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
@@ -161,6 +165,21 @@ print("  waits for a CPU: recorded %.1f ms in %d reads; replay %d calls, own %.1
 assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]
 assert c["wait_recorded_ns"] == w["wait_ns"], (c, w)
 assert c["wait_own_ns"] + c["wait_added_ns"] >= 0.95 * w["wait_ns"], c
+PY
+# the default in dep mode for a trace with the waits is --cpu-wait recorded on engine threads;
+# --cpu-wait none, another mode, or a trace without them: none, each saying why
+replay wd "$dir/w.ioreel"
+replay wn "$dir/w.ioreel" --cpu-wait none
+replay wt "$dir/w.ioreel" --mode timed
+python3 - "$dir/wd.json" "$dir/wn.json" "$dir/wt.json" "$dir/n.json" <<'PY' || fail "--cpu-wait's default is not as documented: $(cat "$dir/wd.json" "$dir/wn.json")"
+import json, sys
+d, n, t, old = (json.load(open(f)) for f in sys.argv[1:])
+assert d["fidelity"]["engine"] == "threads" and d["cpu"]["wait_how"].startswith("recorded (the default"), d
+assert d["cpu"]["wait_calls"] > 0, d["cpu"]
+assert n["fidelity"]["engine"] != "threads" and n["cpu"]["wait_how"] == "none (--cpu-wait none)", n
+assert n["cpu"]["wait_calls"] == 0, n["cpu"]
+assert t["cpu"]["wait_how"].startswith("none (the default outside dep mode") and t["cpu"]["wait_calls"] == 0, t["cpu"]
+assert old["cpu"]["wait_how"].startswith("none (the trace holds no waits"), old["cpu"]
 PY
 rc=0
 "$IOREEL" replay "$dir/w.ioreel" --root "$dir/n2" --allow-writes -q --cpu-wait recorded \
