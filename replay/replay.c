@@ -85,7 +85,9 @@ static void usage(FILE *f)
 "                           spends the CPU the recorded one spent since its previous call\n"
 "                           (file level: engine threads), and the load the host's other\n"
 "                           tasks put on its CPUs, interval by interval; calls: the\n"
-"                           threads' own CPU only (not yet closer to the real runs: README)\n"
+"                           threads' own CPU only (not yet closer to the real runs: README);\n"
+"                           load: the other tasks' load only (the clients beside a\n"
+"                           database), with the calls' recorded waits (--cpu-wait)\n"
 "      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
 "                           a call whose thread waited for a CPU less than the recorded\n"
 "                           one did waits the rest after it, inside its latency: the\n"
@@ -383,10 +385,11 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		int v = !strcmp(arg, "replay") ? REPLAY_CPU_REPLAY
 			: !strcmp(arg, "idle") ? REPLAY_CPU_IDLE
 			: !strcmp(arg, "calls") ? REPLAY_CPU_CALLS
+			: !strcmp(arg, "load") ? REPLAY_CPU_LOAD
 					       : -1;
 
 		if (v < 0) {
-			cli_error("--cpu: replay, calls or idle, not '%s'", arg);
+			cli_error("--cpu: replay, calls, load or idle, not '%s'", arg);
 			return EXIT_USAGE;
 		}
 		if (o->cpu && o->cpu != v) {

@@ -28,6 +28,7 @@ enum replay_cpu {
 	REPLAY_CPU_REPLAY,   /* the trace must have it */
 	REPLAY_CPU_IDLE,     /* the I/O alone, on an otherwise idle replayer */
 	REPLAY_CPU_CALLS,    /* the recorded threads' own CPU before their calls, no load */
+	REPLAY_CPU_LOAD,     /* the load of the recording host's other tasks only, no burns */
 };
 
 /* --cpu-wait: whether a call waits for a CPU as long as the recorded one did (core/cpu.c). */

@@ -172,12 +172,18 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	}
 	if (o->cpu == REPLAY_CPU_CALLS)
 		load = false;
+	/* the other tasks' load alone: the recorded threads make their calls without burns, and
+	 * the CPU they contend for is the load's (their waits for it: --cpu-wait) */
+	if (o->cpu == REPLAY_CPU_LOAD)
+		calls = false;
 	if (!calls && !load) {
-		if (o->cpu == REPLAY_CPU_REPLAY || o->cpu == REPLAY_CPU_CALLS) {
+		if (o->cpu != REPLAY_CPU_AUTO) {
 			snprintf(err, errlen,
-				 "--cpu %s: %s holds no CPU data (recorded without --cpu, by an ioreel "
+				 "--cpu %s: %s holds no %s (recorded without --cpu, by an ioreel "
 				 "before format 1.6, or not a recording); give --cpu idle",
-				 o->cpu == REPLAY_CPU_CALLS ? "calls" : "replay", o->trace);
+				 o->cpu == REPLAY_CPU_CALLS ? "calls"
+				 : o->cpu == REPLAY_CPU_LOAD ? "load" : "replay", o->trace,
+				 o->cpu == REPLAY_CPU_LOAD ? "record of the host's load" : "CPU data");
 			res->usage_error = true;
 			return -EINVAL;
 		}
@@ -197,7 +203,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		ld->r = r;
 		ld->l = l;
 		ld->n = nl;
-		ld->traced = !r->cpu_calls;
+		ld->traced = !r->cpu_calls && o->cpu != REPLAY_CPU_LOAD;
 		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
 		if (ld->k > LOAD_MAX_THREADS)
 			ld->k = LOAD_MAX_THREADS;
@@ -211,8 +217,8 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		 r->cpu_calls ? "each thread's CPU before its calls, engine threads" : "",
 		 r->cpu_calls && load ? "; " : "",
 		 !load ? ""
-		 : r->cpu_calls ? "the other tasks' load"
-				: "the recorded threads' and the other tasks' load");
+		 : !r->load->traced ? "the other tasks' load"
+				    : "the recorded threads' and the other tasks' load");
 	if (calls && !r->cpu_calls)
 		run_warn(r, "engine %s does not burn CPU per call: the recorded threads' CPU is "
 			    "reproduced as load instead (--engine threads makes each thread's own "

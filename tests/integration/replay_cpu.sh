@@ -119,6 +119,17 @@ assert c["asked_ns"] == 0 and c["wait_how"].startswith("recorded"), c
 assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]' \
 	"$dir/dflt.json" || fail "the default replay burned CPU or did not say so: $(cat "$dir/dflt.json")"
 
+# --cpu load: the other tasks' load alone (load threads, without the recorded threads' CPU),
+# no burn before the calls, which keep their recorded waits for a CPU (on engine threads)
+replay load "$dir/t.ioreel" --cpu load
+python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+c = r["cpu"]
+assert c["replayed"] and c["how"] == "replay (the other tasks'"'"' load)", c
+assert c["load_threads"] > 0 and not c["load_includes_recorded_threads"] and c["asked_ns"] == 0, c
+assert c["wait_how"].startswith("recorded") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
+	"$dir/load.json" || fail "--cpu load is not the other tasks' load alone: $(cat "$dir/load.json")"
+
 rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
 "$burner" "$dir/data/a" 200 50 || fail "cpu_burner failed"
 rec_stop || fail "record (without --cpu) exited $?"
@@ -135,6 +146,11 @@ rc=0
 	>"$dir/n2.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "--cpu replay of a trace without CPU data exited $rc, not 2"
 grep -q -- "--cpu idle" "$dir/n2.out" || fail "the refusal does not name --cpu idle: $(cat "$dir/n2.out")"
+rc=0
+"$IOREEL" replay "$dir/n.ioreel" --root "$dir/n2" --allow-writes -q --cpu load \
+	>"$dir/n4.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "no record of the host's load" "$dir/n4.out" ||
+	fail "--cpu load of a trace without CPU data: exit $rc, $(cat "$dir/n4.out")"
 rc=0
 "$IOREEL" replay "$dir/n.ioreel" --root "$dir/n2" --allow-writes -q --cpu-wait recorded \
 	>"$dir/n3.out" 2>&1 || rc=$?
