@@ -245,7 +245,7 @@ struct replay_result {
 	/* --cpu (core/cpu.c) */
 	bool cpu_replayed;	    /* some CPU was reproduced */
 	char cpu_wait_how[160];	    /* --cpu-wait as resolved, and why (file level; "" at block) */
-	char cpu_how[160];	    /* how, or why not ("idle: the trace has no CPU data") */
+	char cpu_how[256];	    /* how, or why not ("idle: the trace has no CPU data") */
 	uint64_t cpu_asked_ns;	    /* burned before calls by the replaying threads: asked */
 	uint64_t cpu_got_ns;	    /*   and got (their own CPU clocks) */
 	uint64_t cpu_calls;	    /* calls that had a burn */

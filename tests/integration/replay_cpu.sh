@@ -7,8 +7,9 @@
 #    spends before them the recorded CPU: per thread, the CPU it asked is the trace's on-CPU
 #    time for that thread, and the CPU it got (the replaying thread's own CPU clock) is within
 #    10 % of it; every read is replayed;
-#  - --cpu idle, and the default (idle, saying the trace holds CPU data), replay the same
-#    calls without burning (the default on engine threads, with the recorded waits);
+#  - --cpu idle, and the default (the other tasks' load beside the recorded waits for a CPU,
+#    on engine threads; idle with --cpu-wait none, saying the trace holds CPU data), replay
+#    the same calls without burning;
 #  - a trace recorded without --cpu replays as before (its usual engine, no CPU) and says so;
 #  - --cpu-wait: recorded by default in dep mode where the trace has the waits (engine threads),
 #    none with --cpu-wait none, in timed mode or without them, the report saying which and why;
@@ -108,16 +109,21 @@ python3 -c 'import json,sys
 c = json.load(open(sys.argv[1]))["cpu"]
 assert not c["replayed"] and c["how"] == "idle (--cpu idle)" and c["asked_ns"] == 0, c' \
 	"$dir/idle.json" || fail "--cpu idle burned CPU: $(cat "$dir/idle.json")"
-# the default is idle, and says the trace could do more: the calls are made on engine threads
-# with their recorded waits for a CPU (--cpu-wait's default, below), nothing burned
+# the default burns nothing before the calls: they are made on engine threads with their
+# recorded waits for a CPU (--cpu-wait's default, below) beside the other tasks' load (--cpu
+# load), and it says so; with --cpu-wait none it is idle, saying the trace could do more
 replay dflt "$dir/t.ioreel"
+replay dfltn "$dir/t.ioreel" --cpu-wait none
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 c = r["cpu"]
-assert not c["replayed"] and "--cpu replay reproduces it" in c["how"], c
+assert c["replayed"] and c["how"].startswith("replay (the other tasks'"'"' load; the default"), c
+assert c["load_threads"] > 0 and not c["load_includes_recorded_threads"], c
 assert c["asked_ns"] == 0 and c["wait_how"].startswith("recorded"), c
-assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]' \
-	"$dir/dflt.json" || fail "the default replay burned CPU or did not say so: $(cat "$dir/dflt.json")"
+assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]
+n = json.load(open(sys.argv[2]))["cpu"]
+assert not n["replayed"] and "--cpu replay reproduces it" in n["how"] and n["load_threads"] == 0, n' \
+	"$dir/dflt.json" "$dir/dfltn.json" || fail "the default replay burned CPU or did not say so: $(cat "$dir/dflt.json")"
 
 # --cpu load: the other tasks' load alone (load threads, without the recorded threads' CPU),
 # no burn before the calls, which keep their recorded waits for a CPU (on engine threads)
