@@ -62,16 +62,18 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     ", \"cpu\": {\"replayed\": %s, \"how\": %s, \"threads\": %u, \"calls\": %llu, "
 		     "\"asked_ns\": %llu, \"got_ns\": %llu, \"load_threads\": %u, "
 		     "\"load_includes_recorded_threads\": %s, \"load_recorded_ns\": %llu, "
-		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, \"wait_calls\": %llu, "
-		     "\"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, \"wait_added_ns\": %llu, "
+		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, "
+		     "\"wait_calls\": %llu, \"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, "
+		     "\"wait_added_ns\": %llu, "
 		     "\"per_thread\": [",
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
 		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
 		     (unsigned long long)r->cpu_got_ns, r->load_threads,
 		     r->load_traced ? "true" : "false", (unsigned long long)r->load_recorded_ns,
 		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns,
-		     wait_how, (unsigned long long)r->wait_calls, (unsigned long long)r->wait_recorded_ns,
-		     (unsigned long long)r->wait_own_ns, (unsigned long long)r->wait_added_ns);
+		     wait_how, (unsigned long long)r->wait_calls,
+		     (unsigned long long)r->wait_recorded_ns, (unsigned long long)r->wait_own_ns,
+		     (unsigned long long)r->wait_added_ns);
 	if (k < 0 || (size_t)k >= len)
 		return 0;
 	n = (size_t)k;

@@ -68,15 +68,15 @@ void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns)
 
 /*
  * --cpu-wait, resolved. Given (recorded), the trace must hold the waits. By default it is on
- * in dep mode where a file-level trace holds them (recorded with --cpu, format 1.8) and the
- * engine is threads or not named (then threads, not io_uring), without --cpu replay's burns
- * (not measured together), and the trace's calls are plain system calls (a thread's libaio or
- * io_uring requests overlap, where a thread of engine threads makes one call at a time). Measured by bench/predict_fs.sh
- * (pgbench recorded on xfs, replayed onto xfs, ext4 and btrfs) against psync without the
- * waits, the default before: 17 of 18 per-op figures within the goals against 13, and on its
- * own stack IOPS x0.97-1.00 against x0.67-0.73. psync with the waits did no better than
- * without (14 against 15, the pace short by its hand-off): not by default there (README,
- * "The CPU a workload ran with").
+ * in dep mode where a file-level trace holds them (recorded with --cpu, format 1.8), the
+ * engine is threads or not named (then threads, not io_uring), --cpu burns nothing (not
+ * measured together), and the trace's calls are plain system calls (a thread's libaio or
+ * io_uring requests overlap, where a thread of engine threads makes one call at a time).
+ * Measured by bench/predict_fs.sh (pgbench recorded on xfs, replayed onto xfs, ext4 and
+ * btrfs) against psync without the waits, the default before: 17 of 18 per-op figures within
+ * the goals against 13 and 14, and on its own stack IOPS x0.97-1.00 against x0.67-0.87. psync
+ * with the waits did no better than without (14 against 15, the pace short by its hand-off):
+ * not by default there (README, "Comparing filesystems").
  */
 static int cpu_wait_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
@@ -84,32 +84,31 @@ static int cpu_wait_setup(struct run *r, const struct prescan *p, char *err, siz
 	struct replay_result *res = r->res;
 	bool file = r->meta->level == TRACE_LEVEL_FILE;
 	bool waits = file && p->oncpu_events && (r->meta->version & 0xffff) >= 8;
-	bool engine_ok = !o->engine || r->eng == &engine_threads_ops;
 
 	if (o->cpu_wait == REPLAY_CPU_WAIT_AUTO) {
-		const char *why = "recorded (the default in dep mode for a trace with the recorded "
-				  "waits; --cpu-wait none: without them)";
+		/* the first reason not to, or NULL: on */
+		const char *why_not =
+			!waits ? "the trace holds no waits for a CPU: ioreel record --level file "
+				 "--cpu records them"
+			: r->mode != REPLAY_DEP ? "the default outside dep mode; --cpu-wait recorded "
+						  "adds them"
+			: p->async_calls ? "the default for a trace with libaio or io_uring calls, "
+					   "which engine threads would make one at a time per thread"
+			: o->cpu == REPLAY_CPU_REPLAY || o->cpu == REPLAY_CPU_CALLS
+			? "the default with --cpu replay or calls: the burns compete for the CPU "
+			  "themselves; --cpu-wait recorded adds the waits too"
+			: o->engine && r->eng != &engine_threads_ops
+			? "the default with an engine named other than threads; --cpu-wait recorded "
+			  "adds them with psync"
+			: NULL;
 
-		bool burns = o->cpu == REPLAY_CPU_REPLAY || o->cpu == REPLAY_CPU_CALLS;
-
-		r->cpu_wait = waits && engine_ok && r->mode == REPLAY_DEP && !burns &&
-			      !p->async_calls;
-		if (!waits)
-			why = "none (the trace holds no waits for a CPU: ioreel record --level file "
-			      "--cpu records them)";
-		else if (r->mode != REPLAY_DEP)
-			why = "none (the default outside dep mode; --cpu-wait recorded adds them)";
-		else if (p->async_calls)
-			why = "none (the default for a trace with libaio or io_uring calls, which "
-			      "engine threads would make one at a time per thread)";
-		else if (burns)
-			why = "none (the default with --cpu replay or calls: the burns compete for "
-			      "the CPU themselves; --cpu-wait recorded adds the waits too)";
-		else if (!engine_ok)
-			why = "none (the default with an engine named other than threads; "
-			      "--cpu-wait recorded adds them with psync)";
-		if (file)
-			snprintf(res->cpu_wait_how, sizeof(res->cpu_wait_how), "%s", why);
+		r->cpu_wait = !why_not;
+		if (file && why_not)
+			snprintf(res->cpu_wait_how, sizeof(res->cpu_wait_how), "none (%s)", why_not);
+		else if (file)
+			snprintf(res->cpu_wait_how, sizeof(res->cpu_wait_how), "%s",
+				 "recorded (the default in dep mode for a trace with the recorded "
+				 "waits; --cpu-wait none: without them)");
 	} else {
 		r->cpu_wait = o->cpu_wait == REPLAY_CPU_WAIT_RECORDED;
 		if (file)
@@ -163,8 +162,8 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	 * calls' latencies where they were (README, "The CPU a workload ran with"). The other
 	 * tasks' load alone (--cpu load) is the default where the calls wait for a CPU as the
 	 * recorded ones did (file level, --cpu-wait, resolved above): the waits the load causes
-	 * count towards the recorded ones, and on the same bench it took the file-level table
-	 * from 17 (and once 12) of 18 per-op figures to 18 in three replays.
+	 * count towards the recorded ones, and on the same bench the file-level table met 18,
+	 * 18, 18 and 16 of 18 per-op figures with it, 17, 17, 12 and 10 without (paired).
 	 */
 	how = o->cpu;
 	if (how == REPLAY_CPU_AUTO && r->cpu_wait && load)
@@ -181,20 +180,15 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	 * the CPU they contend for is the load's (their waits for it: --cpu-wait) */
 	if (how == REPLAY_CPU_LOAD)
 		calls = false;
+	/* --cpu idle and the default returned above: what was asked must be in the trace */
 	if (!calls && !load) {
-		if (how != REPLAY_CPU_AUTO) {
-			snprintf(err, errlen,
-				 "--cpu %s: %s holds no %s (recorded without --cpu, by an ioreel "
-				 "before format 1.6, or not a recording); give --cpu idle",
-				 how == REPLAY_CPU_CALLS ? "calls"
-				 : how == REPLAY_CPU_LOAD ? "load" : "replay", o->trace,
-				 how == REPLAY_CPU_LOAD ? "record of the host's load" : "CPU data");
-			res->usage_error = true;
-			return -EINVAL;
-		}
-		snprintf(res->cpu_how, sizeof(res->cpu_how),
-			 "idle: the trace holds no CPU data");
-		return 0;
+		snprintf(err, errlen,
+			 "--cpu %s: %s holds no %s (recorded without --cpu, by an ioreel before "
+			 "format 1.6, or not a recording); give --cpu idle",
+			 how == REPLAY_CPU_CALLS ? "calls" : how == REPLAY_CPU_LOAD ? "load" : "replay",
+			 o->trace, how == REPLAY_CPU_LOAD ? "record of the host's load" : "CPU data");
+		res->usage_error = true;
+		return -EINVAL;
 	}
 	if (calls && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
 		r->eng = &engine_threads_ops;
