@@ -88,15 +88,20 @@ static void usage(FILE *f)
 "                           tasks put on its CPUs, interval by interval; calls: the\n"
 "                           threads' own CPU only (not yet closer to the real runs: README);\n"
 "                           load: the other tasks' load only (the clients beside a\n"
-"                           database), with the calls' recorded waits (--cpu-wait)\n"
+"                           database), with the calls' recorded waits (--cpu-wait);\n"
+"                           host: the whole recording host's load, the recorded threads'\n"
+"                           CPU between their calls included, burned by load threads;\n"
+"                           each recorded thread's calls made by a thread of its own,\n"
+"                           which waits for the CPU the load takes (the device's kernel\n"
+"                           threads too, as on the recording host)\n"
 "      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
 "                           a call whose thread waited for a CPU less than the recorded\n"
 "                           one did waits the rest after it, inside its latency: the\n"
 "                           recording host's CPU contention, measured, as a model. Default:\n"
 "                           recorded in dep mode where the trace has the waits, on engine\n"
 "                           threads (unless --engine names another one), its calls plain\n"
-"                           system calls (no libaio, io_uring), without --cpu replay or\n"
-"                           calls; else none. The report says which, and why\n"
+"                           system calls (no libaio, io_uring), without --cpu replay,\n"
+"                           calls or host; else none. The report says which, and why\n"
 "      --realtime           timed: run the scheduler SCHED_FIFO, so other tasks cannot push\n"
 "                           deadlines back. Off by default: its spinning starves the kernel\n"
 "                           threads that serve the target (loop, io-wq) on small machines\n"
@@ -387,10 +392,11 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			: !strcmp(arg, "idle") ? REPLAY_CPU_IDLE
 			: !strcmp(arg, "calls") ? REPLAY_CPU_CALLS
 			: !strcmp(arg, "load") ? REPLAY_CPU_LOAD
+			: !strcmp(arg, "host") ? REPLAY_CPU_HOST
 					       : -1;
 
 		if (v < 0) {
-			cli_error("--cpu: replay, calls, load or idle, not '%s'", arg);
+			cli_error("--cpu: replay, calls, load, host or idle, not '%s'", arg);
 			return EXIT_USAGE;
 		}
 		if (o->cpu && o->cpu != v) {

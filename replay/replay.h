@@ -29,6 +29,8 @@ enum replay_cpu {
 	REPLAY_CPU_IDLE,     /* the I/O alone, on an otherwise idle replayer */
 	REPLAY_CPU_CALLS,    /* the recorded threads' own CPU before their calls, no load */
 	REPLAY_CPU_LOAD,     /* the load of the recording host's other tasks only, no burns */
+	REPLAY_CPU_HOST,     /* the whole host's load, the recorded threads' CPU included, burned
+			      * by load threads; the calls themselves without burns */
 };
 
 /* --cpu-wait: whether a call waits for a CPU as long as the recorded one did (core/cpu.c). */

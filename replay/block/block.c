@@ -125,6 +125,7 @@ static int prescan(struct run *r, struct prescan *p, char *err, size_t errlen)
 			p->events++;
 			p->count[ev->op]++;
 			p->oncpu_events += ev->oncpu_ns != 0;
+			p->oncpu_total_ns += ev->oncpu_ns;
 			if (ev->complete_ns == IO_TS_NONE)
 				p->no_completion++;
 			if (!ev->tid)

@@ -37,6 +37,10 @@ struct run_load {
 	size_t n;
 	unsigned int k;
 	bool traced;
+	/* of the recorded threads' CPU in each interval, the part the load burns: their CPU
+	 * between calls over all of it. The rest was spent inside their calls, on the I/O path
+	 * the replay's own calls take again. */
+	double traced_share;
 	volatile bool stop;
 	pthread_t th[LOAD_MAX_THREADS];
 	unsigned int started;
@@ -97,6 +101,9 @@ static int cpu_wait_setup(struct run *r, const struct prescan *p, char *err, siz
 			: o->cpu == REPLAY_CPU_REPLAY || o->cpu == REPLAY_CPU_CALLS
 			? "the default with --cpu replay or calls: the burns compete for the CPU "
 			  "themselves; --cpu-wait recorded adds the waits too"
+			: o->cpu == REPLAY_CPU_HOST
+			? "the default with --cpu host: the calls wait for the CPU the load takes; "
+			  "--cpu-wait recorded adds the waits too"
 			: o->engine && r->eng != &engine_threads_ops
 			? "the default with an engine named other than threads; --cpu-wait recorded "
 			  "adds them with psync"
@@ -133,6 +140,25 @@ static int cpu_wait_setup(struct run *r, const struct prescan *p, char *err, siz
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The recorded threads' CPU between their calls over their CPU all told (1 when unknown). */
+static double load_traced_share(const struct trace_cpu_load *l, size_t n, uint64_t oncpu_ns)
+{
+	uint64_t traced = 0;
+
+	for (size_t i = 0; i < n; i++)
+		traced += (uint64_t)l[i].traced_us * 1000;
+	if (!traced || !oncpu_ns || oncpu_ns >= traced)
+		return 1.0;
+	return (double)oncpu_ns / (double)traced;
+}
+
+/* An interval's load to burn, ns: the other tasks', and the recorded threads' where asked. */
+static uint64_t load_busy_ns(const struct run_load *ld, const struct trace_cpu_load *e)
+{
+	return (uint64_t)e->other_us * 1000 +
+	       (ld->traced ? (uint64_t)((double)e->traced_us * 1000 * ld->traced_share) : 0);
 }
 
 int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
@@ -176,22 +202,26 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	}
 	if (how == REPLAY_CPU_CALLS)
 		load = false;
-	/* the other tasks' load alone: the recorded threads make their calls without burns, and
-	 * the CPU they contend for is the load's (their waits for it: --cpu-wait) */
-	if (how == REPLAY_CPU_LOAD)
+	/* the recorded threads replayed by threads of their own (file level), as the
+	 * application's made their calls: with their burns, or in the host's load */
+	if ((calls || how == REPLAY_CPU_HOST) && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
+		r->eng = &engine_threads_ops;
+	/* the load alone: the recorded threads make their calls without burns, and the CPU they
+	 * contend for is the load's (their waits for it: --cpu-wait; --cpu host: the load's) */
+	if (how == REPLAY_CPU_LOAD || how == REPLAY_CPU_HOST)
 		calls = false;
 	/* --cpu idle and the default returned above: what was asked must be in the trace */
 	if (!calls && !load) {
 		snprintf(err, errlen,
 			 "--cpu %s: %s holds no %s (recorded without --cpu, by an ioreel before "
 			 "format 1.6, or not a recording); give --cpu idle",
-			 how == REPLAY_CPU_CALLS ? "calls" : how == REPLAY_CPU_LOAD ? "load" : "replay",
-			 o->trace, how == REPLAY_CPU_LOAD ? "record of the host's load" : "CPU data");
+			 how == REPLAY_CPU_CALLS ? "calls" : how == REPLAY_CPU_LOAD ? "load"
+			 : how == REPLAY_CPU_HOST ? "host" : "replay",
+			 o->trace, how == REPLAY_CPU_LOAD || how == REPLAY_CPU_HOST
+			 ? "record of the host's load" : "CPU data");
 		res->usage_error = true;
 		return -EINVAL;
 	}
-	if (calls && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
-		r->eng = &engine_threads_ops;
 	r->cpu_calls = calls && r->eng->burns_cpu;
 	res->cpu_replayed = true;
 	if (load) {
@@ -202,7 +232,10 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		ld->r = r;
 		ld->l = l;
 		ld->n = nl;
+		/* --cpu host, or replay on an engine that burns nothing per call: the load
+		 * threads burn the recorded threads' CPU between calls too */
 		ld->traced = !r->cpu_calls && how != REPLAY_CPU_LOAD;
+		ld->traced_share = load_traced_share(l, nl, p->oncpu_total_ns);
 		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
 		if (ld->k > LOAD_MAX_THREADS)
 			ld->k = LOAD_MAX_THREADS;
@@ -292,7 +325,7 @@ static void *load_main(void *arg)
 			continue;
 		a0 = start + (uint64_t)((t0 > g ? t0 - g : 0) / speed);
 		a1 = start + (uint64_t)((t1 - g) / speed);
-		busy = ((uint64_t)e->other_us + (ld->traced ? e->traced_us : 0)) * 1000;
+		busy = load_busy_ns(ld, e);
 		if (t0 < g) /* the part of the interval the replay covers */
 			busy = busy * (t1 - g) / (t1 - t0);
 		share = (uint64_t)(busy * ts / speed / ld->k);
@@ -362,8 +395,7 @@ void run_cpu_stop(struct run *r)
 			const struct trace_cpu_load *e = &ld->l[i];
 
 			if (ld->l[i + 1].start_ns > r->genesis)
-				res->load_recorded_ns +=
-				    ((uint64_t)e->other_us + (ld->traced ? e->traced_us : 0)) * 1000;
+				res->load_recorded_ns += load_busy_ns(ld, e);
 		}
 		free(ld);
 		r->load = NULL;

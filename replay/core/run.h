@@ -82,6 +82,7 @@ struct prescan {
 	uint32_t max_dev_len[TRACE_MAX_DEVICES];
 	uint32_t max_stream;
 	uint64_t oncpu_events; /* events that carry their thread's on-CPU time */
+	uint64_t oncpu_total_ns; /* and its sum: the recorded threads' CPU between their calls */
 	uint64_t async_calls;  /* file level: calls made through libaio or io_uring */
 	bool sorted;
 };

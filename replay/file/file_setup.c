@@ -64,6 +64,7 @@ static void prescan_call(struct prescan *p, const struct fcall *c)
 	if (c->s.stream > p->max_stream)
 		p->max_stream = c->s.stream;
 	p->oncpu_events += c->iev.oncpu_ns != 0;
+	p->oncpu_total_ns += c->iev.oncpu_ns;
 	if (c->s.op == IO_FOP_READ)
 		p->count[IO_OP_READ]++;
 	else if (c->s.op == IO_FOP_WRITE)

@@ -142,6 +142,19 @@ assert c["load_threads"] > 0 and not c["load_includes_recorded_threads"] and c["
 assert c["wait_how"].startswith("recorded") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
 	"$dir/load.json" || fail "--cpu load is not the other tasks' load alone: $(cat "$dir/load.json")"
 
+# --cpu host: the whole host's load, the recorded threads' CPU between their calls included,
+# burned by the load threads; the calls themselves burn nothing, on engine threads, and wait
+# for the CPU the load takes rather than the recorded waits
+replay host "$dir/t.ioreel" --cpu host
+python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+c = r["cpu"]
+assert c["replayed"] and c["how"] == "replay (the recorded threads'"'"' and the other tasks'"'"' load)", c
+assert c["load_threads"] > 0 and c["load_includes_recorded_threads"] and c["asked_ns"] == 0, c
+assert c["load_asked_ns"] > json.load(open(sys.argv[2]))["cpu"]["load_asked_ns"], c
+assert c["wait_how"].startswith("none (the default with --cpu host") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
+	"$dir/host.json" "$dir/load.json" || fail "--cpu host is not the whole host's load: $(cat "$dir/host.json")"
+
 rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
 "$burner" "$dir/data/a" 200 50 || fail "cpu_burner failed"
 rec_stop || fail "record (without --cpu) exited $?"
@@ -163,6 +176,11 @@ rc=0
 	>"$dir/n4.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "no record of the host's load" "$dir/n4.out" ||
 	fail "--cpu load of a trace without CPU data: exit $rc, $(cat "$dir/n4.out")"
+rc=0
+"$IOREEL" replay "$dir/n.ioreel" --root "$dir/n2" --allow-writes -q --cpu host \
+	>"$dir/n5.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "no record of the host's load" "$dir/n5.out" ||
+	fail "--cpu host of a trace without CPU data: exit $rc, $(cat "$dir/n5.out")"
 rc=0
 "$IOREEL" replay "$dir/n.ioreel" --root "$dir/n2" --allow-writes -q --cpu-wait recorded \
 	>"$dir/n3.out" 2>&1 || rc=$?
