@@ -186,6 +186,7 @@ freplay() {
 			"${OPTS[@]}" "${eng[@]}" -o "$out/pred-file-$fs-$mode.ioreel" -q --json
 	) >"$out/pred-file-$fs-$mode.json" 2>"$out/pred-file-$fs-$mode.err" &
 	local pid=$! cache
+	cleanup_kill "$pid" # a bench stopped here stops its replay before unmounting under it
 	cache=$(same_cache "$pid")
 	# the device under the file replay, recorded as the real runs' was (what reaches it:
 	# reads the page cache missed, writeback, flushes), for devrates below
