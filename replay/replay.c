@@ -388,13 +388,11 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 							  : REPLAY_CPU_WAIT_NONE;
 		return 0;
 	case OPT_CPU: {
-		int v = !strcmp(arg, "replay") ? REPLAY_CPU_REPLAY
-			: !strcmp(arg, "idle") ? REPLAY_CPU_IDLE
-			: !strcmp(arg, "calls") ? REPLAY_CPU_CALLS
-			: !strcmp(arg, "load") ? REPLAY_CPU_LOAD
-			: !strcmp(arg, "host") ? REPLAY_CPU_HOST
-					       : -1;
+		int v = -1;
 
+		for (int k = 0; k < REPLAY_CPU__COUNT; k++)
+			if (replay_cpu_names[k] && !strcmp(arg, replay_cpu_names[k]))
+				v = k;
 		if (v < 0) {
 			cli_error("--cpu: replay, calls, load, host or idle, not '%s'", arg);
 			return EXIT_USAGE;

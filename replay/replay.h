@@ -31,7 +31,11 @@ enum replay_cpu {
 	REPLAY_CPU_LOAD,     /* the load of the recording host's other tasks only, no burns */
 	REPLAY_CPU_HOST,     /* the whole host's load, the recorded threads' CPU included, burned
 			      * by load threads; the calls themselves without burns */
+	REPLAY_CPU__COUNT
 };
+
+/* --cpu's words, by enum replay_cpu (NULL for the default, which has none; core/cpu.c) */
+extern const char *const replay_cpu_names[REPLAY_CPU__COUNT];
 
 /* --cpu-wait: whether a call waits for a CPU as long as the recorded one did (core/cpu.c). */
 enum replay_cpu_wait {

@@ -31,6 +31,11 @@
 
 #define LOAD_MAX_THREADS 256
 
+const char *const replay_cpu_names[REPLAY_CPU__COUNT] = {
+	[REPLAY_CPU_REPLAY] = "replay", [REPLAY_CPU_IDLE] = "idle",  [REPLAY_CPU_CALLS] = "calls",
+	[REPLAY_CPU_LOAD] = "load",	[REPLAY_CPU_HOST] = "host",
+};
+
 struct run_load {
 	struct run *r;
 	const struct trace_cpu_load *l;
@@ -215,9 +220,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		snprintf(err, errlen,
 			 "--cpu %s: %s holds no %s (recorded without --cpu, by an ioreel before "
 			 "format 1.6, or not a recording); give --cpu idle",
-			 how == REPLAY_CPU_CALLS ? "calls" : how == REPLAY_CPU_LOAD ? "load"
-			 : how == REPLAY_CPU_HOST ? "host" : "replay",
-			 o->trace, how == REPLAY_CPU_LOAD || how == REPLAY_CPU_HOST
+			 replay_cpu_names[how], o->trace, how == REPLAY_CPU_LOAD || how == REPLAY_CPU_HOST
 			 ? "record of the host's load" : "CPU data");
 		res->usage_error = true;
 		return -EINVAL;
@@ -235,7 +238,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		/* --cpu host, or replay on an engine that burns nothing per call: the load
 		 * threads burn the recorded threads' CPU between calls too */
 		ld->traced = !r->cpu_calls && how != REPLAY_CPU_LOAD;
-		ld->traced_share = load_traced_share(l, nl, p->oncpu_total_ns);
+		ld->traced_share = ld->traced ? load_traced_share(l, nl, p->oncpu_total_ns) : 1.0;
 		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
 		if (ld->k > LOAD_MAX_THREADS)
 			ld->k = LOAD_MAX_THREADS;
