@@ -25,17 +25,19 @@ rec_start() {
 	fail "ioreel record did not attach within 10 s"
 }
 
-# rec_file_workload SCRIPT DIR OUT.ioreel: runs python3 SCRIPT DIR, which makes DIR/ready once
-# its set-up is done and waits for DIR/go; records it at file level (--pid, --under DIR) from
-# then until it exits, and exports the trace to OUT.csv (OUT without .ioreel).
+# rec_file_workload SCRIPT DIR OUT.ioreel [RECORD OPTIONS...]: runs python3 SCRIPT DIR, which
+# makes DIR/ready once its set-up is done and waits for DIR/go; records it at file level
+# (--pid, --under DIR, and the options given) from then until it exits, and exports the trace
+# to OUT.csv (OUT without .ioreel).
 rec_file_workload() {
 	local script=$1 dir=$2 out=$3 pid i
+	shift 3
 	python3 "$script" "$dir" &
 	pid=$!
 	cleanup_kill "$pid"
 	for ((i = 0; i < 200; i++)); do [ -e "$dir/ready" ] && break; sleep 0.05; done
 	[ -e "$dir/ready" ] || fail "the workload $script did not start"
-	rec_start "$out" --level file --pid "$pid" --under "$dir"
+	rec_start "$out" --level file --pid "$pid" --under "$dir" "$@"
 	touch "$dir/go"
 	for ((i = 0; i < 200; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.05; done
 	wait "$REC_PID" || fail "record (workload) exited $?: $(cat "$out.err")"

@@ -17,6 +17,8 @@
 #   1s): on a loaded machine a 3 ms sleep of the workload's can pass 10 ms, the default, and
 #   such a call keeps its trace time instead;
 # - with chains on, calls are chained (the JSON's dep.chained, a fifth at least); off, none;
+#   on both when threads is named and when no engine is (recorded with --cpu, dep mode's
+#   default of waits for a CPU chooses threads after the mode's setup: chains were off there);
 # - the calls released back to back are sync releases, not async (file level).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -50,15 +52,15 @@ for t in ts:
 for t in ts:
     t.join()
 PY
-rec_file_workload "$out/work.py" "$w" "$out/f.ioreel"
+rec_file_workload "$out/work.py" "$w" "$out/f.ioreel" --cpu
 
-# rp NAME ARGS...: the recording replayed in dep mode with the threads engine
+# rp NAME ARGS...: the recording replayed in dep mode (engine threads: named, or the default)
 rp() {
 	local name=$1
 	shift
 	rm -rf "$out/root" && mkdir "$out/root"
 	"$IOREEL" replay "$out/f.ioreel" --root "$out/root" --allow-writes --force --mode dep \
-		--engine threads --dep-barrier none --dep-think-max 1s --json -q \
+		--dep-barrier none --dep-think-max 1s --json -q \
 		-o "$out/$name.ioreel" "$@" \
 		>"$out/$name.json" \
 		2>"$out/$name.err" || fail "replay $name failed: $(cat "$out/$name.err")"
@@ -101,6 +103,7 @@ for tid, rv in rec.items():
 print("%s: %d calls, %d threads, chained %d, released %s, overlapping %d, early %d, errors %d"
       % (sys.argv[4], n, len(rec), dep["chained"], dep["released"], overlap, early, fid["errors"]))
 assert fid["errors"] == 0
+assert fid["engine"] == "threads", fid["engine"]
 assert overlap == 0 and early == 0
 assert dep["released"]["async"] == 0, "back-to-back calls taken for asynchronous ones"
 if sys.argv[4] == "on":
@@ -112,6 +115,8 @@ PY
 }
 rp on
 check on on
-rp off --dep-chain off
+rp named --engine threads
+check named on
+rp off --engine threads --dep-chain off
 check off off
 echo PASS
