@@ -15,8 +15,12 @@
  *
  *   src->scan      one pass over the trace (struct prescan), before anything is opened
  *   mode->setup    what the mode needs from the scan (dep: inference, or a fallback mode)
- *   src->prepare   targets opened and vetted;  then the engine is picked (src->engine_hint)
+ *   src->prepare   targets opened and vetted;  then the engine is picked (src->engine_hint,
+ *                  then run_cpu_setup: threads for --cpu-wait's default and --cpu host)
  *   src->ready     what needs the engine and the targets (block: never-written check, prefill)
+ *
+ * r->eng is final from src->ready on: the stages before it read no more than its name given
+ * (o->engine), and what depends on the engine is decided in src->ready or later (the loop).
  *   mode->prepare  what the mode loads before the clock (closed: its streams, src->each)
  *   run_setup_slots, src->open_output, the helper thread, run_schedule (mode->loop)
  *

@@ -59,8 +59,8 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	r->res->elastic.splits = o->split;
 	r->res->elastic.absorb = d->el.absorb;
 	r->res->elastic.file_level = d->file_level;
-	/* and the engine chains: dep_loop, where the engine is final */
-	d->chain = o->chain && !d->el.acct && !o->group_commit && !o->absorb && !o->split;
+	/* whether the engine chains is dep_loop's: it is not final yet (replay/core/run.h) */
+	d->chain_asked = o->chain && !d->el.acct && !o->group_commit && !o->absorb && !o->split;
 	d->lock = o->commit_lock; /* file level only: dep_setup masks it */
 	r->res->elastic.commit_lock = d->lock;
 	return 0;
@@ -528,10 +528,10 @@ static int dep_loop(struct run *r)
 
 	if (!issued)
 		return -ENOMEM;
-	/* Not at the mode's setup: the engine is chosen after it when none is named (threads,
-	 * for --cpu-wait's default and --cpu host), and a file-level replay that chose threads
-	 * there ran with its chains off, every call two wake-ups away from the one before. */
-	d->chain = d->chain && r->eng->chains;
+	/* Not at the mode's setup: the engine is final only after it (threads, when none is
+	 * named, for --cpu-wait's default and --cpu host); decided there, a file-level replay
+	 * ran with its chains off, every call two wake-ups away from the one before. */
+	d->chain = d->chain_asked && r->eng->chains;
 	while (!run_stopping(r)) {
 		uint64_t now, due;
 		unsigned int n = 0;

@@ -158,7 +158,8 @@ struct dep_sched {
 	uint32_t *work; /* finish()'s list: a slot and its riders, DEP_WINDOW */
 	uint32_t *splitq; /* slots whose split flush is to be issued, DEP_WINDOW */
 	uint32_t nsplitq;
-	bool chain;	  /* chains are on (the engine chains, no elastic model) */
+	bool chain_asked; /* --dep-chain, no elastic model: chains if the engine chains */
+	bool chain;	  /* chains are on: asked, and the engine chains (dep_loop) */
 	uint32_t *chainq; /* streams whose next call may chain now (nst entries) */
 	uint32_t nchainq;
 	bool lock;	  /* the commit lock model is on (file level) */

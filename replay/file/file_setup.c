@@ -240,14 +240,29 @@ static int prepare(struct run *r, const struct prescan *p, char *err, size_t err
 		ret = open_at_setup(r, err, errlen);
 	if (!ret)
 		ret = fdec_init(&f->dec, f, false);
-	f->null_engine = !strcmp(r->eng->name, "null");
-	f->iface = !strcmp(r->eng->name, "io_uring") ? IO_FIF_URING
-		   : !strcmp(r->eng->name, "libaio") ? IO_FIF_AIO
-						     : IO_FIF_SYSCALL;
 	if (f->res->direct_refused)
 		run_warn(r, "%llu files opened without O_DIRECT: %s refuses it (the recording had it)",
 			 (unsigned long long)f->res->direct_refused, f->res->root);
 	return ret;
+}
+
+/*
+ * What the engine decides, once it is final (not at prepare: --cpu-wait's default and --cpu
+ * host choose threads after it, and a result trace then said io_uring of every call the
+ * threads made as plain system calls): the interface the result trace names for a call.
+ */
+static int ready(struct run *r, const struct prescan *p, char *err, size_t errlen)
+{
+	struct frun *f = frun_of(r);
+
+	(void)p;
+	(void)err;
+	(void)errlen;
+	f->null_engine = !strcmp(r->eng->name, "null");
+	f->iface = !strcmp(r->eng->name, "io_uring") ? IO_FIF_URING
+		   : !strcmp(r->eng->name, "libaio") ? IO_FIF_AIO
+						     : IO_FIF_SYSCALL;
+	return 0;
 }
 
 static long feed(struct run *r)
@@ -432,6 +447,7 @@ const struct replay_source_ops replay_source_file = {
 	.out_item = sizeof(struct done_fev),
 	.scan = scan,
 	.prepare = prepare,
+	.ready = ready,
 	.buffers = buffers,
 	.engine_targets = engine_targets,
 	.open_output = open_output,

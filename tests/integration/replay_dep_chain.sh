@@ -19,7 +19,8 @@
 # - with chains on, calls are chained (the JSON's dep.chained, a fifth at least); off, none;
 #   on both when threads is named and when no engine is (recorded with --cpu, dep mode's
 #   default of waits for a CPU chooses threads after the mode's setup: chains were off there);
-# - the calls released back to back are sync releases, not async (file level).
+# - the calls released back to back are sync releases, not async (file level);
+# - the result trace names the calls system calls, as the threads made them.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 src=$(make_fs ext4 "$(make_loop 64)")
@@ -78,7 +79,7 @@ def calls(path):
             continue
         q, c = int(r["queue_ns"]), int(r["complete_ns"])
         i = int(r["issue_ns"]) if r["issue_ns"] else q
-        per.setdefault(r["tid"], []).append((r["op"], q, i, c))
+        per.setdefault(r["tid"], []).append((r["op"], q, i, c, r["iface"]))
     return per
 rec, rep = calls(sys.argv[1]), calls(sys.argv[2])
 fid = json.load(open(sys.argv[3]))["fidelity"]
@@ -106,6 +107,10 @@ assert fid["errors"] == 0
 assert fid["engine"] == "threads", fid["engine"]
 assert overlap == 0 and early == 0
 assert dep["released"]["async"] == 0, "back-to-back calls taken for asynchronous ones"
+# the threads made plain system calls, and the result trace says so (it said uring where the
+# engine was chosen after the source's setup)
+ifaces = {x[4] for v in rep.values() for x in v}
+assert ifaces == {"syscall"}, "result trace names the calls' interface %s" % sorted(ifaces)
 if sys.argv[4] == "on":
     # 450-480 of 500 on a quiet machine, 350-380 with both cores busy beside it
     assert dep["chained"] >= n // 5, "expected calls chained"
