@@ -18,11 +18,11 @@
  *   src->prepare   targets opened and vetted;  then the engine is picked (src->engine_hint,
  *                  then run_cpu_setup: threads for --cpu-wait's default and --cpu host)
  *   src->ready     what needs the engine and the targets (block: never-written check, prefill)
+ *   mode->prepare  what the mode loads before the clock (closed: its streams, src->each)
+ *   run_setup_slots, src->open_output, the helper thread, run_schedule (mode->loop)
  *
  * r->eng is final from src->ready on: the stages before it read no more than its name given
  * (o->engine), and what depends on the engine is decided in src->ready or later (the loop).
- *   mode->prepare  what the mode loads before the clock (closed: its streams, src->each)
- *   run_setup_slots, src->open_output, the helper thread, run_schedule (mode->loop)
  *
  * Two threads: the scheduling thread runs the mode's loop and the engine (issue, submit,
  * reap); the helper thread decodes ahead of it (src->feed into the input ring) and writes and
