@@ -116,15 +116,15 @@ c = json.load(open(sys.argv[1]))["cpu"]
 assert not c["replayed"] and c["how"] == "idle (--cpu idle)" and c["asked_ns"] == 0, c' \
 	"$dir/idle.json" || fail "--cpu idle burned CPU: $(cat "$dir/idle.json")"
 # the default burns nothing before the calls: they are made on engine threads with their
-# recorded waits for a CPU (--cpu-wait's default, below) beside the other tasks' load (--cpu
-# load), and it says so; with --cpu-wait none it is idle, saying the trace could do more
+# recorded waits for a CPU (--cpu-wait's default, below) beside the whole host's load (--cpu
+# host), and it says so; with --cpu-wait none it is idle, saying the trace could do more
 replay dflt "$dir/t.ioreel"
 replay dfltn "$dir/t.ioreel" --cpu-wait none
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
 c = r["cpu"]
-assert c["replayed"] and c["how"].startswith("replay (the other tasks'"'"' load; the default"), c
-assert c["load_threads"] > 0 and not c["load_includes_recorded_threads"], c
+assert c["replayed"] and c["how"].startswith("replay (the recorded threads'"'"' and the other tasks'"'"' load; the default"), c
+assert c["load_threads"] > 0 and c["load_includes_recorded_threads"], c
 assert c["asked_ns"] == 0 and c["wait_how"].startswith("recorded"), c
 assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]
 n = json.load(open(sys.argv[2]))["cpu"]
@@ -143,8 +143,8 @@ assert c["wait_how"].startswith("recorded") and r["fidelity"]["engine"] == "thre
 	"$dir/load.json" || fail "--cpu load is not the other tasks' load alone: $(cat "$dir/load.json")"
 
 # --cpu host: the whole host's load, the recorded threads' CPU between their calls included,
-# burned by the load threads; the calls themselves burn nothing, on engine threads, and wait
-# for the CPU the load takes rather than the recorded waits
+# burned by the load threads; the calls themselves burn nothing, on engine threads, and keep
+# their recorded waits for a CPU (--cpu-wait's default there too)
 replay host "$dir/t.ioreel" --cpu host
 python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
@@ -152,7 +152,7 @@ c = r["cpu"]
 assert c["replayed"] and c["how"] == "replay (the recorded threads'"'"' and the other tasks'"'"' load)", c
 assert c["load_threads"] > 0 and c["load_includes_recorded_threads"] and c["asked_ns"] == 0, c
 assert c["load_asked_ns"] > json.load(open(sys.argv[2]))["cpu"]["load_asked_ns"], c
-assert c["wait_how"].startswith("none (the default with --cpu host") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
+assert c["wait_how"].startswith("recorded (the default") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
 	"$dir/host.json" "$dir/load.json" || fail "--cpu host is not the whole host's load: $(cat "$dir/host.json")"
 
 rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
