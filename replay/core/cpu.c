@@ -195,7 +195,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	 * recorded ones, and the kernel's threads on the I/O path compete for the CPU as they
 	 * did. On the same bench, 3 real runs per filesystem, its file-level table met 17, 17 and
 	 * 18 of 18 per-op figures where the other tasks' load alone (--cpu load, the default
-	 * before) met 11 to 15 in six; self-check means x0.70-0.93 against x0.61-0.80, IOPS
+	 * before) met 11 to 15 in six; self-check means x0.70-0.93 against x0.63-0.75 beside it, IOPS
 	 * x0.95-1.00 both (README, "The whole host's load by default").
 	 */
 	how = o->cpu;
