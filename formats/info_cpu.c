@@ -105,10 +105,11 @@ void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events,
 	if (json) {
 		printf("\"cpu\": {\"oncpu_events\": %llu, \"oncpu_total_ns\": %llu, "
 		       "\"oncpu_p50_ns\": %llu, \"load_intervals\": %zu, \"ncpus\": %u, "
-		       "\"interval_ns\": %u, \"traced_cpu_s\": %.6f, \"other_cpu_s\": %.6f, "
-		       "\"kthread_cpu_s\": %.6f",
+		       "\"interval_ns\": %u, \"load_span_s\": %.6f, \"traced_cpu_s\": %.6f, "
+		       "\"other_cpu_s\": %.6f, \"kthread_cpu_s\": %.6f",
 		       (unsigned long long)c->n, (unsigned long long)c->sum,
-		       (unsigned long long)p50, nl, ncpus, interval, tr / 1e6, ot / 1e6, kt / 1e6);
+		       (unsigned long long)p50, nl, ncpus, interval, span_us / 1e6, tr / 1e6,
+		       ot / 1e6, kt / 1e6);
 		print_wait(c, true);
 		printf("}, ");
 	} else if (!c->n && !nl) {
@@ -120,9 +121,10 @@ void info_cpu_print(struct trace_reader *r, struct info_cpu *c, uint64_t events,
 		       (unsigned long long)c->n, (unsigned long long)events, p50 / 1e3,
 		       c->sum / 1e9);
 		if (nl && span_us)
-			printf("  cpu load   %zu intervals of %u ms on %u CPUs: recorded threads "
-			       "%.1f%%, other tasks %.1f%%, kernel threads %.1f%% of the CPUs\n",
-			       nl, interval / 1000000, ncpus, 100.0 * tr / span_us / ncpus,
+			printf("  cpu load   %zu intervals of %u ms over %.2f s on %u CPUs: recorded "
+			       "threads %.1f%%, other tasks %.1f%%, kernel threads %.1f%% of the "
+			       "CPUs\n",
+			       nl, interval / 1000000, span_us / 1e6, ncpus, 100.0 * tr / span_us / ncpus,
 			       100.0 * ot / span_us / ncpus, 100.0 * kt / span_us / ncpus);
 		print_wait(c, false);
 	}

@@ -839,9 +839,11 @@ int cmd_record(int argc, char **argv)
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
 
 	run_loop(skel, c, d, w, &o, ncpu, &cl, &r);
-	finish(skel, c, &tab, &rg, d, ncpu, &r);
+	/* the CPU load ends at the stop, not after the wait for the I/O in flight and the
+	 * detach (finish) */
 	if (!r.werr)
 		r.werr = rec_cpuload_tick(&cl, w, ktime_now(), true);
+	finish(skel, c, &tab, &rg, d, ncpu, &r);
 	{
 		struct trace_stats st = {
 			.events = r.ds.events,
