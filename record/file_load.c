@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -155,10 +157,45 @@ static int add_link(struct fl_bpf *b, struct bpf_link *l)
 	return 0;
 }
 
+/*
+ * Destroying a link to a syscall tracepoint waits for an RCU grace period twice, once as the
+ * program leaves the event and once as the event is released, each under a kernel mutex of its
+ * own: one link after the other, the stop took 6.7 s after a Ctrl-C here. Destroyed from a few
+ * threads at once, one link's second wait overlaps the next one's first: 3.3-3.7 s (16 threads
+ * gain nothing more, the mutexes serialise the rest).
+ */
+#define DETACH_THREADS 4
+
+struct detach_part {
+	struct fl_bpf *b;
+	int first;
+};
+
+static void *detach_part(void *arg)
+{
+	struct detach_part *p = arg;
+
+	for (int i = p->first; i < p->b->nlinks; i += DETACH_THREADS)
+		bpf_link__destroy(p->b->links[i]);
+	return NULL;
+}
+
 void fl_bpf_detach(struct fl_bpf *b)
 {
-	for (int i = 0; i < b->nlinks; i++)
-		bpf_link__destroy(b->links[i]);
+	struct detach_part part[DETACH_THREADS];
+	pthread_t th[DETACH_THREADS];
+	bool started[DETACH_THREADS] = {0};
+
+	for (int k = 0; k < DETACH_THREADS; k++) {
+		part[k] = (struct detach_part){ b, k };
+		started[k] = k < b->nlinks && !pthread_create(&th[k], NULL, detach_part, &part[k]);
+	}
+	for (int k = 0; k < DETACH_THREADS; k++) {
+		if (started[k])
+			pthread_join(th[k], NULL);
+		else
+			detach_part(&part[k]); /* no thread to spare: here */
+	}
 	b->nlinks = 0;
 }
 
