@@ -128,6 +128,9 @@ struct engine_ops {
 	bool sync_io;
 	/* Nothing reaches a target (null): what a target holds does not matter to it. */
 	bool moves_no_data;
+	/* How a file-level replay's calls are made, named by its result trace (enum io_fiface,
+	 * formats/file.h): a system call unless set (io_uring, libaio). */
+	uint8_t file_iface;
 	/* Each recorded thread's I/O is made by a thread of its own, which first spends the
 	 * I/O's burn_ns on the CPU (threads) */
 	bool burns_cpu;

@@ -15,6 +15,7 @@
 #include <libaio.h>
 /* libaio.h has its own struct io_event: ours is renamed here, where only IO_OP_* is needed */
 #define io_event ioreel_io_event
+#include "formats/file.h"
 #include "formats/event.h"
 #undef io_event
 #include "replay/engine/engine.h"
@@ -156,6 +157,7 @@ static void aio_exit(struct engine *e)
 
 const struct engine_ops engine_aio_ops = {
 	.name = "libaio",
+	.file_iface = IO_FIF_AIO,
 	.init = aio_init,
 	.queue = aio_queue,
 	.submit = aio_submit,

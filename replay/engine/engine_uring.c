@@ -14,6 +14,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <liburing.h>
+#include "formats/file.h"
 #include "formats/event.h"
 #include "replay/engine/engine.h"
 
@@ -248,6 +249,7 @@ static void uring_exit(struct engine *e)
 
 const struct engine_ops engine_uring_ops = {
 	.name = "io_uring",
+	.file_iface = IO_FIF_URING,
 	.init = uring_init,
 	.queue = uring_queue,
 	.submit = uring_submit,

@@ -258,10 +258,8 @@ static int ready(struct run *r, const struct prescan *p, char *err, size_t errle
 	(void)p;
 	(void)err;
 	(void)errlen;
-	f->null_engine = !strcmp(r->eng->name, "null");
-	f->iface = !strcmp(r->eng->name, "io_uring") ? IO_FIF_URING
-		   : !strcmp(r->eng->name, "libaio") ? IO_FIF_AIO
-						     : IO_FIF_SYSCALL;
+	f->null_engine = r->eng->moves_no_data;
+	f->iface = r->eng->file_iface;
 	return 0;
 }
 
