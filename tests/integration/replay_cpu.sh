@@ -13,7 +13,9 @@
 #  - a trace recorded without --cpu replays as before (its usual engine, no CPU) and says so;
 #  - --cpu-wait: recorded by default in dep mode where the trace has the waits (engine threads),
 #    none with --cpu-wait none, in timed mode or without them, the report saying which and why;
-#    --cpu replay refuses it (exit 2) naming --cpu idle.
+#    --cpu replay refuses it (exit 2) naming --cpu idle;
+#  - block level: a dep replay of a trace with the host's load takes it (--cpu host) by
+#    default, timed mode and --cpu idle do not.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 
@@ -232,4 +234,26 @@ rc=0
 	--engine io_uring >"$dir/w2.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "psync or threads" "$dir/w2.out" ||
 	fail "--cpu-wait recorded with engine io_uring: exit $rc, $(cat "$dir/w2.out")"
+# block level: a dep replay of a trace with the host's load takes the whole host's load by
+# default (the loop device's workers wait for a CPU as they did), and says so; timed mode and
+# --cpu idle stay idle
+dev=$(make_loop 16)
+dd if="$dir/data/a" of="$dev" bs=1M oflag=direct status=none || fail "cannot write $dev"
+rec_start "$dir/blk.ioreel" -d "$dev" --comm cpu_burner --cpu
+"$burner" "$dev" 500 200 direct >/dev/null || fail "cpu_burner (direct) failed"
+rec_stop || fail "record (block level) exited $?: $(cat "$dir/blk.ioreel.err")"
+for m in dep timed idle; do
+	opt=(--mode "$m")
+	[ "$m" = idle ] && opt=(--mode dep --cpu idle)
+	"$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --json "${opt[@]}" \
+		>"$dir/blk-$m.json" 2>"$dir/blk-$m.err" || fail "block replay ($m): $(cat "$dir/blk-$m.err")"
+done
+python3 - "$dir/blk-dep.json" "$dir/blk-timed.json" "$dir/blk-idle.json" <<'PY' || fail "the block-level default is not as documented: $(cat "$dir/blk-dep.json")"
+import json, sys
+d, t, i = (json.load(open(f))["cpu"] for f in sys.argv[1:])
+assert d["replayed"] and d["how"].startswith("replay (the recorded threads' and the other tasks' load; the default in dep mode"), d
+assert d["load_threads"] > 0 and d["load_includes_recorded_threads"] and d["load_asked_ns"] > 0, d
+assert not t["replayed"] and t["how"].startswith("idle (the default") and t["load_threads"] == 0, t
+assert not i["replayed"] and i["how"] == "idle (--cpu idle)" and i["load_threads"] == 0, i
+PY
 echo "ok: per-thread CPU reproduced within 10 %, recorded waits for a CPU reached, --cpu idle and traces without CPU data as before"
