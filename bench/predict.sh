@@ -31,7 +31,8 @@
 #      run: its real runs are taken instead of running them again, to try replay variants).
 # Takes about (3 x REPEATS + 3 x #MODES) x (SECONDS_PER_RUN + 20 s), more on slow candidates.
 set -u
-# the real runs are recorded with the CPU (for variants with replay --cpu replay)
+# the real runs are recorded with the CPU: a dep replay then takes the recording host's whole
+# load by default (the replayer's default since 2026-12-03; dep-idle=dep,--cpu,idle without it)
 export REC_OPTS=${REC_OPTS---cpu}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/lib.sh"

@@ -12,7 +12,7 @@
 # (SOURCE) run's file-level recording is then replayed with --root onto ext4 and btrfs (in a directory
 # on each, modes MODES; in dep mode the replayer's default engine, threads: each recorded
 # thread's calls made by a thread of its own with their recorded waits for a CPU, as the
-# server's were, beside the recorded load of the other tasks; in other modes engine psync: PostgreSQL's calls are plain system calls, so a
+# server's were, beside the recording host's whole load; in other modes engine psync: PostgreSQL's calls are plain system calls, so a
 # psync worker's call is timed as the server's was), and its block-level recording onto the ext4 and
 # btrfs loop devices themselves once their filesystems are done with (raw: a block replay
 # carries xfs's block pattern, whatever the target's filesystem would have done).
@@ -34,7 +34,8 @@
 #      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s; the file replays in dep
 #      mode use the replayer's default (engine threads, --cpu-wait recorded, --cpu host), in other modes
 #      psync, unless the variant names one: dep-p=dep,--engine,psync is the dep default before
-#      2026-12-03; the block replays keep io_uring), TARGETS ("xfs ext4 btrfs":
+#      2026-12-03; the block replays keep io_uring, and in dep mode take the whole host's load
+#      too, the replayer's default there since 2026-12-03: --cpu,idle for one without it), TARGETS ("xfs ext4 btrfs":
 #      xfs, the recording's own filesystem, is the self-check: what the replayer itself adds;
 #      only xfs and the targets run for real, so TARGETS=xfs is the self-check alone),
 #      SOURCE (xfs: the filesystem whose median run is replayed, and the self-check's; btrfs
