@@ -577,9 +577,10 @@ int cmd_record_file(int argc, char **argv)
 	run_loop(&l, &r);
 	/* the CPU load ends at the stop: detaching the per-syscall tracepoints (finish) waits
 	 * for an RCU grace period each, seconds in all, and is not the recording's time */
-	if (!r.werr)
-		r.werr = rec_cpuload_tick(&l.cl, l.w, now_mono_ns(), true);
+	int lerr = r.werr ? 0 : rec_cpuload_tick(&l.cl, l.w, now_mono_ns(), true);
 	finish(&l, &r);
+	if (!r.werr)
+		r.werr = lerr; /* after finish, which releases the calls unless the writer failed */
 	trace_writer__set_counters(l.w, cs, counters(&r, cs));
 	{
 		struct trace_stats st = {

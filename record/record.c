@@ -841,9 +841,10 @@ int cmd_record(int argc, char **argv)
 	run_loop(skel, c, d, w, &o, ncpu, &cl, &r);
 	/* the CPU load ends at the stop, not after the wait for the I/O in flight and the
 	 * detach (finish) */
-	if (!r.werr)
-		r.werr = rec_cpuload_tick(&cl, w, ktime_now(), true);
+	int lerr = r.werr ? 0 : rec_cpuload_tick(&cl, w, ktime_now(), true);
 	finish(skel, c, &tab, &rg, d, ncpu, &r);
+	if (!r.werr)
+		r.werr = lerr; /* after finish, which releases the I/O unless the writer failed */
 	{
 		struct trace_stats st = {
 			.events = r.ds.events,
