@@ -576,7 +576,7 @@ int cmd_record_file(int argc, char **argv)
 
 	run_loop(&l, &r);
 	/* the CPU load ends at the stop: detaching the per-syscall tracepoints (finish) waits
-	 * for an RCU grace period each, seconds in all, and is not the recording's time */
+	 * for RCU grace periods, seconds in all (file_load.c), and is not the recording's time */
 	int lerr = r.werr ? 0 : rec_cpuload_tick(&l.cl, l.w, now_mono_ns(), true);
 	finish(&l, &r);
 	if (!r.werr)
