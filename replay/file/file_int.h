@@ -165,8 +165,6 @@ struct frun {
 	/* scheduling thread: calls made there, handed back by the next reap */
 	struct replay_io **done;
 	unsigned int ndone;
-	bool null_engine;
-	uint8_t iface; /* enum io_fiface of the engine, for the result */
 };
 
 /* file_root.c: the directory, names, lay-out */

@@ -175,7 +175,7 @@ bool file_to_engine(const struct run *r, const struct sev *s)
 {
 	const struct frun *f = frun_of(r);
 
-	return engine_op(s->op) != OP_HERE && (f->null_engine || f->tg[s->dev].fd >= 0);
+	return engine_op(s->op) != OP_HERE && (r->eng->moves_no_data || f->tg[s->dev].fd >= 0);
 }
 
 int file_issue(struct run *r, struct replay_io *io)
@@ -185,7 +185,7 @@ int file_issue(struct run *r, struct replay_io *io)
 
 	io->flags = 0;
 	io->op = engine_op(io->fop);
-	if (io->op != OP_HERE && (f->null_engine || f->tg[io->dev].fd >= 0))
+	if (io->op != OP_HERE && (r->eng->moves_no_data || f->tg[io->dev].fd >= 0))
 		return 0; /* to the engine */
 	/* made here, timed as psync times a call: clat is the whole call */
 	t0 = now_mono_ns();
@@ -194,7 +194,7 @@ int file_issue(struct run *r, struct replay_io *io)
 		f->res->not_open++;
 		io->res = -EBADF;
 	} else {
-		io->res = f->null_engine ? 0 : make_call(r, io);
+		io->res = r->eng->moves_no_data ? 0 : make_call(r, io);
 	}
 	io->complete_ns = now_mono_ns();
 	if (!r->first_submit_set) {
@@ -242,7 +242,8 @@ void file_complete(struct run *r, struct replay_io *io, struct done_ev *dv)
 	x->aux = io->fop == IO_FOP_OPEN ? io->len : io->aux;
 	x->result = io->res;
 	x->arg = io->fop == IO_FOP_SYNC_RANGE || io->fop == IO_FOP_FALLOCATE ? io->arg : 0;
-	x->iface = io->op == OP_HERE ? IO_FIF_SYSCALL : f->iface;
+	/* r->eng is final by now (run.h): threads chosen for --cpu-wait make system calls */
+	x->iface = io->op == OP_HERE ? IO_FIF_SYSCALL : r->eng->file_iface;
 	if (io->fop == IO_FOP_READ && io->res >= 0 && (uint64_t)io->res < io->arg)
 		f->res->short_reads++;
 	/* a dup's is the descriptor it copied; a call dep mode added was never counted */

@@ -246,23 +246,6 @@ static int prepare(struct run *r, const struct prescan *p, char *err, size_t err
 	return ret;
 }
 
-/*
- * What the engine decides, once it is final (not at prepare: --cpu-wait's default and --cpu
- * host choose threads after it, and a result trace then said io_uring of every call the
- * threads made as plain system calls): the interface the result trace names for a call.
- */
-static int ready(struct run *r, const struct prescan *p, char *err, size_t errlen)
-{
-	struct frun *f = frun_of(r);
-
-	(void)p;
-	(void)err;
-	(void)errlen;
-	f->null_engine = r->eng->moves_no_data;
-	f->iface = r->eng->file_iface;
-	return 0;
-}
-
 static long feed(struct run *r)
 {
 	struct frun *f = frun_of(r);
@@ -445,7 +428,6 @@ const struct replay_source_ops replay_source_file = {
 	.out_item = sizeof(struct done_fev),
 	.scan = scan,
 	.prepare = prepare,
-	.ready = ready,
 	.buffers = buffers,
 	.engine_targets = engine_targets,
 	.open_output = open_output,
