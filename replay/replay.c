@@ -78,7 +78,7 @@ static void usage(FILE *f)
 "                           iodepth for a synthesized job with --rate-iops; closed: the\n"
 "                           streams' depths together, at most 4096 unless raised here)\n"
 "      --spin TIME          timed, dep: spin this long before each deadline (default 200us),\n"
-"                           yielding the CPU until the last 20us\n"
+"                           yielding the CPU until the last 20us; 0: no spin\n"
 "      --cpu HOW            idle: the I/O alone, on an idle replayer (the default, but\n"
 "                           host where the calls wait for a CPU as recorded: --cpu-wait,\n"
 "                           and in dep mode at block level where the trace holds the\n"
@@ -351,6 +351,7 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			cli_error("--spin wants a duration like 200us, got '%s'", arg);
 			return EXIT_USAGE;
 		}
+		o->spin_set = true;
 		return 0;
 	case OPT_NO_REALTIME:
 	case OPT_REALTIME:

@@ -94,7 +94,8 @@ struct replay_opts {
 	bool progress;		    /* a progress line on stderr */
 	bool realtime;		    /* timed, dep: try SCHED_FIFO for the scheduling thread */
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
-	uint64_t spin_ns;	    /* timed, dep: spin this long before a deadline; 0 = 200 us */
+	uint64_t spin_ns;	    /* timed, dep: spin this long before a deadline */
+	bool spin_set;		    /* spin_ns was given (0 is no spin); else 200 us */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */

@@ -495,7 +495,7 @@ static void closed_free(struct run *r)
 
 static int loop_timed(struct run *r)
 {
-	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : SPIN_DEFAULT_NS;
+	uint64_t spin = run_spin_ns(r);
 	bool starved = false;
 	int ret;
 

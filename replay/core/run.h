@@ -295,5 +295,10 @@ void run_cpu_stop(struct run *r);
 /* The longest the scheduling thread waits in one go: Ctrl-C is looked at between waits. */
 #define RUN_WAIT_MAX_NS 100000000ULL
 #define SPIN_DEFAULT_NS 200000
+/* --spin as asked; 0 (asked) sleeps to each deadline and waits for completions without peeking */
+static inline uint64_t run_spin_ns(const struct run *r)
+{
+	return r->o->spin_set ? r->o->spin_ns : SPIN_DEFAULT_NS;
+}
 
 #endif

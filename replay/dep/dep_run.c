@@ -521,7 +521,7 @@ static void wait_completion(struct run *r, uint64_t poll, uint64_t sleep)
 static int dep_loop(struct run *r)
 {
 	struct dep_sched *d = sched_of(r);
-	uint64_t spin = r->o->spin_ns ? r->o->spin_ns : SPIN_DEFAULT_NS;
+	uint64_t spin = run_spin_ns(r);
 	uint32_t *issued = malloc(r->depth * sizeof(*issued));
 	bool starved = false;
 	int ret = 0;
