@@ -48,6 +48,9 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 							: "other tasks",
 			r->load_recorded_ns / 1e9, r->load_asked_ns / 1e9, r->load_got_ns / 1e9,
 			pct(r->load_got_ns, r->load_recorded_ns));
+	if (r->slice_asked_ns)
+		fprintf(out, "  scheduling thread's slice: asked %.0f us, got %.0f us\n",
+			r->slice_asked_ns / 1e3, r->slice_got_ns / 1e3);
 }
 
 int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
@@ -64,7 +67,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     "\"load_includes_recorded_threads\": %s, \"load_recorded_ns\": %llu, "
 		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, "
 		     "\"wait_calls\": %llu, \"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, "
-		     "\"wait_added_ns\": %llu, "
+		     "\"wait_added_ns\": %llu, \"slice_asked_ns\": %llu, \"slice_got_ns\": %llu, "
 		     "\"per_thread\": [",
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
 		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
@@ -73,7 +76,8 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns,
 		     wait_how, (unsigned long long)r->wait_calls,
 		     (unsigned long long)r->wait_recorded_ns, (unsigned long long)r->wait_own_ns,
-		     (unsigned long long)r->wait_added_ns);
+		     (unsigned long long)r->wait_added_ns, (unsigned long long)r->slice_asked_ns,
+		     (unsigned long long)r->slice_got_ns);
 	if (k < 0 || (size_t)k >= len)
 		return 0;
 	n = (size_t)k;

@@ -97,6 +97,12 @@ static void usage(FILE *f)
 "                           which waits for the CPU the load takes (the device's kernel\n"
 "                           threads too, as on the recording host), and with the\n"
 "                           calls' recorded waits (--cpu-wait)\n"
+"      --cpu-slice TIME     with the host's load (load threads): the scheduling thread's\n"
+"                           scheduler slice (EEVDF, Linux 6.12 on; 100us to 100ms),\n"
+"                           so that its yields and wake-ups do not wait behind the load\n"
+"                           threads' turns; 0: the kernel's (the default). README, \"The\n"
+"                           replayer beside the host's load\": with --engine libaio\n"
+"                           --spin 0, the replay keeps the recorded pace there\n"
 "      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
 "                           a call whose thread waited for a CPU less than the recorded\n"
 "                           one did waits the rest after it, inside its latency: the\n"
@@ -209,6 +215,7 @@ enum replay_opt {
 	OPT_IODEPTH,
 	OPT_MAX_INFLIGHT,
 	OPT_SPIN,
+	OPT_CPU_SLICE,
 	OPT_NO_REALTIME,
 	OPT_REALTIME,
 	OPT_THINK_SCALE,
@@ -255,6 +262,7 @@ static const struct option replay_long_opts[] = {
 	{ "iodepth", required_argument, 0, OPT_IODEPTH },
 	{ "max-inflight", required_argument, 0, OPT_MAX_INFLIGHT },
 	{ "spin", required_argument, 0, OPT_SPIN },
+	{ "cpu-slice", required_argument, 0, OPT_CPU_SLICE },
 	{ "no-realtime", no_argument, 0, OPT_NO_REALTIME },
 	{ "realtime", no_argument, 0, OPT_REALTIME },
 	{ "think-scale", required_argument, 0, OPT_THINK_SCALE },
@@ -352,6 +360,14 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			return EXIT_USAGE;
 		}
 		o->spin_set = true;
+		return 0;
+	case OPT_CPU_SLICE:
+		if (parse_duration_ns(arg, &o->cpu_slice_ns) ||
+		    (o->cpu_slice_ns && (o->cpu_slice_ns < 100000 || o->cpu_slice_ns > 100000000))) {
+			cli_error("--cpu-slice wants 0 (the kernel's default) or a duration from 100us "
+				  "to 100ms (what the kernel accepts), got '%s'", arg);
+			return EXIT_USAGE;
+		}
 		return 0;
 	case OPT_NO_REALTIME:
 	case OPT_REALTIME:

@@ -96,6 +96,8 @@ struct replay_opts {
 	bool pattern_data;	    /* writes carry the verifiable offset pattern, not random data */
 	uint64_t spin_ns;	    /* timed, dep: spin this long before a deadline */
 	bool spin_set;		    /* spin_ns was given (0 is no spin); else 200 us */
+	uint64_t cpu_slice_ns;	    /* with load threads: the scheduling thread's EEVDF slice
+				     * (0: the kernel's) */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */
@@ -266,6 +268,8 @@ struct replay_result {
 	 * recording, what the replay's threads waited of their own, what was added to reach it */
 	uint64_t wait_calls, wait_recorded_ns, wait_own_ns, wait_added_ns;
 	uint32_t load_threads;	    /* threads reproducing the host's load */
+	uint64_t slice_asked_ns;    /* the scheduling thread's slice asked (--cpu-slice) */
+	uint64_t slice_got_ns;	    /*   and as the kernel reported it (0: none before 6.12) */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
 				     * per call) */
 	uint64_t load_recorded_ns;  /* the recorded load over the replayed span */

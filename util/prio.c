@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include "util/prio.h"
 
@@ -44,4 +46,47 @@ const char *prio_name(enum prio_got g)
 {
 	return g == PRIO_FIFO ? "real-time SCHED_FIFO" : g == PRIO_NICE ? "nice -20"
 									 : "its own priority";
+}
+
+/*
+ * sched_setattr(2) has no glibc wrapper, and <linux/sched/types.h>, which defines its struct,
+ * clashes with <sched.h>: the first fields of the kernel's struct sched_attr (SCHED_ATTR_SIZE_VER0,
+ * 48 bytes), which is all a normal thread's slice needs.
+ */
+struct prio_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime; /* SCHED_OTHER, 6.12 on: the slice */
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+int prio_slice_set(uint64_t ns)
+{
+	struct prio_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER,
+				     .sched_runtime = ns };
+	int policy;
+	struct sched_param cur;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &cur))
+		return errno;
+	if (policy != SCHED_OTHER)
+		return EINVAL; /* a real-time or batch thread's slice is not EEVDF's to give */
+	errno = 0;
+	a.sched_nice = getpriority(PRIO_PROCESS, (id_t)gettid()); /* kept as it is */
+	if (errno)
+		return errno;
+	return syscall(SYS_sched_setattr, 0, &a, 0) ? errno : 0;
+}
+
+uint64_t prio_slice_ns(void)
+{
+	struct prio_sched_attr a = { 0 };
+
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) || a.sched_policy != SCHED_OTHER)
+		return 0;
+	return a.sched_runtime;
 }

@@ -10,6 +10,7 @@
 #define IOREEL_UTIL_PRIO_H
 
 #include <sched.h>
+#include <stdint.h>
 
 enum prio_got { PRIO_KEPT, PRIO_FIFO, PRIO_NICE };
 
@@ -26,6 +27,15 @@ struct prio_saved {
 enum prio_got prio_raise(struct prio_saved *saved, int *err);
 /* Puts the calling thread back as prio_raise found it. */
 void prio_restore(const struct prio_saved *saved);
+/*
+ * The calling thread's EEVDF slice (Linux 6.12 on; a normal, SCHED_OTHER thread only): ns, which
+ * the kernel clamps to 0.1-100 ms, or 0 for the kernel's default (sysctl base_slice, 0.7-3 ms
+ * by the number of CPUs). Returns 0 or an errno; a kernel before 6.12 takes the call and
+ * ignores the slice, so success does not prove it is in effect: prio_slice_ns() tells.
+ */
+int prio_slice_set(uint64_t ns);
+/* The calling thread's slice as the kernel reports it (6.12 on; 0 before). */
+uint64_t prio_slice_ns(void);
 /* "real-time SCHED_FIFO", "nice -20", "its own priority": for messages. */
 const char *prio_name(enum prio_got g);
 

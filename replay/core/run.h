@@ -221,6 +221,7 @@ struct run {
 	bool first_submit_set;
 	uint32_t pid;
 	bool rt_set;
+	bool slice_set; /* the scheduling thread's slice was shortened (--cpu-slice, core/cpu.c) */
 
 	/* --cpu (core/cpu.c) */
 	bool cpu_calls; /* the engine burns each call's recorded CPU (sev.oncpu_ns) */
