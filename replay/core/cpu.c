@@ -446,7 +446,9 @@ void run_cpu_stop(struct run *r)
 	if (r->cpu_stopped)
 		return;
 	r->cpu_stopped = true;
-	if (r->slice_set) /* replay_run may be called again (ioreel bench): leave as we came */
+	/* replay_run may be called again (ioreel bench): the kernel's default slice again (a
+	 * custom slice the thread had before cannot be told from the default, so is not kept) */
+	if (r->slice_set)
 		prio_slice_set(0);
 	if (ld) {
 		ld->stop = true;
