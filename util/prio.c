@@ -68,11 +68,12 @@ int prio_slice_set(uint64_t ns)
 {
 	struct prio_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER,
 				     .sched_runtime = ns };
-	int policy;
+	int policy, e;
 	struct sched_param cur;
 
-	if (pthread_getschedparam(pthread_self(), &policy, &cur))
-		return errno;
+	e = pthread_getschedparam(pthread_self(), &policy, &cur); /* an error number, not errno */
+	if (e)
+		return e;
 	if (policy != SCHED_OTHER)
 		return EINVAL; /* a real-time or batch thread's slice is not EEVDF's to give */
 	errno = 0;
