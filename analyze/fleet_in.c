@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "analyze/analysis_int.h"
 #include "analyze/json_in.h"
 
@@ -23,9 +24,15 @@
 
 bool an_is_json_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	FILE *f;
 	int c = EOF;
 
+	/* only a regular file is looked into: a named pipe would block the open until a writer
+	 * came and lose the bytes read; the trace reader then says what it is */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	f = fopen(path, "r");
 	if (!f)
 		return false;
 	do

@@ -434,7 +434,8 @@ struct trace_reader *trace_reader__open(const char *path, unsigned int flags, ch
 	strcpy(r->path, path);
 	r->name = r->path;
 	r->flags = flags;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below) */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0 || fstat(r->fd, &st)) {
 		err = -errno;
 		set_err(r, "%s", strerror(errno));
@@ -445,6 +446,19 @@ struct trace_reader *trace_reader__open(const char *path, unsigned int flags, ch
 		set_err(r, "is a directory, not a trace");
 		goto fail;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		/* a trace is read by seeking (its index is at the end): a pipe or a device reads
+		 * as size 0, and "empty file" would send the user looking in the wrong place */
+		err = -EINVAL;
+		set_err(r, "is %s, not a trace file: a trace is read by seeking (its index is at "
+			   "its end); give the path of a .ioreel file",
+			S_ISFIFO(st.st_mode)  ? "a pipe"
+			: S_ISCHR(st.st_mode) ? "a character device"
+			: S_ISBLK(st.st_mode) ? "a block device"
+					      : "not a regular file");
+		goto fail;
+	}
+	(void)fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK);
 	r->file_bytes = st.st_size;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {

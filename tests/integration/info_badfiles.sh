@@ -26,6 +26,15 @@ expect_error "$d/random.ioreel" "bad magic at offset 0"
 expect_error "$d/missing.ioreel" "No such file"
 mkdir "$d/dir.ioreel"
 expect_error "$d/dir.ioreel" "directory"
+# A pipe or a device reads as size 0: said for what it is, not as an empty file.
+mkfifo "$d/fifo.ioreel"
+expect_error "$d/fifo.ioreel" "is a pipe, not a trace file"
+expect_error /dev/zero "is a character device, not a trace file"
+# analyze looks into a regular file for a fleet's JSON, never into the pipe (its open would
+# wait for a writer)
+"$IOREEL" analyze "$d/fifo.ioreel" >/dev/null 2>"$d/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "is a pipe, not a trace file" "$d/err" ||
+	fail "analyze of a named pipe: rc $rc: $(cat "$d/err")"
 
 # A real multi-chunk trace (4 chunks of 65536 I/Os).
 awk 'BEGIN { print "fio version 3 iolog"; print "0 /dev/sdx add"; print "0 /dev/sdx open";
