@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "ioreel.h"
 #include "formats/convert.h"
 #include "util/cli.h"
@@ -433,32 +434,70 @@ out:
 	return err;
 }
 
-/* stdin is read twice by imports: copy it to an unlinked temporary file. */
-static FILE *spool_stdin(char *err, size_t len)
+/*
+ * Imports read their input twice (and the format is sniffed from its first bytes): an input
+ * that cannot seek (stdin, a named pipe, a process substitution) is copied to an unlinked
+ * temporary file first. Read in place, a pipe lost its first 4 KiB to the sniffing. Devices
+ * are refused before (open_input): a disk would be copied whole.
+ */
+static FILE *spool(FILE *src, const char *name, char *err, size_t len)
 {
 	char buf[65536];
 	size_t n;
 	FILE *t = tmpfile();
 
 	if (!t) {
-		snprintf(err, len, "-: cannot create a temporary file for stdin: %s",
+		snprintf(err, len, "%s: cannot create a temporary file to read it into: %s", name,
 			 strerror(errno));
 		return NULL;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0 && !cli_stop)
+	while ((n = fread(buf, 1, sizeof(buf), src)) > 0 && !cli_stop)
 		if (fwrite(buf, 1, n, t) != n) {
-			snprintf(err, len, "-: cannot spool stdin: %s", strerror(errno));
+			snprintf(err, len, "%s: cannot copy it to a temporary file: %s", name,
+				 strerror(errno));
 			fclose(t);
 			return NULL;
 		}
-	if (cli_stop || ferror(stdin)) {
+	if (cli_stop || ferror(src)) {
 		/* a read cut by SIGINT is not the end of the input */
-		snprintf(err, len, "-: %s", cli_stop ? "interrupted while reading stdin"
-						     : "cannot read stdin");
+		snprintf(err, len, "%s: %s", name,
+			 cli_stop ? "interrupted while reading it" : "cannot read it");
 		fclose(t);
 		return NULL;
 	}
 	rewind(t);
+	return t;
+}
+
+/* The input, seekable: a regular file as it is, anything else through spool(); *spooled says
+ * which. */
+static FILE *open_input(const char *path, bool *spooled, char *err, size_t len)
+{
+	struct stat st;
+	FILE *src, *t;
+
+	*spooled = false;
+	if (!strcmp(path, "-")) {
+		*spooled = true;
+		return spool(stdin, "-", err, len);
+	}
+	if (stat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) ||
+				     S_ISCHR(st.st_mode))) {
+		/* a device would be copied whole (a disk, /dev/zero without end) */
+		snprintf(err, len, "%s: is a %s, not a trace (give the trace file, or - for stdin)",
+			 path, S_ISDIR(st.st_mode) ? "directory" : "device");
+		return NULL;
+	}
+	src = fopen(path, "rb");
+	if (!src) {
+		snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!fstat(fileno(src), &st) && S_ISREG(st.st_mode))
+		return src;
+	*spooled = true;
+	t = spool(src, path, err, len);
+	fclose(src);
 	return t;
 }
 
@@ -520,6 +559,7 @@ int cmd_convert(int argc, char **argv)
 	uint64_t v;
 	int o, err, rc = EXIT_OK;
 	FILE *in = NULL;
+	bool spooled = false;
 
 	cli_verb = "convert";
 	cli_catch_stop();
@@ -644,14 +684,8 @@ int cmd_convert(int argc, char **argv)
 		goto usage;
 	}
 
-	if (!strcmp(cv->in_path, "-")) {
-		if (!(in = spool_stdin(cv->err, sizeof(cv->err))))
-			goto fail;
-	} else if (!(in = fopen(cv->in_path, "rb"))) {
-		snprintf(cv->err, sizeof(cv->err), "%s: cannot open: %s", cv->in_path,
-			 strerror(errno));
+	if (!(in = open_input(cv->in_path, &spooled, cv->err, sizeof(cv->err))))
 		goto fail;
-	}
 	/* the CSV options say what the input is; any other format has no columns to name */
 	if (cv->csv_given && !cv->from)
 		cv->from = CONV_CSV;
@@ -685,8 +719,10 @@ int cmd_convert(int argc, char **argv)
 		rewind(in);
 	}
 	if (cv->from == CONV_IOREEL) {
-		if (!strcmp(cv->in_path, "-")) {
-			cli_error("a .ioreel input must be a file, not stdin");
+		if (spooled) {
+			cli_error("%s: a .ioreel input must be a file, not stdin or a pipe (a trace "
+				  "is read by seeking: its index is at its end)",
+				  cv->in_path);
 			goto usage;
 		}
 		fclose(in);
