@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Replay's safety rules and its messages before any I/O: no writes without --allow-writes,
 # no writes to a mounted device or one carrying a filesystem signature without --force, a
-# wrong map, a missing target, a trace larger than its target (--offsets strict/wrap/scale).
+# wrong map, a missing target, a trace larger than its target (--offsets strict/wrap/scale),
+# never writes to a device that holds the trace being replayed.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
 need_root
@@ -47,6 +48,21 @@ assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$loop" --allow-writes -
 grep -qi "mounted\|in use" "$d/err" || fail "no mounted message: $(cat "$d/err")"
 # reading a mounted device is allowed
 "$IOREEL" replay "$d/w.ioreel" --target "$loop" -q >/dev/null 2>&1 || fail "read replay of a mounted device refused"
+
+# 3b. a target that holds the trace being replayed is refused for writes even with --force:
+# the trace on the target's filesystem, and a loop device over the trace file itself
+cp "$d/w.ioreel" "$mnt/w.ioreel" || fail "cp to $mnt"
+sum=$(md5sum <"$mnt/w.ioreel")
+assert_status 2 "$IOREEL" replay "$mnt/w.ioreel" --target "$loop" --allow-writes --force -q 2>"$d/err" >/dev/null
+grep -q "target $loop holds the trace being replayed, $mnt/w.ioreel (the file is on its filesystem)" "$d/err" ||
+	fail "trace on the target's filesystem: $(cat "$d/err")"
+assert_eq "$(md5sum <"$mnt/w.ioreel")" "$sum" "the trace on the target changed"
+over=$(losetup -f --show "$d/w.ioreel") || fail "losetup over the trace"
+cleanup_push "losetup -d '$over'"
+sum=$(md5sum <"$d/w.ioreel")
+assert_status 2 "$IOREEL" replay "$d/w.ioreel" --target "$over" --allow-writes --force -q 2>"$d/err" >/dev/null
+grep -q "it is a loop device over the file" "$d/err" || fail "loop over the trace: $(cat "$d/err")"
+assert_eq "$(md5sum <"$d/w.ioreel")" "$sum" "the trace under the loop device changed"
 
 # 4. map and target errors, all before any I/O
 assert_status 1 "$IOREEL" replay "$d/w.ioreel" --map nosuch="$z" -q 2>"$d/err" >/dev/null
