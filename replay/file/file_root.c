@@ -316,6 +316,21 @@ static int add_name(struct frun *f, const char *rel, uint32_t *out)
 	return 0;
 }
 
+/* rel under the root is the trace being replayed or its result trace: which, or NULL */
+static const char *own_file(const struct frun *f, const char *rel)
+{
+	struct stat st, own;
+
+	if (fstatat(f->rootfd, rel, &st, 0))
+		return NULL;
+	if (!stat(f->o->trace, &own) && own.st_dev == st.st_dev && own.st_ino == st.st_ino)
+		return "the trace being replayed";
+	if (f->o->output && !stat(f->o->output, &own) && own.st_dev == st.st_dev &&
+	    own.st_ino == st.st_ino)
+		return "the result trace (-o)";
+	return NULL;
+}
+
 int froot_names(struct frun *f, const char *strip, char *err, size_t errlen)
 {
 	char rel[TRACE_FILE_PATH_MAX + 64];
@@ -329,6 +344,7 @@ int froot_names(struct frun *f, const char *strip, char *err, size_t errlen)
 	for (uint32_t id = 1; !ret && id <= f->nfiles; id++) {
 		const struct trace_file *tf = trace_reader__file(f->rd, id);
 		const char *why = "";
+		const char *mine;
 
 		if (!tf->path[0]) /* unknown path: a file of its own */
 			snprintf(rel, sizeof(rel), "ioreel-nopath/%u", id);
@@ -336,6 +352,15 @@ int froot_names(struct frun *f, const char *strip, char *err, size_t errlen)
 			snprintf(err, errlen,
 				 "%s: file %u of the trace, %s, %s: refused, nothing was written",
 				 f->o->trace, id, tf->path, why);
+		else if ((mine = own_file(f, rel))) {
+			/* the replay recreates, truncates or deletes its files: never its own */
+			snprintf(err, errlen,
+				 "%s: file %u of the trace, %s, is %s under --root %s: a replay "
+				 "recreates its files and would destroy it; move it out of --root: "
+				 "refused, nothing was written",
+				 f->o->trace, id, tf->path, mine, f->res->root);
+			ret = -EEXIST;
+		}
 		if (!ret && (ret = add_name(f, rel, &f->files[id].name)))
 			snprintf(err, errlen, "out of memory for the file names");
 	}

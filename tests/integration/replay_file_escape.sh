@@ -6,7 +6,8 @@
 # --strip, and a symlink under the root (on the way to a file, or at the file's own name) that
 # points outside. Without --strip an absolute path elsewhere is rebased under the root, never
 # opened where it was. A file-level replay writes only with --allow-writes (usage error, exit
-# 2, saying what to add), a file-level trace needs --root and a block-level one refuses it.
+# 2, saying what to add), a file-level trace needs --root and a block-level one refuses it, and
+# a trace at one of its own files' names under the root is refused (--force or not).
 . "$(dirname "$0")/../lib.sh"
 need_root
 craft=$BUILD/tests/tools/ftrace_craft
@@ -103,5 +104,18 @@ grep -q -- "--root is for file-level traces" "$d/err" ||
 [ -z "$(ls -A "$d/fresh")" ] || fail "a block-level trace wrote under --root"
 assert_status 2 "$IOREEL" replay "$d/name.ioreel" --root "$d/fresh" --target "$d/img" 2>/dev/null
 output_has "--root DIR" "$IOREEL" replay --help || fail "replay --help does not describe --root"
+# 6. the trace itself at one of its files' names under the root: refused even with --force,
+# the trace left as it was
+"$IOREEL" synth --rw write --bs 4k --nrfiles 2 --filesize 64k --size 128k -o "$d/two.ioreel" \
+	>/dev/null || fail "synth of a two-file trace"
+mkdir "$d/own"
+cp "$d/two.ioreel" "$d/own/synth.0.0"
+sum=$(md5sum <"$d/own/synth.0.0")
+assert_status 1 "$IOREEL" replay "$d/own/synth.0.0" --root "$d/own" --allow-writes --force \
+	2>"$d/err" >/dev/null
+grep -q "is the trace being replayed under --root" "$d/err" ||
+	fail "the trace under its own --root: $(cat "$d/err")"
+[ "$(md5sum <"$d/own/synth.0.0")" = "$sum" ] || fail "the trace under --root was written"
+[ ! -e "$d/own/synth.0.1" ] || fail "a file was recreated although the replay was refused"
 unchanged "the end"
 echo PASS
