@@ -16,6 +16,10 @@
 #define SYNTH_NO_END (1ULL << 62)	/* a sequential walk with no end known */
 #define FILE_ALIGN (1ULL << 20)		/* files laid out on the target at 1 MiB boundaries */
 #define MAX_EVENTS_PER_STREAM (1ULL << 26)
+/* A timed job's arrivals are streamed to the trace, not held: bounded only so that a runtime
+ * typed in the wrong unit is refused, not written until the disk is full (2^33 I/Os: a day at
+ * 99k IOPS, some 60 GB of trace) */
+#define MAX_TIMED_EVENTS_PER_STREAM (1ULL << 33)
 
 static uint64_t ppm_of(uint64_t size, uint32_t ppm)
 {
@@ -487,8 +491,20 @@ static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 {
 	uint64_t size = synth_job_gen_size(j), pass, unit = synth_job_min_bs(j), loops;
 
-	if (j->rate_iops > 0 && !j->rate_cap && j->time_based)
-		return 0; /* arrivals stop at the runtime */
+	if (j->rate_iops > 0 && !j->rate_cap && j->time_based) {
+		/* arrivals stop at the runtime, but every one of them is in the trace */
+		double n = j->rate_iops * ((double)(j->runtime_ns + j->ramp_ns) / 1e9);
+
+		if (j->number_ios || n <= (double)MAX_TIMED_EVENTS_PER_STREAM)
+			return 0;
+		snprintf(why, why_len,
+			 "job '%s' would put %.3g I/Os per job clone in the trace (rate_iops %g for "
+			 "%g s): at most %llu; shorten runtime= or lower the rate (or bound it with "
+			 "number_ios=)",
+			 j->name, n, j->rate_iops, (double)(j->runtime_ns + j->ramp_ns) / 1e9,
+			 (unsigned long long)MAX_TIMED_EVENTS_PER_STREAM);
+		return -EINVAL;
+	}
 	/* with a rate and a runtime, arrivals stop at the runtime whatever the size says: only
 	 * rate x runtime I/Os can be made (issue 21 W14: --size 1t was refused) */
 	if (j->rate_iops > 0 && !j->rate_cap && j->runtime_ns &&
