@@ -318,7 +318,9 @@ static int read_file(struct reader *rd, const char *path, int depth)
 		err = add_opt(rd, s, file, lineno);
 	}
 	if (!err && ferror(f)) {
-		snprintf(rd->why, rd->why_len, "cannot read %s", path);
+		/* errno is fgets's (EISDIR for a directory named as a job file or an include) */
+		snprintf(rd->why, rd->why_len, "cannot read %s: %s", path,
+			 errno ? strerror(errno) : "read error");
 		err = -EIO;
 	}
 	fclose(f);
