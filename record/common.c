@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,13 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 	case REC_O_PID:
 		if (parse_u64(arg, &v) || !v || v > INT_MAX)
 			break;
+		/* a mistyped PID recorded nothing and said nothing: a PID is never reused ahead */
+		if (kill((pid_t)v, 0) && errno == ESRCH) {
+			cli_error("--pid %llu: no such process; give the PID of a running process "
+				  "(pidof NAME, or --comm NAME for one that is not started yet)",
+				  (unsigned long long)v);
+			return -EINVAL;
+		}
 		o->pid = (uint32_t)v;
 		return 1;
 	case REC_O_COMM:

@@ -127,6 +127,13 @@ output_has 'uncovered  uring_untraced' "$IOREEL" info "$out/nouring.ioreel" ||
 # The verb's own help and usage errors, with --level file first.
 output_has '--under DIR' "$IOREEL" record --level file --help || fail "record --level file --help"
 assert_status 2 "$IOREEL" record --level file --pid 1
+# a PID no process has: refused at once (it recorded nothing and said nothing), both levels
+for lv in file rq; do
+	"$IOREEL" record --level $lv --pid 2147483646 -o "$out/nopid.ioreel" --duration 1 2>"$out/err"
+	[ $? = 2 ] && grep -q -- "--pid 2147483646: no such process" "$out/err" ||
+		fail "record --level $lv --pid of no process: $(cat "$out/err")"
+	[ ! -e "$out/nopid.ioreel" ] || fail "a refused --pid left a trace"
+done
 output_has 'level file --help' "$IOREEL" record --help || fail "record --help does not mention --level file"
 
 # Block-level readers refuse a file-level trace, saying what it is; convert, info and analyze
