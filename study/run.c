@@ -613,6 +613,7 @@ static int study_main(struct study *s)
 {
 	int ret, total = 0, idx = 0, failed = 0;
 	bool opened = false;
+	int dry_refused = 0;
 	char state[PATH_MAX];
 	struct stat st;
 
@@ -633,6 +634,10 @@ static int study_main(struct study *s)
 		opened = true;
 	}
 	ret = vet_plan(&s->p, &s->vo);
+	if (s->x.dry_run) {
+		dry_refused = ret; /* the commands are printed all the same */
+		ret = 0;
+	}
 	for (int w = 0; w < s->p.nwork && !ret && !s->x.dry_run; w++) {
 		const struct workload *wl = &s->p.work[w];
 		const char *f = wl->kind == WORK_TRACE ? wl->trace : wl->fio;
@@ -690,6 +695,12 @@ static int study_main(struct study *s)
 		    .json = s->json, .quiet = s->x.quiet, .self = s->self, .dry_run = s->x.dry_run};
 
 		ret = report_write(&s->p, s->cells, s->ncells, &ro, report_cmd, s);
+	}
+	if (s->x.dry_run && dry_refused) {
+		printf("\n# a real run would refuse this plan: see the errors above\n");
+		cli_error("%s: a real run would refuse this plan (the errors above); the commands "
+			  "were printed all the same", s->p.path);
+		return dry_refused;
 	}
 	if (failed) {
 		cli_error("%d candidate(s) failed (see above and %s/log); --resume runs their "

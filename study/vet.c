@@ -146,7 +146,7 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
 	}
 	if (bad && !o->dry_run)
 		cli_error("refusing to run %s: nothing was written", p->path);
-	return o->dry_run ? 0 : bad;
+	return bad; /* a dry run still prints its commands, and exits with it at the end */
 }
 
 /*

@@ -4,7 +4,7 @@
 # listed twice in a candidate, one in another study running at once, a run without
 # --allow-writes, md asked where the kernel has none, a plan with an unknown key (FILE:LINE and
 # the key). Each with a clear message, exit status 1 or 2, no results directory made and the
-# devices as they were (no signature written).
+# devices as they were (no signature written); --dry-run of such a plan exits the same way.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd mkfs.ext4 blkid
@@ -44,6 +44,9 @@ refused() {
 p=$(plan mounted "devices=$A $M" fs=btrfs raid=raid1)
 refused 1 "candidate \[cand\]: refusing to write to $M: it (or a partition of it) is mounted on $d/m; a study never builds on a device in use, --force or not" "$p" --allow-writes
 refused 1 "mounted on $d/m" "$p" --allow-writes --force
+# a dry run prints the commands all the same, but exits as the real run would (it exited 0)
+refused 1 "a real run would refuse this plan" "$p" --dry-run
+grep -q "mkfs.btrfs" "$d/out" || fail "the dry run of a refused plan printed no commands"
 
 ln -s "$A" "$d/alias"
 p=$(plan twice "devices=$A $d/alias" fs=btrfs raid=raid1)
