@@ -3,11 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "util/outfile.h"
 
@@ -143,51 +141,4 @@ bool outfile_same_file(const char *a, const char *b)
 	struct stat sa, sb;
 
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* /sys/dev/block/MAJ:MIN/NAME read into buf (its first line); false if absent */
-static bool sys_block_read(dev_t d, const char *name, char *buf, size_t len)
-{
-	char path[128];
-	FILE *f;
-	bool ok;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(d), minor(d), name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
-}
-
-bool outfile_on_device(const char *file, const char *dev, char *how, size_t len)
-{
-	struct stat sf, sd, sb;
-	char buf[PATH_MAX];
-	unsigned int ma, mi;
-
-	if (stat(file, &sf) || stat(dev, &sd) || !S_ISBLK(sd.st_mode))
-		return false;
-	if (sf.st_dev == sd.st_rdev) {
-		snprintf(how, len, "the file is on its filesystem");
-		return true;
-	}
-	/* a partition's parent is the directory above it in sysfs */
-	if (sys_block_read(sf.st_dev, "partition", buf, sizeof(buf)) &&
-	    sys_block_read(sf.st_dev, "../dev", buf, sizeof(buf)) &&
-	    sscanf(buf, "%u:%u", &ma, &mi) == 2 && makedev(ma, mi) == sd.st_rdev) {
-		snprintf(how, len, "the file is on the filesystem of its partition %u:%u",
-			 major(sf.st_dev), minor(sf.st_dev));
-		return true;
-	}
-	/* a loop device over the file itself ("path (deleted)" when unlinked: not ours then) */
-	if (sys_block_read(sd.st_rdev, "loop/backing_file", buf, sizeof(buf)) &&
-	    !stat(buf, &sb) && sb.st_dev == sf.st_dev && sb.st_ino == sf.st_ino) {
-		snprintf(how, len, "it is a loop device over the file");
-		return true;
-	}
-	return false;
 }

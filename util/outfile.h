@@ -45,11 +45,5 @@ void outfile_abort(struct outfile *o);
 
 /* a and b name the same file (same st_dev and st_ino, symlinks and hard links included). */
 bool outfile_same_file(const char *a, const char *b);
-/*
- * Block device dev holds file: the file's filesystem is on dev or on one of its partitions,
- * or dev is a loop device over the file itself. how (len bytes) says which. Filesystems that
- * report no device of their own (btrfs, network and FUSE ones) are not seen through.
- */
-bool outfile_on_device(const char *file, const char *dev, char *how, size_t len);
 
 #endif

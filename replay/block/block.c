@@ -20,7 +20,6 @@
 #include "replay/block/block.h"
 #include "replay/block/prefill.h"
 #include "util/cli.h"
-#include "util/outfile.h"
 
 /* include/linux/magic.h has no ZFS: OpenZFS, include/sys/fs/zfs.h */
 #define ZFS_SUPER_MAGIC 0x2fc12fc1UL
@@ -225,9 +224,9 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 		      (p->count[IO_OP_WRITE] || p->count[IO_OP_DISCARD] ||
 		       p->count[IO_OP_WRITE_ZEROES]);
 	struct target_open_opts to = { .writes = writes, .direct = !r->o->buffered,
-				       .force = r->o->force, .create_size = r->o->size };
+				       .force = r->o->force, .create_size = r->o->size,
+				       .keep = r->o->trace };
 	struct brun *b = brun_of(r);
-	char how[96];
 	int ret = check_maps(r, err, errlen);
 
 	if (ret)
@@ -244,17 +243,9 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 				 name, name);
 			return -EINVAL;
 		}
-		if (writes && outfile_on_device(r->o->trace, path, how, sizeof(how))) {
-			/* the CLI refuses the trace itself as target; this is the device under it */
-			snprintf(err, errlen,
-				 "target %s holds the trace being replayed, %s (%s): its writes would "
-				 "destroy the trace as it is read; copy the trace off it, or replay "
-				 "onto another device",
-				 path, r->o->trace, how);
-			r->res->usage_error = true;
-			return -EINVAL;
-		}
 		ret = target_open(t, path, &to, err, errlen);
+		if (ret == -ELOOP) /* it holds the trace: as the trace itself given as target */
+			r->res->usage_error = true;
 		if (ret)
 			return ret;
 		b->etg[i].fd = t->fd;

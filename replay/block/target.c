@@ -71,6 +71,8 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 	return ret;
 }
 
+static int check_holds(const struct target *t, const char *file, char *err, size_t errlen);
+
 static int open_path(struct target *t, const char *path, const struct target_open_opts *o,
 		     bool *made, char *err, size_t errlen)
 {
@@ -107,6 +109,10 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 		snprintf(err, errlen, "target %s is neither a block device nor a regular file", path);
 		return -EINVAL;
 	}
+	if (t->is_blk)
+		t->rdev = st.st_rdev;
+	if (o->writes && o->keep && (ret = check_holds(t, o->keep, err, errlen)))
+		return ret;
 	if (!t->is_blk && o->create_size > (uint64_t)st.st_size)
 		flags = (flags & ~O_RDONLY) | O_RDWR;
 	/* O_EXCL on a block device fails with EBUSY while it is mounted or held by dm/md */
@@ -124,7 +130,6 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 	if (t->is_blk) {
 		int lbs = 512;
 
-		t->rdev = st.st_rdev;
 		if (ioctl(t->fd, BLKGETSIZE64, &t->size) || ioctl(t->fd, BLKSSZGET, &lbs)) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot read the size of %s: %s", path, strerror(errno));
@@ -208,6 +213,21 @@ static int sysfs_dev_path(dev_t d, char *buf, size_t len)
 	return realpath(link, buf) ? 0 : -errno;
 }
 
+int target_sysfs_read(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		ret = -EIO;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return ret;
+}
+
 /* Is d the target or one of its partitions? */
 static bool is_ours(const struct target *t, const char *tsys, dev_t d)
 {
@@ -219,6 +239,40 @@ static bool is_ours(const struct target *t, const char *tsys, dev_t d)
 	if (!*tsys || sysfs_dev_path(d, p, sizeof(p)))
 		return false;
 	return !strncmp(p, tsys, n) && p[n] == '/';
+}
+
+/*
+ * The trace being replayed (file) on the target: on its filesystem or a partition's, or the
+ * target a loop device (or a partition of one) over the file. Such a replay wrote over the
+ * trace as it read it; --force does not allow it. Stacks (a loop device or an array between)
+ * and filesystems without a device of their own (btrfs, NFS, FUSE) are not seen through.
+ */
+static int check_holds(const struct target *t, const char *file, char *err, size_t errlen)
+{
+	static const char *const loop_file[] = { "%s/loop/backing_file", "%s/../loop/backing_file" };
+	char tsys[PATH_MAX] = "", path[PATH_MAX + 32], back[PATH_MAX];
+	const char *how = NULL;
+	struct stat sf, sb;
+
+	if (!t->is_blk || stat(file, &sf))
+		return 0;
+	sysfs_dev_path(t->rdev, tsys, sizeof(tsys));
+	if (is_ours(t, tsys, sf.st_dev))
+		how = sf.st_dev == t->rdev ? "the file is on its filesystem"
+					   : "the file is on the filesystem of one of its partitions";
+	for (int i = 0; !how && *tsys && i < 2; i++) {
+		snprintf(path, sizeof(path), loop_file[i], tsys);
+		if (!target_sysfs_read(path, back, sizeof(back)) && !stat(back, &sb) &&
+		    sb.st_dev == sf.st_dev && sb.st_ino == sf.st_ino)
+			how = "it is a loop device over the file";
+	}
+	if (!how)
+		return 0;
+	snprintf(err, errlen,
+		 "target %s holds the trace being replayed, %s (%s): its writes would destroy the "
+		 "trace as it is read; copy the trace off it, or replay onto another device",
+		 t->path, file, how);
+	return -ELOOP; /* the replay would feed on itself: told apart, a usage error for replay */
 }
 
 static int check_mounted(const struct target *t, const char *tsys, char *err, size_t errlen)

@@ -27,15 +27,22 @@ struct target_open_opts {
 	bool direct;	      /* O_DIRECT (default) */
 	bool force;	      /* write even to a mounted or formatted device */
 	uint64_t create_size; /* make a regular file at least this big, filled with the pattern */
+	const char *keep;     /* with writes: a file the target must not hold (the trace being
+			       * replayed), --force or not */
 };
 
 /*
- * Opens path and, when o->writes, refuses it unless it is safe (see target_check_writable).
+ * Opens path and, when o->writes, refuses it unless it is safe (see target_check_writable), and
+ * whatever o->force says when it holds o->keep (on its filesystem or a partition's, or a loop
+ * device over it: -ELOOP).
  * 0 or -errno with a message in err that names the path and says what to do.
  */
 int target_open(struct target *t, const char *path, const struct target_open_opts *o, char *err,
 		size_t errlen);
 void target_close(struct target *t);
+
+/* The first line of a sysfs file, without its newline; 0 or -errno. */
+int target_sysfs_read(const char *path, char *buf, size_t len);
 
 /*
  * 0 when nothing else uses the device: not mounted (also a partition of it), no holders

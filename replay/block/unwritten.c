@@ -17,26 +17,10 @@
 #include <sys/sysmacros.h>
 #include "replay/block/prefill.h"
 
-/* The first line of a sysfs file, without its newline; 0 or -errno. */
-static int sysfs_read(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		ret = -EIO;
-	else
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return ret;
-}
-
 static int sysfs_u64(const char *path, uint64_t *v)
 {
 	char buf[64], *end;
-	int ret = sysfs_read(path, buf, sizeof(buf));
+	int ret = target_sysfs_read(path, buf, sizeof(buf));
 
 	if (ret)
 		return ret;
@@ -50,7 +34,7 @@ static void probe_zram(struct uw_probe *p, const char *sys, uint64_t size)
 	unsigned long long stored;
 
 	snprintf(path, sizeof(path), "%s/mm_stat", sys);
-	if (sysfs_read(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &stored) != 1)
+	if (target_sysfs_read(path, buf, sizeof(buf)) || sscanf(buf, "%llu", &stored) != 1)
 		return;
 	p->method = "zram mm_stat";
 	p->written = stored;
@@ -75,7 +59,7 @@ static void probe_loop(struct uw_probe *p, const char *sys)
 		dir = "/..";
 	}
 	snprintf(path, sizeof(path), "%s%s/loop/backing_file", sys, dir);
-	if (sysfs_read(path, file, sizeof(file)))
+	if (target_sysfs_read(path, file, sizeof(file)))
 		return;
 	snprintf(path, sizeof(path), "%s%s/loop/offset", sys, dir);
 	if (sysfs_u64(path, &offset))

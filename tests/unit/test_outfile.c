@@ -75,14 +75,6 @@ int main(void)
 	CHECK(!lstat(link, &st) && S_ISLNK(st.st_mode) && !strcmp(buf, "v3\n"), "link kept: %s",
 	      buf);
 	CHECK(outfile_same_file(link, path) && !outfile_same_file(dir, path), "same_file");
-	{ /* only a block device holds a file: not a character device, a file or a missing path */
-		char how[96];
-
-		CHECK(!outfile_on_device(path, "/dev/null", how, sizeof(how)) &&
-		      !outfile_on_device(path, path, how, sizeof(how)) &&
-		      !outfile_on_device(path, "/nonexistent/dev", how, sizeof(how)),
-		      "on_device refuses what is not a block device");
-	}
 	/* a FIFO is written in place and never removed, even on abort */
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	CHECK(!mkfifo(fifo, 0600), "mkfifo");
