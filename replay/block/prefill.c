@@ -157,7 +157,7 @@ static int open_for_prefill(struct run *r, const struct target *t, struct target
 			    size_t errlen)
 {
 	struct target_open_opts to = { .writes = true, .direct = !r->o->buffered,
-				       .force = r->o->force };
+				       .force = r->o->force, .keep = r->o->trace };
 	int fl = fcntl(t->fd, F_GETFL);
 
 	if (fl >= 0 && (fl & O_ACCMODE) == O_RDWR) {

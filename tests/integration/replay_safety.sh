@@ -57,6 +57,18 @@ assert_status 2 "$IOREEL" replay "$mnt/w.ioreel" --target "$loop" --allow-writes
 grep -q "target $loop holds the trace being replayed, $mnt/w.ioreel (the file is on its filesystem)" "$d/err" ||
 	fail "trace on the target's filesystem: $(cat "$d/err")"
 assert_eq "$(md5sum <"$mnt/w.ioreel")" "$sum" "the trace on the target changed"
+# a trace of reads only onto it, with --prefill: the prefill writes, so it is refused too
+{
+	echo "$CSV_HEADER"
+	for i in $(seq 0 19); do echo "$((i * 100000)),,,dev0,$((i * 65536)),4096,read,,0,1,1,t,0,0"; done
+} >"$d/r.csv"
+mktrace "$d/r.csv" "$mnt/r.ioreel"
+sum=$(md5sum <"$mnt/r.ioreel")
+"$IOREEL" replay "$mnt/r.ioreel" --target "$loop" --prefill --allow-writes --force -q 2>"$d/err" >/dev/null &&
+	fail "a prefill onto the device holding the trace ran"
+grep -q "target $loop holds the trace being replayed" "$d/err" ||
+	fail "prefill onto the trace's device: $(cat "$d/err")"
+assert_eq "$(md5sum <"$mnt/r.ioreel")" "$sum" "the trace on the target changed (prefill)"
 over=$(losetup -f --show "$d/w.ioreel") || fail "losetup over the trace"
 cleanup_push "losetup -d '$over'"
 sum=$(md5sum <"$d/w.ioreel")
