@@ -469,8 +469,7 @@ static FILE *spool(FILE *src, const char *name, char *err, size_t len)
 	return t;
 }
 
-/* The input, seekable: a regular file as it is, anything else through spool(); *spooled says
- * which. */
+/* The input, seekable: a regular file as it is, a pipe through spool(); *spooled says which. */
 static FILE *open_input(const char *path, bool *spooled, char *err, size_t len)
 {
 	struct stat st;
@@ -481,8 +480,11 @@ static FILE *open_input(const char *path, bool *spooled, char *err, size_t len)
 		*spooled = true;
 		return spool(stdin, "-", err, len);
 	}
-	if (stat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) ||
-				     S_ISCHR(st.st_mode))) {
+	if (stat(path, &st)) {
+		snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)) {
 		/* a device would be copied whole (a disk, /dev/zero without end) */
 		snprintf(err, len, "%s: is a %s, not a trace (give the trace file, or - for stdin)",
 			 path, S_ISDIR(st.st_mode) ? "directory" : "device");
@@ -493,7 +495,7 @@ static FILE *open_input(const char *path, bool *spooled, char *err, size_t len)
 		snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (!fstat(fileno(src), &st) && S_ISREG(st.st_mode))
+	if (S_ISREG(st.st_mode))
 		return src;
 	*spooled = true;
 	t = spool(src, path, err, len);

@@ -434,7 +434,8 @@ struct trace_reader *trace_reader__open(const char *path, unsigned int flags, ch
 	strcpy(r->path, path);
 	r->name = r->path;
 	r->flags = flags;
-	/* O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below) */
+	/* O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below); it
+	 * changes nothing for a regular file's reads */
 	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0 || fstat(r->fd, &st)) {
 		err = -errno;
@@ -458,7 +459,6 @@ struct trace_reader *trace_reader__open(const char *path, unsigned int flags, ch
 					      : "not a regular file");
 		goto fail;
 	}
-	(void)fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK);
 	r->file_bytes = st.st_size;
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx) {

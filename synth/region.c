@@ -487,13 +487,19 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
+/* the I/Os a rated job's arrivals make over its runtime (and ramp) */
+static double rated_ios(const struct synth_job *j)
+{
+	return j->rate_iops * ((double)(j->runtime_ns + j->ramp_ns) / 1e9);
+}
+
 static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 {
 	uint64_t size = synth_job_gen_size(j), pass, unit = synth_job_min_bs(j), loops;
 
 	if (j->rate_iops > 0 && !j->rate_cap && j->time_based) {
 		/* arrivals stop at the runtime, but every one of them is in the trace */
-		double n = j->rate_iops * ((double)(j->runtime_ns + j->ramp_ns) / 1e9);
+		double n = rated_ios(j);
 
 		if (j->number_ios || n <= (double)MAX_TIMED_EVENTS_PER_STREAM)
 			return 0;
@@ -508,8 +514,7 @@ static int check_bounded(const struct synth_job *j, char *why, size_t why_len)
 	/* with a rate and a runtime, arrivals stop at the runtime whatever the size says: only
 	 * rate x runtime I/Os can be made (issue 21 W14: --size 1t was refused) */
 	if (j->rate_iops > 0 && !j->rate_cap && j->runtime_ns &&
-	    j->rate_iops * ((double)(j->runtime_ns + j->ramp_ns) / 1e9) <
-		    (double)MAX_EVENTS_PER_STREAM / 2)
+	    rated_ios(j) < (double)MAX_EVENTS_PER_STREAM / 2)
 		return 0;
 	if (synth_job_len_rel(j) && !j->number_ios && !j->io_size) {
 		snprintf(

@@ -316,30 +316,41 @@ static int add_name(struct frun *f, const char *rel, uint32_t *out)
 	return 0;
 }
 
-/* rel under the root is the trace being replayed or its result trace: which, or NULL */
-static const char *own_file(const struct frun *f, const char *rel)
-{
-	struct stat st, own;
+/* The trace being replayed and its result trace (-o), as found before the names are checked:
+ * a replay must not recreate either under its root. */
+struct own_files {
+	struct stat st[2];
+	bool have[2];
+};
 
-	if (fstatat(f->rootfd, rel, &st, 0))
+static const char *const own_what[2] = { "the trace being replayed", "the result trace (-o)" };
+
+/* rel under the root is one of them: which, or NULL */
+static const char *own_file(const struct frun *f, const struct own_files *own, const char *rel)
+{
+	struct stat st;
+
+	if ((!own->have[0] && !own->have[1]) || fstatat(f->rootfd, rel, &st, 0))
 		return NULL;
-	if (!stat(f->o->trace, &own) && own.st_dev == st.st_dev && own.st_ino == st.st_ino)
-		return "the trace being replayed";
-	if (f->o->output && !stat(f->o->output, &own) && own.st_dev == st.st_dev &&
-	    own.st_ino == st.st_ino)
-		return "the result trace (-o)";
+	for (int i = 0; i < 2; i++)
+		if (own->have[i] && own->st[i].st_dev == st.st_dev &&
+		    own->st[i].st_ino == st.st_ino)
+			return own_what[i];
 	return NULL;
 }
 
 int froot_names(struct frun *f, const char *strip, char *err, size_t errlen)
 {
 	char rel[TRACE_FILE_PATH_MAX + 64];
+	struct own_files own = { 0 };
 	int ret;
 
 	f->name_map = strmap_new();
 	f->dir_map = strmap_new();
 	if (!f->name_map || !f->dir_map)
 		return -ENOMEM;
+	own.have[0] = !stat(f->o->trace, &own.st[0]);
+	own.have[1] = f->o->output && !stat(f->o->output, &own.st[1]);
 	ret = strip_prefix(f, strip, err, errlen);
 	for (uint32_t id = 1; !ret && id <= f->nfiles; id++) {
 		const struct trace_file *tf = trace_reader__file(f->rd, id);
@@ -352,7 +363,7 @@ int froot_names(struct frun *f, const char *strip, char *err, size_t errlen)
 			snprintf(err, errlen,
 				 "%s: file %u of the trace, %s, %s: refused, nothing was written",
 				 f->o->trace, id, tf->path, why);
-		else if ((mine = own_file(f, rel))) {
+		else if ((mine = own_file(f, &own, rel))) {
 			/* the replay recreates, truncates or deletes its files: never its own */
 			snprintf(err, errlen,
 				 "%s: file %u of the trace, %s, is %s under --root %s: a replay "
