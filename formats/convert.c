@@ -490,9 +490,13 @@ static FILE *open_input(const char *path, bool *spooled, char *err, size_t len)
 			 path, S_ISDIR(st.st_mode) ? "directory" : "device");
 		return NULL;
 	}
-	src = fopen(path, "rb");
+	src = fopen(path, "rb"); /* a named pipe's open waits for its writer, or a signal */
 	if (!src) {
-		snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
+		if (cli_stop)
+			snprintf(err, len, "%s: interrupted%s", path,
+				 S_ISFIFO(st.st_mode) ? " while waiting for the pipe's writer" : "");
+		else
+			snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (S_ISREG(st.st_mode))
