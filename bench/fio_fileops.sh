@@ -24,7 +24,8 @@
 # Figures, not pass/fail: run it on a quiet machine (it measures rates). Jobs: JOBS (a job
 # file; default tests/data/fio-grammar/fileops.fio, whose dircreate/dirstat/dirdelete jobs need
 # fio 3.34) and, with FIO_EXAMPLES=/path/to/fio/examples, fio's falloc, ftruncate and
-# *-ioengine examples. Env: FS (xfs; ext4), SIZE_MB (2048), ENGINE (io_uring), RUNTIME (cap on
+# *-ioengine examples. Env: FS (xfs; ext4), SIZE_MB (2048), ENGINE (none: the replay's
+# default, threads for these jobs' closed loops of plain calls), RUNTIME (cap on
 # a time-based job, seconds: 10), ROUNDS (1: with more, fio alone and the replay run that many
 # times each, interleaved, and the rates are given per round and as medians: fio's own rate
 # moves by up to x2 between runs of a cheap call).
@@ -34,7 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 need_root
 need_cmd fio python3
 fs=${FS:-xfs}
-engine=${ENGINE:-io_uring}
+engine=${ENGINE:-}
 runtime=${RUNTIME:-10}
 rounds=${ROUNDS:-1}
 d=$(scratch_dir)
@@ -84,7 +85,7 @@ fio_alone() { (cd "$2" && fio --output-format=json --output="$3" "$1" >/dev/null
 replay_into() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	"$IOREEL" replay "$1" --root "$2" --allow-writes --engine "$engine" --json -q \
+	"$IOREEL" replay "$1" --root "$2" --allow-writes ${engine:+--engine "$engine"} --json -q \
 		-o "$3.ioreel" >"$3.json" 2>"$d/$n.run.err"
 }
 

@@ -155,6 +155,7 @@ struct frun {
 	struct engine_target *tg;
 	uint32_t nslots, capinfo;
 	struct fdec dec;
+	bool syscalls_only; /* the prescan found no call made through libaio or io_uring */
 	/* helper thread: decoding */
 	struct io_event *ev;
 	struct io_fext *x;

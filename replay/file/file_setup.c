@@ -232,9 +232,10 @@ static int open_at_setup(struct run *r, char *err, size_t errlen)
 
 static int prepare(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
-	(void)p;
 	struct frun *f = frun_of(r);
 	int ret = froot_prepare(f, err, errlen);
+
+	f->syscalls_only = !p->async_calls;
 
 	if (!ret)
 		ret = open_at_setup(r, err, errlen);
@@ -244,6 +245,27 @@ static int prepare(struct run *r, const struct prescan *p, char *err, size_t err
 		run_warn(r, "%llu files opened without O_DIRECT: %s refuses it (the recording had it)",
 			 (unsigned long long)f->res->direct_refused, f->res->root);
 	return ret;
+}
+
+/*
+ * With no --engine: io_uring, unless the trace is a closed loop whose streams each make one
+ * plain system call at a time (a job of fio's sync engines: falloc, ftruncate, filecreate,
+ * psync...): then threads, each stream's calls made by a thread of its own (by the scheduling
+ * thread itself at depth 1), as fio's job makes them. io_uring makes fallocate and the syncs
+ * only in its io-wq workers (REQ_F_FORCE_ASYNC), and that hand-off cost each fallocate 45-51 us
+ * here against the call's 2.2 us in fio: fio's falloc.fio replayed at x0.05 of fio's calls per
+ * second (bench/fio_fileops.sh, synth/FIO.md "Rates against fio"). A recorded trace keeps
+ * io_uring unless --cpu picks threads (core/cpu.c): that default is measured by
+ * bench/predict_fs.sh, not here.
+ */
+static const char *engine_hint(struct run *r)
+{
+	if (r->mode != REPLAY_CLOSED || !frun_of(r)->syscalls_only)
+		return NULL;
+	for (uint32_t i = 0; i < r->meta->nstreams && i < TRACE_MAX_STREAMS; i++)
+		if (r->meta->streams[i].depth > 1)
+			return NULL;
+	return "threads";
 }
 
 static long feed(struct run *r)
@@ -428,6 +450,7 @@ const struct replay_source_ops replay_source_file = {
 	.out_item = sizeof(struct done_fev),
 	.scan = scan,
 	.prepare = prepare,
+	.engine_hint = engine_hint,
 	.buffers = buffers,
 	.engine_targets = engine_targets,
 	.open_output = open_output,

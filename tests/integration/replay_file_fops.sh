@@ -139,6 +139,13 @@ sys.exit(0 if f["engine"] == "threads" and f["inflight_cap"] == 1 and f["chained
          (a.st_size, a.st_blocks) == (b.st_size, b.st_blocks) else 1)
 PY
 	fail "one stream with threads (above)"
+# no --engine: a closed loop of plain calls at depth 1 per stream (fio's sync engines) runs on
+# threads, as fio's job makes its calls; io_uring would hand each fallocate to its io-wq
+mkdir -p "$mnt/one-default"
+"$IOREEL" replay "$out/one.ioreel" --root "$mnt/one-default" --allow-writes --json \
+	>"$out/one-default.json" || fail "replay one.ioreel with no --engine"
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["fidelity"]["engine"]; print("one stream, no --engine:", e); sys.exit(e != "threads")' \
+	"$out/one-default.json" || fail "one stream with no --engine: not threads (above)"
 # openfiles below nrfiles at depth 4, time based: each cycle opens, uses and closes the files
 # again; a close waits for the calls on its file since that open (none fails, none on a
 # closed descriptor)
@@ -148,6 +155,12 @@ printf '[o]\nioengine=libaio\niodepth=4\nrw=randread\nnrfiles=3\nopenfiles=1\nfi
 mkdir -p "$mnt/o"
 "$IOREEL" replay "$out/o.ioreel" --root "$mnt/o" --allow-writes --engine libaio --json \
 	>"$out/o.json" || fail "replay o.ioreel"
+# with no --engine, a stream at depth 4 keeps io_uring (threads would make its calls one by one)
+mkdir -p "$mnt/o-default"
+"$IOREEL" replay "$out/o.ioreel" --root "$mnt/o-default" --allow-writes --runtime 0.2 --json \
+	>"$out/o-default.json" || fail "replay o.ioreel with no --engine"
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["fidelity"]["engine"]; print("depth 4, no --engine:", e); sys.exit(e != "io_uring")' \
+	"$out/o-default.json" || fail "depth 4 with no --engine: not io_uring (above)"
 python3 - "$out/o.json" <<'PY' || fail "openfiles, time based (above)"
 import json, sys
 f = json.load(open(sys.argv[1]))["file"]
