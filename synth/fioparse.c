@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "synth/fio.h"
+#include "util/cli.h"
 
 #define FIO_MAX_LINE 8192
 #define FIO_MAX_INCLUDE_DEPTH 16
@@ -243,10 +244,17 @@ static int read_file(struct reader *rd, const char *path, int depth)
 	file = keep_path(rd->jf, path);
 	if (!file)
 		return -ENOMEM;
-	f = fopen(path, "r");
+	/* "-": the job file on standard input, as fio reads it; a named pipe's open waits for
+	 * its writer, or for Ctrl-C */
+	f = !depth && !strcmp(path, "-") ? stdin : fopen(path, "r");
 	if (!f) {
 		err = -errno;
-		snprintf(rd->why, rd->why_len, "cannot open %s: %s", path, strerror(errno));
+		if (err == -EINTR && cli_stop)
+			snprintf(rd->why, rd->why_len,
+				 "%s: interrupted while waiting for the pipe's writer", path);
+		else
+			snprintf(rd->why, rd->why_len, "cannot open %s: %s", path,
+				 strerror(errno));
 		return err;
 	}
 	while (!err && fgets(line, sizeof(line), f)) {
@@ -323,7 +331,8 @@ static int read_file(struct reader *rd, const char *path, int depth)
 			 errno ? strerror(errno) : "read error");
 		err = -EIO;
 	}
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	if (err == -ENOMEM)
 		snprintf(rd->why, rd->why_len, "out of memory reading %s", path);
 	return err;

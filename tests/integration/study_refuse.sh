@@ -79,4 +79,11 @@ p=$(plan unknown "devices=$A" fs=xfs "mkfs_optz=-b size=4096")
 refused 2 "$p:9: unknown key 'mkfs_optz' in candidate \[cand\]" "$p" --allow-writes
 p=$(plan wrongkind "devices=$A" fs=xfs "preset=4k-randread")
 refused 2 "$p:9: 'preset' is a workload key, and \[cand\] is a candidate" "$p" --allow-writes
+# a plan that is a named pipe nobody writes: refused at once, not waited on
+mkfifo "$d/fifo.ini"
+rc=0
+timeout 20 "$IOREEL" study "$d/fifo.ini" --dry-run >"$d/out" 2>"$d/err" || rc=$?
+cat "$d/err"
+[ $rc = 2 ] || fail "a named pipe as the plan: exit status $rc, want 2 (124: it waited)"
+grep -q "cannot read the plan $d/fifo.ini: not a regular file" "$d/err" || fail "fifo plan: $(cat "$d/err")"
 echo "ok"

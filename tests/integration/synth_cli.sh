@@ -170,4 +170,20 @@ assert len({x['offset'] for x in r}) == 16384, "random map: each block once"
 PY
 "$IOREEL" synth --list-presets --json | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["presets"]) == 7' ||
 	fail "--list-presets --json"
+# --fio-job -: the job file from standard input, as `fio -` reads it
+printf '[j]\nrw=randread\nsize=1m\nbs=4k\n' |
+	"$IOREEL" synth --fio-job - -o "$d/stdin.ioreel" >/dev/null || fail "synth --fio-job -"
+"$IOREEL" info "$d/stdin.ioreel" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); c=d["events"]; print("  --fio-job -:", c, "I/Os"); sys.exit(c != 256)' ||
+	fail "--fio-job - did not make 256 reads"
+# a named pipe nobody writes: the open waits for a writer, and Ctrl-C ends the wait, saying so
+mkfifo "$d/pipe.fio"
+"$IOREEL" synth --fio-job "$d/pipe.fio" -o "$d/never.ioreel" >/dev/null 2>"$d/err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "synth of a writerless pipe still running 5 s after SIGINT"; }
+wait $pid && fail "synth of a writerless pipe exited 0 after SIGINT"
+grep -q "pipe.fio: interrupted while waiting for the pipe's writer" "$d/err" || fail "pipe: $(cat "$d/err")"
+[ ! -e "$d/never.ioreel" ] || fail "synth of a writerless pipe left an output"
 echo "synth_cli: ok"
