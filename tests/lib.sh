@@ -70,6 +70,15 @@ assert_status() {
 	"$@"; local rc=$?
 	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want"
 }
+# interrupt_ends PID WHAT: SIGINT to PID (a child of the test) ends it within 5 s with a
+# non-zero exit; else the test fails, naming WHAT.
+interrupt_ends() {
+	kill -INT "$1"
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$1" 2>/dev/null && { kill -9 "$1"; fail "$2 still running 5 s after SIGINT"; }
+	wait "$1" && fail "$2 exited 0 after SIGINT"
+	return 0
+}
 
 # A scratch directory, removed at exit.
 scratch_dir() {

@@ -64,10 +64,7 @@ mkfifo pipe
 "$IOREEL" convert pipe never.ioreel >/dev/null 2>err &
 pid=$!
 sleep 0.5
-kill -INT $pid
-for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
-kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "convert of a writerless pipe still running 5 s after SIGINT"; }
-wait $pid && fail "convert of a writerless pipe exited 0 after SIGINT"
+interrupt_ends $pid "convert of a writerless pipe"
 grep -q "pipe: interrupted while waiting for the pipe's writer" err || fail "pipe: $(cat err)"
 [ ! -e never.ioreel ] || fail "an output was left"
 echo "PASS: SIGINT/SIGTERM leave no output or a complete one, never a temporary file"

@@ -180,10 +180,7 @@ mkfifo "$d/pipe.fio"
 "$IOREEL" synth --fio-job "$d/pipe.fio" -o "$d/never.ioreel" >/dev/null 2>"$d/err" &
 pid=$!
 sleep 0.5
-kill -INT $pid
-for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
-kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "synth of a writerless pipe still running 5 s after SIGINT"; }
-wait $pid && fail "synth of a writerless pipe exited 0 after SIGINT"
+interrupt_ends $pid "synth of a writerless pipe"
 grep -q "pipe.fio: interrupted while waiting for the pipe's writer" "$d/err" || fail "pipe: $(cat "$d/err")"
 [ ! -e "$d/never.ioreel" ] || fail "synth of a writerless pipe left an output"
 echo "synth_cli: ok"
