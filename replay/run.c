@@ -253,6 +253,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (ret)
 		snprintf(err, errlen, "%s", r->herr);
 	finish(r, &p);
+	if (r->w && r->werr) {
+		/* not written whole: its temporary file goes (run_open_result) */
+		trace_writer__abort(r->w);
+		r->w = NULL;
+		snprintf(err, errlen, "%s; %s not written (an earlier file of that name is kept)",
+			 r->herr, o->output);
+	}
 	if (r->w) {
 		struct trace_stats st = { .events = res->ios, .end_ns = res->elapsed_ns };
 		struct trace_elastic el;
@@ -268,8 +275,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 
 		r->w = NULL;
 		if (wret && !ret) {
-			snprintf(err, errlen, "closing the result trace %s failed: %s", o->output,
-				 strerror(-wret));
+			snprintf(err, errlen,
+				 "closing the result trace %s failed: %s; %s not written (an "
+				 "earlier file of that name is kept)",
+				 o->output, strerror(-wret), o->output);
 			ret = wret;
 		}
 	}

@@ -504,7 +504,7 @@ static int open_output(struct run *r)
 		trace_meta_add_device(m, &d);
 	}
 	if (r->o->output) {
-		r->w = trace_writer__open(r->o->output, m, NULL);
+		r->w = run_open_result(r, m);
 		if (!r->w) {
 			int e = errno;
 

@@ -247,6 +247,11 @@ bool run_stopping(struct run *r);
 
 void run_warn(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The result trace (-o), opened by the source: under a temporary name beside it, renamed into
+ * place when the replay ends (a Ctrl-C'd one too: the trace of what ran), removed when it
+ * could not be written whole, so an earlier result under that name stays as it was. */
+struct trace_writer *run_open_result(const struct run *r, const struct trace_meta *m);
+
 /* core/slots.c: buffers and slots, and the scheduling thread's primitives */
 int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t errlen);
 void run_free_slots(struct run *r);

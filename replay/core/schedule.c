@@ -124,6 +124,11 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
+struct trace_writer *run_open_result(const struct run *r, const struct trace_meta *m)
+{
+	return trace_writer__open(r->o->output, m, &(struct trace_writer_opts){ .replace = true });
+}
+
 void run_warn(struct run *r, const char *fmt, ...)
 {
 	char msg[512];

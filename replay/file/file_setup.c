@@ -356,7 +356,7 @@ static int open_output(struct run *r)
 	snprintf(m->options, sizeof(m->options), "%s", r->o->command_line ? r->o->command_line : "");
 	m->level = TRACE_LEVEL_FILE;
 	if (r->o->output) {
-		r->w = trace_writer__open(r->o->output, m, NULL);
+		r->w = run_open_result(r, m);
 		ret = r->w ? 0 : -errno;
 	}
 	for (uint32_t id = 1; !ret && r->w && id <= f->nfiles; id++) {

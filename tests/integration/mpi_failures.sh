@@ -85,7 +85,8 @@ for t in $TRANSPORTS; do
 		--engine null --target "tgt-%r" --size 16m -o "run-killed$t-%r.ioreel" \
 		--share-dir "$d" >/dev/null 2>"err-killed$t" &
 	job=$!
-	for i in $(seq 200); do [ -s "run-killed$t-1.ioreel" ] && break; sleep 0.1; done
+	# rank 1 has begun once its result trace exists (under a temporary name until the end)
+	for i in $(seq 200); do compgen -G ".run-killed$t-1.ioreel.*" >/dev/null && break; sleep 0.1; done
 	sleep 1
 	# rank 1's process: a descendant of this job whose environment says it is rank 1
 	victim=
@@ -113,7 +114,7 @@ timeout -k 5 100 mpirun $(btl_args shm) -np 2 "$IOREEL_MPI" replay short.ioreel 
 	--target "tgt-%r" --size 16m --wait 3s -o "run-hung-%r.ioreel" --share-dir "$d" \
 	>/dev/null 2>err-hung &
 job=$!
-for i in $(seq 200); do [ -s run-hung-1.ioreel ] && break; sleep 0.1; done
+for i in $(seq 200); do compgen -G ".run-hung-1.ioreel.*" >/dev/null && break; sleep 0.1; done
 sleep 1 # past the start (200 ms ahead): stopped in the middle of its replay
 for p in $(pgrep -P "$job") $(for c in $(pgrep -P "$job"); do pgrep -P "$c"; done); do
 	grep -qx 'OMPI_COMM_WORLD_RANK=1' < <(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) &&

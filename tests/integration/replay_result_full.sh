@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# A replay's result trace (-o) is written under a temporary name and renamed into place when the
+# replay ends. On a full disk (a 128 KiB tmpfs) the replay says what failed, exits 1, leaves no
+# temporary file, and an earlier result of that name stays as it was; a replay stopped by
+# --runtime still keeps the trace of what ran. Block and file level.
+# timeout: 120
+. "$(dirname "$0")/../lib.sh"
+need_root
+
+d=$(scratch_dir)
+mkdir "$d/tiny"
+mount -t tmpfs -o size=128k tmpfs "$d/tiny" || fail "mount tmpfs"
+cleanup_push "umount -l '$d/tiny'"
+
+# block level: 256k reads of 4 KiB make a result of well over 128 KiB
+"$IOREEL" synth --rw randread --size 1g --number-ios 262144 -o "$d/big.ioreel" >/dev/null ||
+	fail "synth big"
+"$IOREEL" synth --rw randread --size 1m --number-ios 16 -o "$d/tiny/res.ioreel" >/dev/null ||
+	fail "synth the earlier result"
+before=$(md5sum <"$d/tiny/res.ioreel")
+truncate -s 1G "$d/target"
+rc=0
+"$IOREEL" replay "$d/big.ioreel" --target "$d/target" --mode afap -o "$d/tiny/res.ioreel" \
+	--json >/dev/null 2>"$d/err" || rc=$?
+cat "$d/err"
+assert_eq "$rc" 1 "exit status of a replay whose result trace filled the disk"
+grep -q "writing the result trace $d/tiny/res.ioreel: .*No space left on device; $d/tiny/res.ioreel not written" \
+	"$d/err" || fail "no clear message (above)"
+assert_eq "$(md5sum <"$d/tiny/res.ioreel")" "$before" "the earlier result"
+assert_eq "$(ls -A "$d/tiny")" "res.ioreel" "what the full disk holds"
+
+# file level: the same under --root
+mkdir "$d/root"
+printf '[w]\nioengine=psync\nrw=randwrite\nbs=4k\nnrfiles=2\nfilesize=64m\nnumber_ios=200000\n' \
+	>"$d/f.fio"
+"$IOREEL" synth --fio-job "$d/f.fio" -o "$d/f.ioreel" >/dev/null 2>&1 || fail "synth f.fio"
+rc=0
+"$IOREEL" replay "$d/f.ioreel" --root "$d/root" --allow-writes -o "$d/tiny/res.ioreel" \
+	--json >/dev/null 2>"$d/err" || rc=$?
+cat "$d/err"
+assert_eq "$rc" 1 "exit status of a file-level replay whose result trace filled the disk"
+grep -q "result trace $d/tiny/res.ioreel.*No space left on device; $d/tiny/res.ioreel not written" "$d/err" ||
+	fail "no clear message at file level (above)"
+assert_eq "$(md5sum <"$d/tiny/res.ioreel")" "$before" "the earlier result (file level)"
+assert_eq "$(ls -A "$d/tiny")" "res.ioreel" "what the full disk holds (file level)"
+
+# stopped by --runtime: the trace of what ran, under its name, readable with its index
+"$IOREEL" replay "$d/big.ioreel" --target "$d/target" --mode afap --runtime 0.02 \
+	-o "$d/part.ioreel" --json >/dev/null 2>"$d/err" || fail "replay --runtime: $(cat "$d/err")"
+"$IOREEL" info "$d/part.ioreel" --json >"$d/part.json" || fail "info of the stopped replay's result"
+python3 - "$d/part.json" <<'PY' || fail "the stopped replay's result (above)"
+import json, sys
+i = json.load(open(sys.argv[1]))
+print("stopped by --runtime:", i["events"], "I/Os, index", i["index"])
+sys.exit(0 if 0 < i["events"] < 262144 and i["index"] else 1)
+PY
+[ -z "$(find "$d" -maxdepth 1 -name '.*ioreel*')" ] || fail "a temporary file was left: $(ls -A "$d")"
+echo PASS
