@@ -48,6 +48,10 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 							: "other tasks",
 			r->load_recorded_ns / 1e9, r->load_asked_ns / 1e9, r->load_got_ns / 1e9,
 			pct(r->load_got_ns, r->load_recorded_ns));
+	if (r->fill)
+		fprintf(out, "  fill (--cpu-fill): the replayer's own CPU %.3f s, the recorded calls' "
+			     "%.3f s: %.3f s of load not burned\n",
+			r->fill_own_ns / 1e9, r->fill_incall_ns / 1e9, r->fill_cut_ns / 1e9);
 	if (r->slice_asked_ns)
 		fprintf(out, "  scheduling thread's slice: asked %.0f us, got %.0f us\n",
 			r->slice_asked_ns / 1e3, r->slice_got_ns / 1e3);
@@ -68,7 +72,8 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, "
 		     "\"wait_calls\": %llu, \"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, "
 		     "\"wait_added_ns\": %llu, \"slice_asked_ns\": %llu, \"slice_got_ns\": %llu, "
-		     "\"per_thread\": [",
+		     "\"fill\": %s, \"fill_own_ns\": %llu, \"fill_incall_ns\": %llu, "
+		     "\"fill_cut_ns\": %llu, \"per_thread\": [",
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
 		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
 		     (unsigned long long)r->cpu_got_ns, r->load_threads,
@@ -77,7 +82,9 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     wait_how, (unsigned long long)r->wait_calls,
 		     (unsigned long long)r->wait_recorded_ns, (unsigned long long)r->wait_own_ns,
 		     (unsigned long long)r->wait_added_ns, (unsigned long long)r->slice_asked_ns,
-		     (unsigned long long)r->slice_got_ns);
+		     (unsigned long long)r->slice_got_ns, r->fill ? "true" : "false",
+		     (unsigned long long)r->fill_own_ns, (unsigned long long)r->fill_incall_ns,
+		     (unsigned long long)r->fill_cut_ns);
 	if (k < 0 || (size_t)k >= len)
 		return 0;
 	n = (size_t)k;

@@ -106,6 +106,12 @@ static void usage(FILE *f)
 "                           threads' turns; 0: the kernel's (the default). README, \"The\n"
 "                           replayer beside the host's load\": with --engine libaio\n"
 "                           --spin 0, the replay keeps the recorded pace there\n"
+"      --cpu-fill on|off    with the host's load (load threads): the replayer's own CPU\n"
+"                           beyond what the recorded calls used inside them (its\n"
+"                           scheduling, spins, hand-offs, the result trace), measured\n"
+"                           each 10 ms, is burned that much less, so the host is as busy\n"
+"                           as the recording's was, not busier; the report gives both.\n"
+"                           Default: on (README, \"The replayer's own CPU\")\n"
 "      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
 "                           a call whose thread waited for a CPU less than the recorded\n"
 "                           one did waits the rest after it, inside its latency: the\n"
@@ -219,6 +225,7 @@ enum replay_opt {
 	OPT_MAX_INFLIGHT,
 	OPT_SPIN,
 	OPT_CPU_SLICE,
+	OPT_CPU_FILL,
 	OPT_NO_REALTIME,
 	OPT_REALTIME,
 	OPT_THINK_SCALE,
@@ -266,6 +273,7 @@ static const struct option replay_long_opts[] = {
 	{ "max-inflight", required_argument, 0, OPT_MAX_INFLIGHT },
 	{ "spin", required_argument, 0, OPT_SPIN },
 	{ "cpu-slice", required_argument, 0, OPT_CPU_SLICE },
+	{ "cpu-fill", required_argument, 0, OPT_CPU_FILL },
 	{ "no-realtime", no_argument, 0, OPT_NO_REALTIME },
 	{ "realtime", no_argument, 0, OPT_REALTIME },
 	{ "think-scale", required_argument, 0, OPT_THINK_SCALE },
@@ -371,6 +379,13 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 				  "to 100ms (what the kernel accepts), got '%s'", arg);
 			return EXIT_USAGE;
 		}
+		return 0;
+	case OPT_CPU_FILL:
+		if (strcmp(arg, "on") && strcmp(arg, "off")) {
+			cli_error("--cpu-fill wants on or off, got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->cpu_fill_off = !strcmp(arg, "off");
 		return 0;
 	case OPT_NO_REALTIME:
 	case OPT_REALTIME:

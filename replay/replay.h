@@ -98,6 +98,8 @@ struct replay_opts {
 	bool spin_set;		    /* spin_ns was given (0 is no spin); else 200 us */
 	uint64_t cpu_slice_ns;	    /* with load threads: the scheduling thread's EEVDF slice
 				     * (0: the kernel's) */
+	bool cpu_fill_off;	    /* with load threads: burn the recorded load whatever the
+				     * replayer's own CPU (--cpu-fill off; core/cpu.c) */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */
@@ -270,6 +272,10 @@ struct replay_result {
 	uint32_t load_threads;	    /* threads reproducing the host's load */
 	uint64_t slice_asked_ns;    /* the scheduling thread's slice asked (--cpu-slice) */
 	uint64_t slice_got_ns;	    /*   and as the kernel reported it (0: none before 6.12) */
+	bool fill;		    /* --cpu-fill: the load counted the replayer's own CPU */
+	uint64_t fill_own_ns;	    /*   the replayer's CPU outside the load threads */
+	uint64_t fill_incall_ns;    /*   the recorded threads' CPU inside their calls, then */
+	uint64_t fill_cut_ns;	    /*   the load not burned for the difference */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
 				     * per call) */
 	uint64_t load_recorded_ns;  /* the recorded load over the replayed span */

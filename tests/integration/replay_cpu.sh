@@ -156,6 +156,18 @@ assert c["load_threads"] > 0 and c["load_includes_recorded_threads"] and c["aske
 assert c["load_asked_ns"] > json.load(open(sys.argv[2]))["cpu"]["load_asked_ns"], c
 assert c["wait_how"].startswith("recorded (the default") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
 	"$dir/host.json" "$dir/load.json" || fail "--cpu host is not the whole host's load: $(cat "$dir/host.json")"
+# --cpu-fill (on by default): the replayer's own CPU outside the load threads is measured
+# beside the recorded calls' and the load burns that much less; what it burns and what it cut
+# add up to what --cpu-fill off asks (the same trace), which cuts nothing
+replay nofill "$dir/t.ioreel" --cpu host --cpu-fill off
+python3 -c 'import json,sys
+f, n = (json.load(open(a))["cpu"] for a in sys.argv[1:3])
+print("--cpu-fill: own %.3f s, recorded calls %.3f s, cut %.3f s; asked %.3f s, with it off %.3f s" %
+      (f["fill_own_ns"] / 1e9, f["fill_incall_ns"] / 1e9, f["fill_cut_ns"] / 1e9,
+       f["load_asked_ns"] / 1e9, n["load_asked_ns"] / 1e9))
+assert f["fill"] and f["fill_own_ns"] > 0 and not n["fill"] and n["fill_cut_ns"] == 0, (f, n)
+assert abs(f["load_asked_ns"] + f["fill_cut_ns"] - n["load_asked_ns"]) <= 0.1 * n["load_asked_ns"], (f, n)' \
+	"$dir/host.json" "$dir/nofill.json" || fail "--cpu-fill (above)"
 
 rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
 "$burner" "$dir/data/a" 200 50 || fail "cpu_burner failed"
