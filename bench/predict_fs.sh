@@ -32,7 +32,7 @@
 #      MEMORY + REPLAY_EXTRA, 512M, and once the replayer has locked its memory becomes that
 #      plus the page cache the server had: same_cache), MODES ("dep timed"; a mode may be
 #      NAME=MODE,OPTION,..., e.g. dep-1s=dep,--dep-think-max,1s; the file replays in dep
-#      mode use the replayer's default (engine threads, --cpu-wait recorded, --cpu host, --cpu-fill on since 2026-12-04), in other modes
+#      mode use the replayer's default (engine threads, --cpu-wait recorded, --cpu host, --cpu-fill on at file level since 2026-12-04), in other modes
 #      psync, unless the variant names one: dep-p=dep,--engine,psync is the dep default before
 #      2026-12-03; the block replays keep io_uring, and in dep mode take the whole host's load
 #      too, the replayer's default there since 2026-12-03: --cpu,idle for one without it), TARGETS ("xfs ext4 btrfs":

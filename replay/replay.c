@@ -111,7 +111,8 @@ static void usage(FILE *f)
 "                           scheduling, spins, hand-offs, the result trace), measured\n"
 "                           each 10 ms, is burned that much less, so the host is as busy\n"
 "                           as the recording's was, not busier; the report gives both.\n"
-"                           Default: on (README, \"The replayer's own CPU\")\n"
+"                           Default: on at file level, off at block level (README, \"The\n"
+"                           replayer's own CPU\")\n"
 "      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
 "                           a call whose thread waited for a CPU less than the recorded\n"
 "                           one did waits the rest after it, inside its latency: the\n"
@@ -385,7 +386,7 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			cli_error("--cpu-fill wants on or off, got '%s'", arg);
 			return EXIT_USAGE;
 		}
-		o->cpu_fill_off = !strcmp(arg, "off");
+		o->cpu_fill = strcmp(arg, "off") ? REPLAY_FILL_ON : REPLAY_FILL_OFF;
 		return 0;
 	case OPT_NO_REALTIME:
 	case OPT_REALTIME:

@@ -13,6 +13,10 @@
 #include "formats/file.h"
 #include "replay/dep/dep.h"
 
+/* --cpu-fill: by default on at file level, off at block level (measured: README, "The
+ * replayer's own CPU") */
+enum replay_fill { REPLAY_FILL_AUTO = 0, REPLAY_FILL_ON, REPLAY_FILL_OFF };
+
 enum replay_mode {
 	REPLAY_MODE_AUTO = -1, /* dep for recordings, timed for imported traces, closed for
 				* synthesized jobs (replay/run.c, default_mode) */
@@ -98,8 +102,8 @@ struct replay_opts {
 	bool spin_set;		    /* spin_ns was given (0 is no spin); else 200 us */
 	uint64_t cpu_slice_ns;	    /* with load threads: the scheduling thread's EEVDF slice
 				     * (0: the kernel's) */
-	bool cpu_fill_off;	    /* with load threads: burn the recorded load whatever the
-				     * replayer's own CPU (--cpu-fill off; core/cpu.c) */
+	int cpu_fill;		    /* with load threads: the replayer's own CPU beyond its calls'
+				     * burned less (core/cpu.c); enum replay_fill */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */

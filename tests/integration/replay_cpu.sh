@@ -156,7 +156,7 @@ assert c["load_threads"] > 0 and c["load_includes_recorded_threads"] and c["aske
 assert c["load_asked_ns"] > json.load(open(sys.argv[2]))["cpu"]["load_asked_ns"], c
 assert c["wait_how"].startswith("recorded (the default") and r["fidelity"]["engine"] == "threads", (c, r["fidelity"])' \
 	"$dir/host.json" "$dir/load.json" || fail "--cpu host is not the whole host's load: $(cat "$dir/host.json")"
-# --cpu-fill (on by default): the replayer's own CPU outside the load threads is measured
+# --cpu-fill (on by default at file level): the replayer's own CPU outside the load threads is measured
 # beside the recorded calls' and the load burns that much less; what it burns and what it cut
 # add up to what --cpu-fill off asks (the same trace), which cuts nothing
 replay nofill "$dir/t.ioreel" --cpu host --cpu-fill off
@@ -266,6 +266,7 @@ import json, sys
 d, t, i = (json.load(open(f))["cpu"] for f in sys.argv[1:])
 assert d["replayed"] and d["how"].startswith("replay (the recorded threads' and the other tasks' load; the default in dep mode"), d
 assert d["load_threads"] > 0 and d["load_includes_recorded_threads"] and d["load_asked_ns"] > 0, d
+assert not d["fill"] and d["fill_cut_ns"] == 0, d  # --cpu-fill: off by default at block level
 assert not t["replayed"] and t["how"].startswith("idle (the default") and t["load_threads"] == 0, t
 assert not i["replayed"] and i["how"] == "idle (--cpu idle)" and i["load_threads"] == 0, i
 PY
