@@ -309,6 +309,17 @@ static const struct option replay_long_opts[] = {
 /* Each group's parser: 0 when it took the option, EXIT_USAGE when the value is wrong, -1 when
  * the option is another group's. */
 
+/* An on|off option's value into *on; -1 with the message for anything else. */
+static int parse_on_off(const char *name, const char *arg, bool *on)
+{
+	if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
+		*on = arg[1] == 'n';
+		return 0;
+	}
+	cli_error("--%s: on or off, not '%s'", name, arg);
+	return -1;
+}
+
 static int parse_when(int c, const char *arg, struct replay_opts *o)
 {
 	uint64_t v;
@@ -381,13 +392,14 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			return EXIT_USAGE;
 		}
 		return 0;
-	case OPT_CPU_FILL:
-		if (strcmp(arg, "on") && strcmp(arg, "off")) {
-			cli_error("--cpu-fill wants on or off, got '%s'", arg);
+	case OPT_CPU_FILL: {
+		bool on;
+
+		if (parse_on_off("cpu-fill", arg, &on))
 			return EXIT_USAGE;
-		}
-		o->cpu_fill = strcmp(arg, "off") ? REPLAY_FILL_ON : REPLAY_FILL_OFF;
+		o->cpu_fill = on ? REPLAY_FILL_ON : REPLAY_FILL_OFF;
 		return 0;
+	}
 	case OPT_NO_REALTIME:
 	case OPT_REALTIME:
 		o->realtime = c == OPT_REALTIME;
@@ -491,20 +503,13 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 			  : c == OPT_DEP_COMMIT_LOCK ? &o->dep.commit_lock
 					       : &o->dep.group_commit;
 
-		if (!strcmp(arg, "on"))
-			*b = true;
-		else if (!strcmp(arg, "off"))
-			*b = false;
-		else {
-			cli_error("--%s: on or off, not '%s'",
-				  c == OPT_DEP_ABSORB  ? "dep-absorb"
-				  : c == OPT_DEP_SPLIT ? "dep-split"
-				  : c == OPT_DEP_CHAIN ? "dep-chain"
-				  : c == OPT_DEP_COMMIT_LOCK ? "dep-commit-lock"
-						       : "dep-group-commit",
-				  arg);
+		if (parse_on_off(c == OPT_DEP_ABSORB	   ? "dep-absorb"
+				 : c == OPT_DEP_SPLIT	   ? "dep-split"
+				 : c == OPT_DEP_CHAIN	   ? "dep-chain"
+				 : c == OPT_DEP_COMMIT_LOCK ? "dep-commit-lock"
+							   : "dep-group-commit",
+				 arg, b))
 			return EXIT_USAGE;
-		}
 		if (c == OPT_DEP_COMMIT_LOCK)
 			o->dep.commit_lock_block = *b; /* asked for: at block level too */
 		break;

@@ -259,6 +259,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	res->cpu_replayed = true;
 	if (load) {
 		struct run_load *ld = calloc(1, sizeof(*ld));
+		double share;
 
 		if (!ld)
 			return -ENOMEM;
@@ -268,10 +269,11 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		/* --cpu host, or replay on an engine that burns nothing per call: the load
 		 * threads burn the recorded threads' CPU between calls too */
 		ld->traced = !r->cpu_calls && how != REPLAY_CPU_LOAD;
-		ld->traced_share = ld->traced ? load_traced_share(l, nl, p->oncpu_total_ns) : 1.0;
+		share = load_traced_share(l, nl, p->oncpu_total_ns);
+		ld->traced_share = ld->traced ? share : 1.0;
+		ld->incall_share = 1.0 - share;
 		ld->fill = o->cpu_fill == REPLAY_FILL_ON ||
 			   (o->cpu_fill == REPLAY_FILL_AUTO && r->meta->level == TRACE_LEVEL_FILE);
-		ld->incall_share = 1.0 - load_traced_share(l, nl, p->oncpu_total_ns);
 		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
 		if (ld->k > LOAD_MAX_THREADS)
 			ld->k = LOAD_MAX_THREADS;
