@@ -97,6 +97,13 @@ static void finish(struct run *r, const struct prescan *p)
 	r->an = NULL;
 }
 
+/* The report names its events after the result trace; one not written is not named. */
+static void result_not_written(struct replay_result *res)
+{
+	if (res->analysis)
+		analysis__set_name(res->analysis, "replay (result trace not written)");
+}
+
 static void run_free(struct run *r)
 {
 	run_cpu_stop(r); /* a replay that ended before its clock: the load threads go */
@@ -259,6 +266,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		r->w = NULL;
 		snprintf(err, errlen, "%s; %s not written (an earlier file of that name is kept)",
 			 r->herr, o->output);
+		result_not_written(res);
 	}
 	if (r->w) {
 		struct trace_stats st = { .events = res->ios, .end_ns = res->elapsed_ns };
@@ -280,6 +288,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 				 "earlier file of that name is kept)",
 				 o->output, strerror(-wret), o->output);
 			ret = wret;
+			result_not_written(res);
 		}
 	}
 out:

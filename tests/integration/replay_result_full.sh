@@ -29,6 +29,11 @@ grep -q "writing the result trace $d/tiny/res.ioreel: .*No space left on device;
 	"$d/err" || fail "no clear message (above)"
 assert_eq "$(md5sum <"$d/tiny/res.ioreel")" "$before" "the earlier result"
 assert_eq "$(ls -A "$d/tiny")" "res.ioreel" "what the full disk holds"
+# the text report does not name the trace it could not write
+"$IOREEL" replay "$d/big.ioreel" --target "$d/target" --mode afap -o "$d/tiny/res.ioreel" \
+	>"$d/out" 2>/dev/null && fail "the second full-disk replay succeeded"
+grep -q "^trace replay (result trace not written)" "$d/out" || fail "report header: $(head -1 "$d/out")"
+grep -q "res.ioreel" "$d/out" && fail "the report names the unwritten result: $(grep res.ioreel "$d/out")"
 
 # file level: the same under --root
 mkdir "$d/root"
