@@ -86,14 +86,15 @@ static int refuse(struct opt_ctx *c, const char *why)
 }
 
 /* Splits "a,b,c" into per-direction parts (read, write, trim) by fio's rule: one value applies
- * to every direction, "a,b" leaves trim as it was, an empty part leaves its direction alone. */
+ * to every direction, "a,b" leaves trim as it was, an empty part leaves its direction alone.
+ * v may be buf itself (bsrange rewrites its value there first). */
 static int split_ddir(const char *v, char *buf, size_t len, const char *part[SYNTH_DDIR_N])
 {
 	int n = 0;
 
 	if (!v || !*v || strlen(v) >= len)
 		return -EINVAL;
-	strcpy(buf, v);
+	memmove(buf, v, strlen(v) + 1); /* strcpy onto itself is undefined */
 	part[n++] = buf;
 	for (char *p = buf; *p; p++)
 		if (*p == ',') {

@@ -183,4 +183,34 @@ sleep 0.5
 interrupt_ends $pid "synth of a writerless pipe"
 grep -q "pipe.fio: interrupted while waiting for the pipe's writer" "$d/err" || fail "pipe: $(cat "$d/err")"
 [ ! -e "$d/never.ioreel" ] || fail "synth of a writerless pipe left an output"
+
+# Job files fuzz_fiojob (tests/fuzz/fuzz_fiojob.c) found wrong, minimized. A refusal exits 2 (a
+# crash would be 128 + the signal) with one line naming the file and line.
+# fuzzed_ok NAME TEXT: the job file synthesizes; fuzzed_refused NAME PATTERN TEXT: it is refused
+fuzzed_ok() {
+	printf '%b' "$2" >"$d/$1.fio"
+	"$IOREEL" synth --fio-job "$d/$1.fio" --number-ios 200 -o "$d/$1.ioreel" >/dev/null \
+		2>"$d/$1.err" || fail "$1.fio: exit $?: $(cat "$d/$1.err")"
+}
+fuzzed_refused() {
+	local rc
+	printf '%b' "$3" >"$d/$1.fio"
+	"$IOREEL" synth --fio-job "$d/$1.fio" --number-ios 200 -o "$d/$1.ioreel" >/dev/null \
+		2>"$d/$1.err"; rc=$?
+	[ $rc = 2 ] || fail "$1.fio: exit $rc, expected 2: $(cat "$d/$1.err")"
+	grep -q -- "$2" "$d/$1.err" || fail "$1.fio: expected '$2' in: $(cat "$d/$1.err")"
+	[ "$(wc -l <"$d/$1.err")" = 1 ] || fail "$1.fio: more than one line: $(cat "$d/$1.err")"
+	[ ! -e "$d/$1.ioreel" ] || fail "$1.fio: refused, yet wrote $d/$1.ioreel"
+	echo "  refused: $(cat "$d/$1.err")"
+}
+# bsrange's value was copied onto itself (strcpy with overlapping buffers, undefined)
+fuzzed_ok bsrange '[r]\nrw=randrw\nbsrange=512-64k,4k-8k\nsize=64m\n'
+csv "$d/bsrange.ioreel"
+python3 - "$d/bsrange.csv" <<'PY' || fail "bsrange per direction"
+import csv, sys
+f = open(sys.argv[1]); f.readline()
+r = list(csv.DictReader(f))
+w = [int(x['length']) for x in r if x['op'] == 'write']
+assert w and all(4096 <= n <= 8192 for n in w), sorted(set(w))
+PY
 echo "synth_cli: ok"
