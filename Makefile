@@ -129,9 +129,10 @@ bench: bench-deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS)
 	$(Q)BUILD=$(abspath $(BUILD)) bench/run.sh $(B)
 
-# Fuzz targets exercise formats/ (reader, importers), which needs only util/, and replay/ (with
-# analyze/, which makes its summary): linking the other folders would tie the fuzz build to
-# everything they depend on (record/ to the BPF skeletons, synth/ to replay/). Objects are built
+# Fuzz targets exercise formats/ (reader, importers), which needs only util/, replay/ (with
+# analyze/, which makes its summary) and synth/ without bench.c (the job files and the generator;
+# bench measures replays, it would tie fuzz_fiojob to replay/): linking the other folders would
+# tie the fuzz build to everything they depend on (record/ to the BPF skeletons). Objects are built
 # once per source under build/fuzz/obj, instrumented for the fuzzer and the sanitizers (undefined
 # behaviour stops the run like a crash: recovered, it is one line in a log nobody reads), and
 # rebuilt when this Makefile changes (the flags are here).
@@ -141,7 +142,10 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -I$(BUILD) -fsanitize=address
 	       -fno-sanitize-recover=undefined
 FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter formats/% util/%,$(LIB_SRCS)))
 FUZZ_REPLAY_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter replay/% analyze/%,$(LIB_SRCS)))
-DEPFILES    += $(FUZZ_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_BINS:=.d)
+FUZZ_SYNTH_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out synth/bench.c,\
+		   $(filter synth/%,$(LIB_SRCS))))
+DEPFILES    += $(FUZZ_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_SYNTH_OBJS:.o=.d) \
+	       $(FUZZ_BINS:=.d)
 
 $(BUILD)/fuzz/obj/%.o: %.c Makefile
 	$(call msg,FUZZCC,$<)
@@ -149,6 +153,9 @@ $(BUILD)/fuzz/obj/%.o: %.c Makefile
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(BUILD)/fuzz/fuzz_replay: $(FUZZ_REPLAY_OBJS)
+# fuzz_fiojob keeps includes inside its directory through a wrapper of fopen (see its comment)
+$(BUILD)/fuzz/fuzz_fiojob: $(FUZZ_SYNTH_OBJS)
+$(BUILD)/fuzz/fuzz_fiojob: LDLIBS += -Wl,--wrap=fopen
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) Makefile
 	$(call msg,FUZZLD,$@)
 	$(Q)mkdir -p $(dir $@)
