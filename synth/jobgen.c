@@ -592,11 +592,13 @@ struct jobgen *jobgen_new(const struct synth_job *j, uint32_t stream, uint32_t c
 	    !j->zone_size &&
 	    g->size / g->unit <= RANDMAP_MAX_BLOCKS && !synth_job_len_rel(j)) {
 		*err = randmap_init(&g->map, g->size / g->unit);
-		if (*err) {
+		if (*err && *err != -ENOSPC) {
 			free(g);
 			return NULL;
 		}
-		g->use_map = true;
+		/* -ENOSPC: the other streams' maps hold the budget, a permutation instead */
+		g->use_map = !*err;
+		*err = 0;
 	}
 	if (j->random || j->perc_rand < 100) {
 		*err = reset_map(g);

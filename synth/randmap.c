@@ -9,11 +9,21 @@ static uint64_t words(uint64_t bits)
 	return (bits + 63) / 64;
 }
 
+/* Bytes held by the maps alive (synth is one thread): bounded by RANDMAP_MAX_TOTAL_BYTES. */
+static uint64_t live_bytes;
+
+static uint64_t map_bytes(uint64_t n)
+{
+	return (words(n) + words(words(n))) * sizeof(uint64_t);
+}
+
 int randmap_init(struct randmap *m, uint64_t n)
 {
 	memset(m, 0, sizeof(*m));
 	if (!n || n > RANDMAP_MAX_BLOCKS)
 		return -EINVAL;
+	if (live_bytes + map_bytes(n) > RANDMAP_MAX_TOTAL_BYTES)
+		return -ENOSPC;
 	m->n = n;
 	m->bits = calloc(words(n), sizeof(*m->bits));
 	m->full = calloc(words(words(n)), sizeof(*m->full));
@@ -21,11 +31,15 @@ int randmap_init(struct randmap *m, uint64_t n)
 		randmap_free(m);
 		return -ENOMEM;
 	}
+	live_bytes += map_bytes(n);
 	return 0;
 }
 
 void randmap_reset(struct randmap *m)
 {
+	/* a map nothing was taken from is clear: its pages stay untouched until used */
+	if (!m->used)
+		return;
 	memset(m->bits, 0, words(m->n) * sizeof(*m->bits));
 	memset(m->full, 0, words(words(m->n)) * sizeof(*m->full));
 	m->used = 0;
@@ -33,6 +47,8 @@ void randmap_reset(struct randmap *m)
 
 void randmap_free(struct randmap *m)
 {
+	if (m->bits && m->full)
+		live_bytes -= map_bytes(m->n);
 	free(m->bits);
 	free(m->full);
 	memset(m, 0, sizeof(*m));

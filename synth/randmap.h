@@ -15,6 +15,13 @@
 	(1ULL << 28) /* 32 MiB of bits per stream; bigger regions use a                            \
 		      * permutation (synth/dist.c) */
 
+/*
+ * The maps alive at once hold at most this much (16 of the largest): one per stream, a job file's
+ * 1024 clones of 2^28 blocks asked 32 GiB and the OOM killer ended synth. A stream whose map
+ * would go beyond it takes the permutation, as a larger region does.
+ */
+#define RANDMAP_MAX_TOTAL_BYTES (512ULL << 20)
+
 struct randmap {
 	uint64_t n;	/* blocks */
 	uint64_t *bits; /* bit set: block used */
@@ -22,6 +29,8 @@ struct randmap {
 	uint64_t used;
 };
 
+/* 0; -EINVAL (n is 0 or above RANDMAP_MAX_BLOCKS), -ENOSPC (the maps alive would hold more
+ * than RANDMAP_MAX_TOTAL_BYTES) or -ENOMEM. */
 int randmap_init(struct randmap *m, uint64_t n);
 void randmap_reset(struct randmap *m);
 void randmap_free(struct randmap *m);

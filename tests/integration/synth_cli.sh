@@ -213,4 +213,8 @@ r = list(csv.DictReader(f))
 w = [int(x['length']) for x in r if x['op'] == 'write']
 assert w and all(4096 <= n <= 8192 for n in w), sorted(set(w))
 PY
+# 1024 clones of 2^28 blocks: a random map each asked 32 GiB (ulimit -v: "Cannot allocate
+# memory" where the OOM killer came); the maps hold 512 MiB together, the rest permute
+(ulimit -v 1500000
+ fuzzed_ok maps '[m]\nrw=randread\nbs=512\nsize=128g\nnumjobs=1024\n') || exit 1
 echo "synth_cli: ok"
