@@ -559,9 +559,6 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 		if (!err && opens && !lazy_opens(j))
 			err = fw_add(fw, j, s, IO_FOP_OPEN, ids[k], FIRST_FD + (int32_t)k, 0, 0,
 				     0644, 0, of, FIRST_FD + k, true);
-		/* every file its own numbers: stream s's k-th generator */
-		if (!err && !opens)
-			g[k] = jobgen_new(jf ? jf : j, s * SYNTH_MAX_FILES + k, c, false, 0, &err);
 	}
 	if (opens)
 		limit = 0;
@@ -575,6 +572,12 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 		cur = next_file(j, &st, cur, &rng);
 		if (cur < 0)
 			break;
+		/* every file its own numbers: stream s's cur-th generator, made when the file is
+		 * first served and freed when it is done (made for all at once, nrfiles=1048576
+		 * held 9 GiB of generators for a few hundred I/Os) */
+		if (!g[cur] && !(g[cur] = jobgen_new(jf ? jf : j, s * SYNTH_MAX_FILES + cur, c,
+						     false, 0, &err)))
+			break;
 		if (!st.open[cur]) { /* fio opens a file as it first comes to it */
 			st.open[cur] = true;
 			st.nopen++;
@@ -585,6 +588,8 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 			more = jobgen_next(g[cur], &b, &key);
 			if (more <= 0) {
 				st.done[cur] = true;
+				jobgen_free(g[cur]);
+				g[cur] = NULL;
 				err = more;
 				break;
 			}

@@ -216,5 +216,7 @@ PY
 # 1024 clones of 2^28 blocks: a random map each asked 32 GiB (ulimit -v: "Cannot allocate
 # memory" where the OOM killer came); the maps hold 512 MiB together, the rest permute
 (ulimit -v 1500000
- fuzzed_ok maps '[m]\nrw=randread\nbs=512\nsize=128g\nnumjobs=1024\n') || exit 1
+ fuzzed_ok maps '[m]\nrw=randread\nbs=512\nsize=128g\nnumjobs=1024\n'
+ # a generator per file, all made at the start: 9 GiB for nrfiles=1048576, 200 I/Os
+ fuzzed_ok files '[f]\nrw=randread\nbs=4k\nfilesize=4k\nnrfiles=1048576\n') || exit 1
 echo "synth_cli: ok"
