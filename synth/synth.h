@@ -18,6 +18,7 @@
 #define SYNTH_MAX_BS 64	   /* bssplit entries per direction */
 #define SYNTH_MAX_JOBS 64  /* job sections in one spec */
 #define SYNTH_MAX_FILES (1u << 20) /* nrfiles of one job */
+#define SYNTH_MAX_TRACE_FILES (1u << 24) /* files of a file-level trace, all jobs together */
 #define SYNTH_DEFAULT_SEED 0x89 /* fio's default randseed: runs repeat unless told otherwise */
 
 enum synth_ddir { SYNTH_DDIR_READ = 0, SYNTH_DDIR_WRITE = 1, SYNTH_DDIR_TRIM = 2, SYNTH_DDIR_N };

@@ -218,5 +218,8 @@ PY
 (ulimit -v 1500000
  fuzzed_ok maps '[m]\nrw=randread\nbs=512\nsize=128g\nnumjobs=1024\n'
  # a generator per file, all made at the start: 9 GiB for nrfiles=1048576, 200 I/Os
- fuzzed_ok files '[f]\nrw=randread\nbs=4k\nfilesize=4k\nnrfiles=1048576\n') || exit 1
+ fuzzed_ok files '[f]\nrw=randread\nbs=4k\nfilesize=4k\nnrfiles=1048576\n'
+ # 2^30 files in the file table: refused at once, where it grew until memory ran out
+ fuzzed_refused files_cap "job 'f' refused: nrfiles=1048576 x numjobs=1024: 1073741824 files" \
+	'[f]\nrw=randread\nbs=4k\nfilesize=4k\nnrfiles=1048576\nnumjobs=1024\n') || exit 1
 echo "synth_cli: ok"
