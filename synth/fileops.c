@@ -507,10 +507,61 @@ static int io_call(struct fw *fw, const struct synth_job *j, uint32_t s, const s
 	return -EINVAL;
 }
 
+/*
+ * Counts over files 0..n-1 that add, sum a prefix and find the k-th counted file in O(log n)
+ * (a Fenwick tree, 1-based): next_file scanned every file for each batch, and a pass over
+ * nrfiles=65536 of one block took 27 s under file_service_type=random (6.6 s roundrobin).
+ */
+struct fcount {
+	uint32_t *t; /* t[i]: the count of files (i - lowbit(i), i - 1] */
+	uint32_t n, total, top; /* top: the largest power of two <= n */
+};
+
+static int fcount_init(struct fcount *c, uint32_t n)
+{
+	c->t = calloc((size_t)n + 1, sizeof(*c->t));
+	c->n = n;
+	c->total = 0;
+	for (c->top = 1; c->top <= n / 2; c->top *= 2)
+		;
+	return c->t ? 0 : -ENOMEM;
+}
+
+static void fcount_add(struct fcount *c, uint32_t k, int d)
+{
+	c->total += d;
+	for (uint32_t i = k + 1; i <= c->n; i += i & -i)
+		c->t[i] += d;
+}
+
+/* Counted files among 0..k. */
+static uint32_t fcount_upto(const struct fcount *c, uint32_t k)
+{
+	uint32_t s = 0;
+
+	for (uint32_t i = k + 1; i; i -= i & -i)
+		s += c->t[i];
+	return s;
+}
+
+/* The counted file with `rank` counted files before it (rank < total). */
+static uint32_t fcount_find(const struct fcount *c, uint32_t rank)
+{
+	uint32_t pos = 0;
+
+	for (uint32_t step = c->top; step; step /= 2)
+		if (pos + step <= c->n && c->t[pos + step] <= rank) {
+			pos += step;
+			rank -= c->t[pos];
+		}
+	return pos;
+}
+
 /* The files of one job clone while its calls are written: which are done and which open. */
 struct fstate {
 	bool *done, *open;
 	uint32_t n, nopen, limit; /* limit: openfiles (n: every file open before the clock) */
+	struct fcount left, open_left; /* files not done; files open and not done */
 };
 
 /* fio may go on with file k: not done, and open or openable (fewer than openfiles open) */
@@ -519,30 +570,51 @@ static bool usable(const struct fstate *st, uint32_t k)
 	return !st->done[k] && (st->open[k] || st->nopen < st->limit);
 }
 
+/* The usable files: those not done while fewer than openfiles are open, else the open ones. */
+static const struct fcount *usable_set(const struct fstate *st)
+{
+	return st->nopen < st->limit ? &st->left : &st->open_left;
+}
+
+static void fstate_open(struct fstate *st, uint32_t k, bool open)
+{
+	if (st->open[k] == open)
+		return;
+	st->open[k] = open;
+	st->nopen += open ? 1 : -1;
+	if (!st->done[k])
+		fcount_add(&st->open_left, k, open ? 1 : -1);
+}
+
+static void fstate_done(struct fstate *st, uint32_t k)
+{
+	if (st->done[k])
+		return;
+	st->done[k] = true;
+	fcount_add(&st->left, k, -1);
+	if (st->open[k])
+		fcount_add(&st->open_left, k, -1);
+}
+
 /* Which file the next batch goes to, as fio's get_next_file: -1 when every file is done. With
  * openfiles below nrfiles fio picks among the files it has open or may open (checked against
  * fio 3.33: openfiles=1 does the files one after the other, whatever file_service_type). */
 static int next_file(const struct synth_job *j, const struct fstate *st, int cur,
 		     struct synth_rng *rng)
 {
-	uint32_t left = 0, pick, n = st->n;
+	const struct fcount *u = usable_set(st);
+	uint32_t before;
 
-	for (uint32_t k = 0; k < n; k++)
-		left += usable(st, k);
-	if (!left)
+	if (!u->total)
 		return -1;
-	if (j->file_service == SYNTH_FSVC_RANDOM) {
-		pick = (uint32_t)(rng_below(rng, left));
-		for (uint32_t k = 0; k < n; k++)
-			if (usable(st, k) && !pick--)
-				return (int)k;
-	}
+	/* the pick-th usable file in file order */
+	if (j->file_service == SYNTH_FSVC_RANDOM)
+		return (int)fcount_find(u, (uint32_t)rng_below(rng, u->total));
 	if (j->file_service == SYNTH_FSVC_SEQ && cur >= 0 && usable(st, (uint32_t)cur))
 		return cur;
-	for (uint32_t k = 1; k <= n; k++) /* the first file first (cur -1) */
-		if (usable(st, (uint32_t)(cur + (int)k) % n))
-			return (int)((uint32_t)(cur + (int)k) % n);
-	return -1;
+	/* the first usable file after cur, else the first one (cur -1: the first file first) */
+	before = cur >= 0 ? fcount_upto(u, (uint32_t)cur) : 0;
+	return (int)fcount_find(u, before < u->total ? before : 0);
 }
 
 /* Reads, writes, fallocate, ftruncate over the job's files: one generator per file (its own
@@ -571,6 +643,11 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 	struct synth_rng rng;
 	int err = g && ids && st.done && st.open && (n == 1 || jf) ? 0 : -ENOMEM, cur = -1;
 
+	if (!err && (fcount_init(&st.left, n) || fcount_init(&st.open_left, n)))
+		err = -ENOMEM;
+	for (uint32_t k = 0; !err && k < n; k++)
+		fcount_add(&st.left, k, 1);
+
 	if (jf) {
 		*jf = *j;
 		jf->number_ios = jf->io_size = 0;
@@ -590,8 +667,12 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 	}
 	if (opens)
 		limit = 0;
+	/* open before the clock (nopen stays 0: every file is usable until done) */
 	if (!lazy_opens(j))
-		memset(st.open, 1, n * sizeof(bool)); /* open before the clock */
+		for (uint32_t k = 0; !err && k < n; k++) {
+			st.open[k] = true;
+			fcount_add(&st.open_left, k, 1);
+		}
 	while (!err && issued < limit && bytes < blimit) {
 		struct io_event b;
 		double key;
@@ -607,15 +688,14 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 						     false, 0, &err)))
 			break;
 		if (!st.open[cur]) { /* fio opens a file as it first comes to it */
-			st.open[cur] = true;
-			st.nopen++;
+			fstate_open(&st, cur, true);
 			err = fw_add(fw, j, s, IO_FOP_OPEN, ids[cur], -100, 0, 0, 0644, 0, of,
 				     FIRST_FD + cur, false);
 		}
 		for (uint32_t i = 0; !err && i < batch && issued < limit && bytes < blimit; i++) {
 			more = jobgen_next(g[cur], &b, &key);
 			if (more <= 0) {
-				st.done[cur] = true;
+				fstate_done(&st, cur);
 				jobgen_free(g[cur]);
 				g[cur] = NULL;
 				err = more;
@@ -627,8 +707,7 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 		}
 		/* and closes a finished one, making room for the next */
 		if (!err && st.done[cur] && lazy_opens(j)) {
-			st.open[cur] = false;
-			st.nopen--;
+			fstate_open(&st, cur, false);
 			err = fw_add(fw, j, s, IO_FOP_CLOSE, ids[cur], FIRST_FD + cur, 0, 0, 0, 0,
 				     of, 0, false);
 		}
@@ -645,6 +724,8 @@ static int io_stream(struct fw *fw, struct fset *fs, const struct synth_job *j, 
 	free(ids);
 	free(st.done);
 	free(st.open);
+	free(st.left.t);
+	free(st.open_left.t);
 	free(jf);
 	return err;
 }
