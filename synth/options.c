@@ -203,10 +203,10 @@ static int set_bsrange(struct opt_ctx *c)
 	if (split_ddir(buf, buf, sizeof(buf), part))
 		return bad(c, "a range like 4k-64k");
 	for (int d = 0; d < SYNTH_DDIR_N; d++) {
-		char r[128], *sep;
+		char r[sizeof(buf)], *sep; /* a part is shorter than buf: none is skipped */
 		uint64_t lo, hi;
 
-		if (!part[d] || strlen(part[d]) >= sizeof(r))
+		if (!part[d])
 			continue;
 		strcpy(r, part[d]);
 		sep = strpbrk(r, "-:");

@@ -213,6 +213,10 @@ r = list(csv.DictReader(f))
 w = [int(x['length']) for x in r if x['op'] == 'write']
 assert w and all(4096 <= n <= 8192 for n in w), sorted(set(w))
 PY
+# a direction's range of 128 characters or more (leading zeros) was skipped, leaving bs=4k
+fuzzed_ok bsrange_long "[r]\\nrw=write\\nbsrange=1k-4k,$(printf '0%.0s' {1..130})1k-8k\\nsize=64m\\n"
+csv "$d/bsrange_long.ioreel"
+grep -q ',8192,write,' "$d/bsrange_long.csv" || fail "bsrange's long write range was skipped"
 # 1024 clones of 2^28 blocks: a random map each asked 32 GiB (ulimit -v: "Cannot allocate
 # memory" where the OOM killer came); the maps hold 512 MiB together, the rest permute
 (ulimit -v 1500000
