@@ -251,6 +251,10 @@ int fio_parse_bytes(const char *s, unsigned int kb_base, uint64_t *out)
 	return 0;
 }
 
+/* Times are at most this many us: in ns they fit llround's long long (292 years; 1.8e16 us,
+ * the bound before, made runtime=10000000000 2^63 ns instead of 1e19). */
+#define FIO_MAX_TIME_US 9.2e15
+
 int fio_parse_time(const char *s, bool default_us, uint64_t *ns)
 {
 	double unit = default_us ? 1 : 1e6, us, m;
@@ -260,7 +264,7 @@ int fio_parse_time(const char *s, bool default_us, uint64_t *ns)
 	if (!s || !*s)
 		return -EINVAL;
 	if (*s == '(') {
-		if (fio_expr_eval(s, FIO_EXPR_TIME, unit, &us) || us < 0 || us > 1.8e16)
+		if (fio_expr_eval(s, FIO_EXPR_TIME, unit, &us) || us < 0 || us > FIO_MAX_TIME_US)
 			return -EINVAL;
 		*ns = (uint64_t)llround(us * 1000);
 		return 0;
@@ -272,7 +276,7 @@ int fio_parse_time(const char *s, bool default_us, uint64_t *ns)
 	if (errno || end == s)
 		return -EINVAL;
 	m = *end ? time_suffix(end, strlen(end)) : unit;
-	if (m == 0 || (double)x * m > 1.8e16)
+	if (m == 0 || (double)x * m > FIO_MAX_TIME_US)
 		return -EINVAL;
 	*ns = (uint64_t)llround((double)x * m * 1000);
 	return 0;

@@ -470,7 +470,7 @@ static int set_direct(struct opt_ctx *c)
 static int set_time(struct opt_ctx *c, uint64_t *out, bool default_us)
 {
 	if (!c->v || fio_parse_time(c->v, default_us, out))
-		return bad(c, "a time like 120, 30s, 500ms, 2m");
+		return bad(c, "a time like 120, 30s, 500ms, 2m (at most 292 years)");
 	return 0;
 }
 

@@ -217,6 +217,9 @@ PY
 fuzzed_ok bsrange_long "[r]\\nrw=write\\nbsrange=1k-4k,$(printf '0%.0s' {1..130})1k-8k\\nsize=64m\\n"
 csv "$d/bsrange_long.ioreel"
 grep -q ',8192,write,' "$d/bsrange_long.csv" || fail "bsrange's long write range was skipped"
+# runtime=1e10 s was read as 2^63 ns (past llround's range): refused as too long
+fuzzed_refused runtime "t.*runtime.fio:5: runtime=10000000000: expected a time.*at most 292 years" \
+	'[t]\nrw=read\nsize=1m\ntime_based\nruntime=10000000000\n'
 # 1024 clones of 2^28 blocks: a random map each asked 32 GiB (ulimit -v: "Cannot allocate
 # memory" where the OOM killer came); the maps hold 512 MiB together, the rest permute
 (ulimit -v 1500000
