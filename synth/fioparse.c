@@ -144,8 +144,10 @@ static int add_opt(struct reader *rd, char *text, const char *file, unsigned int
 	}
 	if (value) {
 		if (expand_env(value, buf, sizeof(buf))) {
-			snprintf(rd->why, rd->why_len, "%s:%u: %s: value too long after ${...}",
-				 file, line, key);
+			snprintf(rd->why, rd->why_len,
+				 "%s:%u: %s: value longer than %d characters once its ${...} are "
+				 "replaced by the environment's values",
+				 file, line, key, FIO_MAX_LINE - 1);
 			return -EINVAL;
 		}
 		nkw = replace_keywords(buf, sizeof(buf));

@@ -629,10 +629,11 @@ static int set_opt(struct opt_ctx *c, const char *k)
 		if (err == -EOPNOTSUPP)
 			return refuse(c, "one zone set per direction and a distribution's center "
 					 "are not modeled");
+		_Static_assert(DIST_MAX_SEQ == 64, "the message below says 64");
 		if (err)
 			return bad(c, "random, zipf[:θ] (θ>0, ≠1), pareto[:h] (0<h<1), normal[:dev] "
 				      "(0<=dev<100), zoned:A/R:..., zoned_abs:A/SIZE:... or "
-				      "sequence:i,j,...");
+				      "sequence:i,j,... (at most 64 numbers)");
 		return 0;
 	}
 	if (!strcmp(k, "random-sequence-stride")) {
