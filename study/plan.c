@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,39 +40,58 @@ static bool in_list(const char *const *l, const char *k)
 	return false;
 }
 
+/*
+ * One word from s (not a blank) to the first blank outside quotes, its quotes taken out: into
+ * out when given, its length in *len. The word's end, or NULL when a quote is left open.
+ */
+static const char *unquote(const char *s, char *out, size_t *len)
+{
+	char q = 0;
+
+	for (*len = 0; *s && (q || (*s != ' ' && *s != '\t')); s++) {
+		if (!q && (*s == '\'' || *s == '"'))
+			q = *s;
+		else if (q && *s == q)
+			q = 0;
+		else if (out)
+			out[(*len)++] = *s;
+		else
+			(*len)++;
+	}
+	return q ? NULL : s;
+}
+
+/*
+ * Each word is measured and then copied, never cut short (a fixed buffer truncated a long one
+ * into another path or option). On a refusal the words it appended are freed: its callers then
+ * hold nothing to free.
+ */
 int split_words(const char *s, char **v, int max)
 {
-	int n = 0;
+	int n = 0, ret = 0;
 
-	while (*s) {
-		char buf[4096];
-		size_t len = 0;
-		char q = 0;
+	for (;;) {
+		const char *end;
+		size_t len;
 
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (!*s)
 			break;
-		while (*s && (q || (*s != ' ' && *s != '\t'))) {
-			if (!q && (*s == '\'' || *s == '"'))
-				q = *s;
-			else if (q && *s == q)
-				q = 0;
-			else if (len < sizeof(buf) - 1)
-				buf[len++] = *s;
-			s++;
-		}
-		if (q)
-			return -EINVAL;
-		if (n >= max)
-			return -E2BIG;
-		buf[len] = '\0';
-		v[n] = strdup(buf);
-		if (!v[n])
-			return -ENOMEM;
-		n++;
+		end = unquote(s, NULL, &len);
+		ret = !end ? -EINVAL : n >= max ? -E2BIG : 0;
+		if (!ret && !(v[n] = malloc(len + 1)))
+			ret = -ENOMEM;
+		if (ret)
+			break;
+		unquote(s, v[n], &len);
+		v[n++][len] = '\0';
+		s = end;
 	}
-	return n;
+	if (ret)
+		while (n)
+			free(v[--n]);
+	return ret ? ret : n;
 }
 
 bool cand_uses_md(const struct candidate *c)
@@ -182,6 +202,25 @@ static int set_str(char **dst, const struct kv *kv, const struct plan *p, char *
 	return *dst ? 0 : -ENOMEM;
 }
 
+/* A value that becomes words of a command line (run.c, build.c): refused here, with its line,
+ * when it cannot, not once the study is under way. */
+static int set_words(char **dst, const struct kv *kv, const struct plan *p, char *err,
+		     size_t errlen)
+{
+	char *v[STUDY_MAX_WORDS];
+	int n = split_words(kv->val, v, STUDY_MAX_WORDS);
+
+	if (n == -ENOMEM)
+		return n;
+	if (n == -E2BIG)
+		PERR(kv->line, "%s=: more than %d words", kv->key, STUDY_MAX_WORDS);
+	if (n < 0)
+		PERR(kv->line, "%s=%s: unbalanced quotes", kv->key, kv->val);
+	while (n)
+		free(v[--n]);
+	return set_str(dst, kv, p, err, errlen);
+}
+
 static int set_word(char *dst, size_t len, const struct kv *kv, const struct plan *p, char *err,
 		    size_t errlen)
 {
@@ -239,12 +278,14 @@ static int cand_raid(struct candidate *c, const struct plan *p, int line, char *
 static int cand_section(struct plan *p, const struct section *s, char *err, size_t errlen)
 {
 	struct candidate *c = &p->cand[p->ncand];
-	char *devs = NULL;
+	bool devs = false;
 	int ret = 0, raid_line = s->line;
 
 	if (p->ncand >= STUDY_MAX_CAND)
 		PERR(s->line, "more than %d candidates", STUDY_MAX_CAND);
+	/* counted at once: what it holds is plan_free's to free, refused or not */
 	memset(c, 0, sizeof(*c));
+	p->ncand++;
 	snprintf(c->name, sizeof(c->name), "%s", s->name);
 	c->line = s->line;
 	for (int i = 0; i < s->n && !ret; i++) {
@@ -262,9 +303,25 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 			     "devices, fs, raid, metadata, mkfs_opts, mount_opts, "
 			     "raid_opts, setup, teardown, target)",
 			     k, s->name);
-		if (!strcmp(k, "devices"))
-			ret = set_str(&devs, kv, p, err, errlen);
-		else if (!strcmp(k, "fs"))
+		if (!strcmp(k, "devices")) {
+			int n;
+
+			if (devs)
+				PERR(kv->line, "'%s' given twice", k);
+			devs = true;
+			n = split_words(kv->val, c->devices, STUDY_MAX_DEVS);
+			if (n == -ENOMEM)
+				return n;
+			if (n < 0)
+				PERR(kv->line, "devices= of [%s]: %s", s->name,
+				     n == -E2BIG ? "too many devices" : "unbalanced quotes");
+			c->ndev = n;
+			for (int j = 0; j < n; j++)
+				if (c->devices[j][0] != '/')
+					PERR(kv->line,
+					     "devices= of [%s]: '%s' is not a path (/dev/...)",
+					     s->name, c->devices[j]);
+		} else if (!strcmp(k, "fs"))
 			ret = set_word(c->fs, sizeof(c->fs), kv, p, err, errlen);
 		else if (!strcmp(k, "raid")) {
 			ret = set_word(c->level, sizeof(c->level), kv, p, err, errlen);
@@ -272,11 +329,11 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 		} else if (!strcmp(k, "metadata"))
 			ret = set_word(c->metadata, sizeof(c->metadata), kv, p, err, errlen);
 		else if (!strcmp(k, "mkfs_opts"))
-			ret = set_str(&c->mkfs_opts, kv, p, err, errlen);
+			ret = set_words(&c->mkfs_opts, kv, p, err, errlen);
 		else if (!strcmp(k, "mount_opts"))
 			ret = set_str(&c->mount_opts, kv, p, err, errlen);
 		else if (!strcmp(k, "raid_opts"))
-			ret = set_str(&c->raid_opts, kv, p, err, errlen);
+			ret = set_words(&c->raid_opts, kv, p, err, errlen);
 		else if (!strcmp(k, "target"))
 			ret = set_str(&c->target, kv, p, err, errlen);
 		else if (!strcmp(k, "setup") || !strcmp(k, "teardown")) {
@@ -287,27 +344,13 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 				PERR(kv->line, "more than %d %s= commands", STUDY_MAX_CMDS, k);
 			if (!*kv->val)
 				PERR(kv->line, "%s= is empty", k);
-			(su ? c->setup : c->teardown)[(*n)++] = strdup(kv->val);
+			if (!((su ? c->setup : c->teardown)[*n] = strdup(kv->val)))
+				return -ENOMEM;
+			(*n)++;
 		}
 	}
-	if (ret) {
-		free(devs);
+	if (ret)
 		return ret;
-	}
-	if (devs) {
-		int n = split_words(devs, c->devices, STUDY_MAX_DEVS);
-
-		free(devs);
-		if (n < 0)
-			PERR(s->line, "devices= of [%s]: %s", s->name,
-			     n == -E2BIG ? "too many devices" : "unbalanced quotes");
-		c->ndev = n;
-		for (int i = 0; i < n; i++)
-			if (c->devices[i][0] != '/')
-				PERR(s->line, "devices= of [%s]: '%s' is not a path (/dev/...)",
-				     s->name, c->devices[i]);
-	}
-	p->ncand++;
 	if (c->nsetup || c->nteardown || c->target) {
 		c->kind = CAND_CMDS;
 		if (!c->nsetup || !c->nteardown || !c->target)
@@ -365,6 +408,7 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 	if (p->nwork >= STUDY_MAX_WORK)
 		PERR(s->line, "more than %d workloads", STUDY_MAX_WORK);
 	memset(w, 0, sizeof(*w));
+	p->nwork++;
 	snprintf(w->name, sizeof(w->name), "%s", s->name);
 	w->line = s->line;
 	for (int i = 0; i < s->n && !ret; i++) {
@@ -390,14 +434,20 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 			if (*dst)
 				PERR(kv->line, "'%s' given twice", k);
 			*dst = plan_rel(p, kv->val);
+			if (!*dst)
+				return -ENOMEM;
+			/* no such path opens, and run.c copied a trace's into a PATH_MAX buffer: cut
+			 * short, it named another file */
+			if (strlen(*dst) >= PATH_MAX)
+				PERR(kv->line, "%s=: path too long", k);
 		} else if (!strcmp(k, "section"))
 			ret = set_str(&w->section, kv, p, err, errlen);
 		else if (!strcmp(k, "mode"))
 			ret = set_word(w->mode, sizeof(w->mode), kv, p, err, errlen);
 		else if (!strcmp(k, "options"))
-			ret = set_str(&w->options, kv, p, err, errlen);
+			ret = set_words(&w->options, kv, p, err, errlen);
 		else if (!strcmp(k, "replay_opts"))
-			ret = set_str(&w->replay_opts, kv, p, err, errlen);
+			ret = set_words(&w->replay_opts, kv, p, err, errlen);
 		else if (!strcmp(k, "size")) {
 			if (parse_size(kv->val, &w->size) || !w->size)
 				PERR(kv->line, "size=%s: give a size (256M, 4G)", kv->val);
@@ -409,7 +459,6 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 	}
 	if (ret)
 		return ret;
-	p->nwork++;
 	kinds = !!w->preset + !!w->fio + !!w->trace;
 	if (kinds != 1)
 		PERR(s->line,

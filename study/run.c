@@ -309,7 +309,7 @@ static int synth_workloads(struct study *s)
 		}
 		v[n++] = "--runtime";
 		v[n++] = rt;
-		k = wl->options ? split_words(wl->options, v + n, 100) : 0;
+		k = wl->options ? split_words(wl->options, v + n, STUDY_MAX_WORDS) : 0;
 		if (k < 0) {
 			cli_error("workload [%s]: options= has unbalanced quotes", wl->name);
 			return EXIT_USAGE;
@@ -416,7 +416,7 @@ static int run_cell(struct study *s, const struct build *b, int c, int w, int r,
 	/* the first run of a workload on a candidate writes what it reads once (not timed) */
 	if (first)
 		v[n++] = "--prefill";
-	k = wl->replay_opts ? split_words(wl->replay_opts, v + n, 100) : 0;
+	k = wl->replay_opts ? split_words(wl->replay_opts, v + n, STUDY_MAX_WORDS) : 0;
 	if (k < 0) {
 		cli_error("workload [%s]: replay_opts= has unbalanced quotes", wl->name);
 		return 1;

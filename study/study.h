@@ -19,6 +19,7 @@
 #define STUDY_MAX_DEVS 32
 #define STUDY_MAX_CMDS 16
 #define STUDY_MAX_REPEATS 100
+#define STUDY_MAX_WORDS 100 /* in options=, replay_opts=, mkfs_opts=, raid_opts= */
 
 enum cand_kind { CAND_FS, CAND_RAW, CAND_CMDS };
 enum raid_kind { RAID_NONE, RAID_BTRFS, RAID_MD };

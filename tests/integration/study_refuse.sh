@@ -3,8 +3,9 @@
 # ioreel study refuses before it writes anything (issue 25): a device that is mounted, one
 # listed twice in a candidate, one in another study running at once, a run without
 # --allow-writes, md asked where the kernel has none, a plan with an unknown key (FILE:LINE and
-# the key). Each with a clear message, exit status 1 or 2, no results directory made and the
-# devices as they were (no signature written); --dry-run of such a plan exits the same way.
+# the key) or another mistake the plan fuzzer found (FILE:LINE). Each with a clear message, exit
+# status 1 or 2, no results directory made and the devices as they were (no signature written);
+# --dry-run of such a plan exits the same way.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd mkfs.ext4 blkid
@@ -79,6 +80,11 @@ p=$(plan unknown "devices=$A" fs=xfs "mkfs_optz=-b size=4096")
 refused 2 "$p:9: unknown key 'mkfs_optz' in candidate \[cand\]" "$p" --allow-writes
 p=$(plan wrongkind "devices=$A" fs=xfs "preset=4k-randread")
 refused 2 "$p:9: 'preset' is a workload key, and \[cand\] is a candidate" "$p" --allow-writes
+# found by tests/fuzz/fuzz_plan.c: each refused at its own line, before the study starts
+p=$(plan quotes "devices=$A '$B" fs=xfs)
+refused 2 "$p:7: devices= of \[cand\]: unbalanced quotes" "$p" --allow-writes
+p=$(plan words "devices=$A" fs=xfs "mkfs_opts=$(printf -- '-f %.0s' {1..101})")
+refused 2 "$p:9: mkfs_opts=: more than 100 words" "$p" --allow-writes
 # a plan that is a named pipe nobody writes: refused at once, not waited on
 mkfifo "$d/fifo.ini"
 rc=0

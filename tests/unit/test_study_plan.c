@@ -5,6 +5,7 @@
  * with FILE:LINE and what is wrong: unknown keys, keys of the other kind, duplicates, bad
  * values, device counts, sections that are neither kind.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,42 @@ static void test_refusals(void)
 	refused(t, "the plan has no workload");
 	snprintf(t, sizeof(t), "[c]\nfoo=1\n%s", w);
 	refused(t, "2: unknown key 'foo' in [c]");
+	/* words for a command line are refused at the plan's line, not once the study runs */
+	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\n[w]\npreset=a\nreplay_opts=--x 'y\n");
+	refused(t, "6: replay_opts=--x 'y: unbalanced quotes");
+	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\nraid_opts=%0*d\n%s", 250, 0, w);
+	for (char *c = strstr(t, "raid_opts=") + 10; *c == '0'; c += 2)
+		*c = ' ';
+	refused(t, "4: raid_opts=: more than 100 words");
+	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\n\n[w]\npreset=a\nsection=x\n");
+	refused(t, "section= names a section of a fio= job file");
+	/* the devices' own line; refusals after values were kept (the fuzzer's leaks) */
+	snprintf(t, sizeof(t), "[c]\nfs=xfs\nmkfs_opts=-f\ndevices=/dev/sdb '/dev/sdc\n%s", w);
+	refused(t, "4: devices= of [c]: unbalanced quotes");
+	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\ndevices=/dev/sdc\n%s", w);
+	refused(t, "4: 'devices' given twice");
+}
+
+/* A word is never cut short (a 4 KiB buffer truncated it), quotes or not; a refusal leaves
+ * nothing behind to free. */
+static void test_split(void)
+{
+	static char s[6000];
+	char *v[4];
+	int n;
+
+	memset(s, 'a', sizeof(s) - 1);
+	s[0] = '"';
+	s[10] = '"';
+	s[5000] = ' ';
+	n = split_words(s, v, 4);
+	CHECK(n == 2 && strlen(v[0]) == 4998 && strlen(v[1]) == sizeof(s) - 5002,
+	      "long words: %d, %zu", n, n > 0 ? strlen(v[0]) : 0);
+	while (n > 0)
+		free(v[--n]);
+	CHECK(split_words("a b c d e", v, 4) == -E2BIG, "five words in four");
+	CHECK(split_words("a 'b", v, 4) == -EINVAL, "open quote");
+	CHECK(split_words(" \t ", v, 4) == 0, "blanks");
 }
 
 int main(void)
@@ -184,6 +221,7 @@ int main(void)
 	}
 	test_good();
 	test_refusals();
+	test_split();
 	{
 		char path[256];
 
