@@ -121,8 +121,25 @@ struct section {
 	char name[64];
 	int line;
 	struct kv *kv;
-	int n;
+	int n, cap;
 };
+
+/*
+ * arr with room for element n (of size bytes), or NULL (arr left as it was): it doubles, so that
+ * a plan of a million lines is read in linear time (growing by one copied the whole array at
+ * each line under ASan).
+ */
+static void *grow(void *arr, int n, int *cap, size_t size)
+{
+	int nc = *cap ? 2 * *cap : 8;
+
+	if (n < *cap)
+		return arr;
+	arr = realloc(arr, nc * size);
+	if (arr)
+		*cap = nc;
+	return arr;
+}
 
 /* A path in the plan is relative to the plan's own folder: a plan is a document of its own. */
 static char *plan_rel(const struct plan *p, const char *v)
@@ -547,7 +564,7 @@ static int plan_sections(struct plan *p, struct section *secs, int nsec, char *e
 static int plan_parse(struct plan *p, char *err, size_t errlen)
 {
 	struct section *secs = NULL;
-	int nsec = 0, lineno = 0, ret;
+	int nsec = 0, seccap = 0, lineno = 0, ret;
 	char *text = strdup(p->text), *line, *next;
 
 	if (!text)
@@ -572,7 +589,7 @@ static int plan_parse(struct plan *p, char *err, size_t errlen)
 				ret = -EINVAL;
 				goto out;
 			}
-			ns = realloc(secs, (nsec + 1) * sizeof(*secs));
+			ns = grow(secs, nsec, &seccap, sizeof(*secs));
 			if (!ns) {
 				ret = -ENOMEM;
 				goto out;
@@ -592,8 +609,9 @@ static int plan_parse(struct plan *p, char *err, size_t errlen)
 			goto out;
 		} else {
 			struct section *s = &secs[nsec - 1];
-			struct kv *nk = realloc(s->kv, (s->n + 1) * sizeof(*nk));
+			struct kv *nk;
 
+			nk = grow(s->kv, s->n, &s->cap, sizeof(*nk));
 			if (!nk) {
 				ret = -ENOMEM;
 				goto out;
