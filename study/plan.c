@@ -642,6 +642,7 @@ int plan_load(struct plan *p, const char *path, char *err, size_t errlen)
 	struct stat st;
 	size_t n;
 	int fd, ret;
+	char *nul;
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->path, sizeof(p->path), "%s", path);
@@ -669,13 +670,27 @@ int plan_load(struct plan *p, const char *path, char *err, size_t errlen)
 	p->text = calloc(1, st.st_size + 1);
 	n = p->text ? fread(p->text, 1, st.st_size, f) : 0;
 	fclose(f);
-	if (!p->text || n != (size_t)st.st_size || memchr(p->text, '\0', n)) {
-		snprintf(err, errlen, "cannot read the plan %s (a text file)", path);
+	if (!p->text || n != (size_t)st.st_size) {
+		snprintf(err, errlen, "cannot read the plan %s: %s", path,
+			 p->text ? "a short read (did it change?)" : strerror(ENOMEM));
 		return -EIO;
+	}
+	/* a plan is typed, so a NUL is a mistake of the user's too (a binary file given as the
+	 * plan): said where, as every other mistake */
+	nul = memchr(p->text, '\0', n);
+	if (nul) {
+		int line = 1;
+
+		for (const char *c = p->text; c < nul; c++)
+			line += *c == '\n';
+		snprintf(err, errlen, "%s:%d: a NUL byte: a plan is a text file", path, line);
+		return -EINVAL;
 	}
 	p->text_len = n;
 	p->hash = fnv1a_str(p->text);
 	ret = plan_parse(p, err, errlen);
+	if (ret == -ENOMEM) /* the one refusal the parser does not word */
+		snprintf(err, errlen, "cannot read the plan %s: %s", path, strerror(ENOMEM));
 	if (!ret && !*p->results) {
 		const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
 		int keep = dot && (!slash || dot > slash) ? (int)(dot - path) : (int)strlen(path);

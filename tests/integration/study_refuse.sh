@@ -85,6 +85,9 @@ p=$(plan quotes "devices=$A '$B" fs=xfs)
 refused 2 "$p:7: devices= of \[cand\]: unbalanced quotes" "$p" --allow-writes
 p=$(plan words "devices=$A" fs=xfs "mkfs_opts=$(printf -- '-f %.0s' {1..101})")
 refused 2 "$p:9: mkfs_opts=: more than 100 words" "$p" --allow-writes
+p=$(plan nul "devices=$A" fs=xfs)
+printf 'replay_opts=\0\n' >>"$p"
+refused 2 "$p:12: a NUL byte: a plan is a text file" "$p" --allow-writes
 # a plan that is a named pipe nobody writes: refused at once, not waited on
 mkfifo "$d/fifo.ini"
 rc=0
