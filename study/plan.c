@@ -695,7 +695,11 @@ int plan_load(struct plan *p, const char *path, char *err, size_t errlen)
 		const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
 		int keep = dot && (!slash || dot > slash) ? (int)(dot - path) : (int)strlen(path);
 
-		snprintf(p->results, sizeof(p->results), "%.*s.results", keep, path);
+		/* cut short, it named another folder: left empty, for cmd_study to refuse unless
+		 * --results names one */
+		if (snprintf(p->results, sizeof(p->results), "%.*s.results", keep, path) >=
+		    (int)sizeof(p->results))
+			*p->results = '\0';
 	}
 	return ret;
 }

@@ -791,6 +791,11 @@ int cmd_study(int argc, char **argv)
 		ret = EXIT_USAGE;
 	} else if (results) {
 		snprintf(s->p.results, sizeof(s->p.results), "%s", results);
+	} else if (!*s->p.results) {
+		cli_error("%s: its path is too long for the results beside it: give --results DIR, "
+			  "or results= in its [study]",
+			  argv[optind]);
+		ret = EXIT_USAGE;
 	}
 	if (!ret)
 		ret = study_main(s);

@@ -88,6 +88,15 @@ refused 2 "$p:9: mkfs_opts=: more than 100 words" "$p" --allow-writes
 p=$(plan nul "devices=$A" fs=xfs)
 printf 'replay_opts=\0\n' >>"$p"
 refused 2 "$p:12: a NUL byte: a plan is a text file" "$p" --allow-writes
+# a plan whose results beside it would not fit in a path: refused (they went to a folder cut
+# short) unless --results names one
+long=$d
+for _ in $(seq 11); do long=$long/$(printf 'x%.0s' {1..200}); done
+mkdir -p "$long" && cp "$(plan long "devices=$A" fs=xfs)" "$long/p.ini"
+refused 2 "$long/p.ini: its path is too long for the results beside it: give --results DIR" \
+	"$long/p.ini" --allow-writes
+"$IOREEL" study "$long/p.ini" --results "$d/long.results" --dry-run >"$d/out" 2>"$d/err" ||
+	fail "the long plan with --results: $(cat "$d/err")"
 # a plan that is a named pipe nobody writes: refused at once, not waited on
 mkfifo "$d/fifo.ini"
 rc=0
