@@ -130,9 +130,10 @@ bench: bench-deps
 	$(Q)BUILD=$(abspath $(BUILD)) bench/run.sh $(B)
 
 # Fuzz targets exercise formats/ (reader, importers), which needs only util/, replay/ (with
-# analyze/, which makes its summary) and synth/ without bench.c (the job files and the generator;
-# bench measures replays, it would tie fuzz_fiojob to replay/): linking the other folders would
-# tie the fuzz build to everything they depend on (record/ to the BPF skeletons). Objects are built
+# analyze/, which makes its summary), synth/ without bench.c (the job files and the generator;
+# bench measures replays, it would tie fuzz_fiojob to replay/) and study/'s plan parser (with
+# report.c, whose histograms are analyze/hist.c's): linking the other folders would tie the fuzz
+# build to everything they depend on (record/ to the BPF skeletons). Objects are built
 # once per source under build/fuzz/obj, instrumented for the fuzzer and the sanitizers (undefined
 # behaviour stops the run like a crash: recovered, it is one line in a log nobody reads), and
 # rebuilt when this Makefile changes (the flags are here).
@@ -144,8 +145,9 @@ FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter formats/% util/%,$(
 FUZZ_REPLAY_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter replay/% analyze/%,$(LIB_SRCS)))
 FUZZ_SYNTH_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(filter-out synth/bench.c,\
 		   $(filter synth/%,$(LIB_SRCS))))
+FUZZ_PLAN_OBJS := $(patsubst %,$(BUILD)/fuzz/obj/%.o,study/plan study/report)
 DEPFILES    += $(FUZZ_OBJS:.o=.d) $(FUZZ_REPLAY_OBJS:.o=.d) $(FUZZ_SYNTH_OBJS:.o=.d) \
-	       $(FUZZ_BINS:=.d)
+	       $(FUZZ_PLAN_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
 $(BUILD)/fuzz/obj/%.o: %.c Makefile
 	$(call msg,FUZZCC,$<)
@@ -156,6 +158,7 @@ $(BUILD)/fuzz/fuzz_replay: $(FUZZ_REPLAY_OBJS)
 # fuzz_fiojob keeps includes inside its directory through a wrapper of fopen (see its comment)
 $(BUILD)/fuzz/fuzz_fiojob: $(FUZZ_SYNTH_OBJS)
 $(BUILD)/fuzz/fuzz_fiojob: LDLIBS += -Wl,--wrap=fopen
+$(BUILD)/fuzz/fuzz_plan: $(FUZZ_PLAN_OBJS) $(BUILD)/fuzz/obj/analyze/hist.o
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) Makefile
 	$(call msg,FUZZLD,$@)
 	$(Q)mkdir -p $(dir $@)
