@@ -30,6 +30,12 @@ static const char *const work_keys[] = {
 	"preset", "fio", "section", "trace", "mode", "options", "replay_opts", "size", "runtime",
 	NULL
 };
+/* Keys that name a file, a preset, a section or a folder: empty, they named the plan's own folder
+ * (fio=, trace=, results=, after plan_rel) or nothing, and the study failed only once under way
+ * (a trace "read" as a folder passes the access check). */
+static const char *const named_keys[] = {
+	"preset", "fio", "section", "trace", "target", "results", NULL
+};
 /* clang-format on */
 
 static bool in_list(const char *const *l, const char *k)
@@ -184,6 +190,8 @@ static int study_section(struct plan *p, const struct section *s, char *err, siz
 			     "unknown key '%s' in [study] (it takes: repeats, runtime, "
 			     "size, results)",
 			     kv->key);
+		if (!*kv->val && in_list(named_keys, kv->key))
+			PERR(kv->line, "%s= is empty", kv->key);
 		if (!strcmp(kv->key, "repeats")) {
 			if (parse_u64(kv->val, &v) || !v || v > STUDY_MAX_REPEATS)
 				PERR(kv->line, "repeats=%s: give a number from 1 to %d", kv->val,
@@ -320,6 +328,8 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 			     "devices, fs, raid, metadata, mkfs_opts, mount_opts, "
 			     "raid_opts, setup, teardown, target)",
 			     k, s->name);
+		if (!*kv->val && in_list(named_keys, k))
+			PERR(kv->line, "%s= is empty", k);
 		if (!strcmp(k, "devices")) {
 			int n;
 
@@ -443,6 +453,8 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 			     "fio, section, trace, mode, options, replay_opts, size, "
 			     "runtime)",
 			     k, s->name);
+		if (!*kv->val && in_list(named_keys, k))
+			PERR(kv->line, "%s= is empty", k);
 		if (!strcmp(k, "preset"))
 			ret = set_str(&w->preset, kv, p, err, errlen);
 		else if (!strcmp(k, "fio") || !strcmp(k, "trace")) {

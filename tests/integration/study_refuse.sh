@@ -88,6 +88,10 @@ refused 2 "$p:9: mkfs_opts=: more than 100 words" "$p" --allow-writes
 p=$(plan nul "devices=$A" fs=xfs)
 printf 'replay_opts=\0\n' >>"$p"
 refused 2 "$p:12: a NUL byte: a plan is a text file" "$p" --allow-writes
+# trace= empty named the plan's folder, which passed the study's check that it reads
+p=$(plan emptytrace "devices=$A" fs=xfs)
+printf '[db]\ntrace=\n' >>"$p"
+refused 2 "$p:13: trace= is empty" "$p" --allow-writes
 # a plan whose results beside it would not fit in a path: refused (they went to a folder cut
 # short) unless --results names one
 long=$d

@@ -189,6 +189,13 @@ static void test_refusals(void)
 	refused(t, "4: devices= of [c]: unbalanced quotes");
 	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\ndevices=/dev/sdc\n%s", w);
 	refused(t, "4: 'devices' given twice");
+	/* a key that names something, empty: it named the plan's folder (trace=, fio=) */
+	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\n[w]\ntrace= \n");
+	refused(t, "5: trace= is empty");
+	snprintf(t, sizeof(t), "[study]\nresults=\n[c]\ndevices=/dev/sdb\nfs=xfs\n%s", w);
+	refused(t, "2: results= is empty");
+	snprintf(t, sizeof(t), "[c]\nsetup=true\nteardown=true\ntarget=\n%s", w);
+	refused(t, "4: target= is empty");
 }
 
 /* A word is never cut short (a 4 KiB buffer truncated it), quotes or not; a refusal leaves
