@@ -96,7 +96,7 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 		mult = 3600e9;
 	else
 		return -EINVAL;
-	if (x * mult > 1.8e19)
+	if (x * mult > 9.2e18) /* llround's long long: 292 years */
 		return -ERANGE;
 	*ns = (uint64_t)llround(x * mult);
 	return 0;

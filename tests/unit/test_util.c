@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* util/: the command-line joiner, the typed heap and the single-producer ring. */
+/* util/: the command-line joiner, the typed heap, the single-producer ring and durations. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/check.h"
+#include <errno.h>
 #include "util/argv.h"
+#include "util/cli.h"
 #include "util/heap.h"
 #include "util/spsc.h"
 
@@ -161,6 +163,22 @@ static void test_spsc(void)
 	spsc_free(&q);
 }
 
+/* Durations up to 2^63 ns; beyond, -ERANGE (llround past long long gave any value). */
+static void test_duration(void)
+{
+	uint64_t ns = 0;
+
+	CHECK(!parse_duration_ns("1.5s", &ns) && ns == 1500000000ULL, "1.5s: %llu",
+	      (unsigned long long)ns);
+	CHECK(!parse_duration_ns("500us", &ns) && ns == 500000ULL, "500us");
+	CHECK(!parse_duration_ns("9000000000", &ns) && ns == 9000000000000000000ULL,
+	      "285 years: %llu", (unsigned long long)ns);
+	CHECK(parse_duration_ns("10000000000", &ns) == -ERANGE, "317 years refused");
+	CHECK(parse_duration_ns("1e19ns", &ns) == -ERANGE, "1e19 ns refused");
+	CHECK(parse_duration_ns("-1", &ns) == -EINVAL, "negative refused");
+	CHECK(parse_duration_ns("1d", &ns) == -EINVAL, "unknown unit refused");
+}
+
 int main(void)
 {
 	test_argv();
@@ -168,5 +186,6 @@ int main(void)
 	test_heap_pop_arrangement();
 	test_heap_replace_top();
 	test_spsc();
+	test_duration();
 	return failures ? 1 : 0;
 }
