@@ -159,6 +159,8 @@ $(BUILD)/fuzz/fuzz_replay: $(FUZZ_REPLAY_OBJS)
 $(BUILD)/fuzz/fuzz_fiojob: $(FUZZ_SYNTH_OBJS)
 $(BUILD)/fuzz/fuzz_fiojob: LDLIBS += -Wl,--wrap=fopen
 $(BUILD)/fuzz/fuzz_plan: $(FUZZ_PLAN_OBJS) $(BUILD)/fuzz/obj/analyze/hist.o
+# fuzz_info keeps one stdout across runs of cmd_info, which closes it (see its comment)
+$(BUILD)/fuzz/fuzz_info: LDLIBS += -Wl,--wrap=fclose
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS) Makefile
 	$(call msg,FUZZLD,$@)
 	$(Q)mkdir -p $(dir $@)
