@@ -42,10 +42,10 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 			r->wait_own_ns / 1e9, r->wait_added_ns / 1e9,
 			pct(r->wait_own_ns + r->wait_added_ns, r->wait_recorded_ns));
 	if (r->load_threads)
-		fprintf(out, "  load: %u threads, %s recorded %.3f s, asked %.3f s, got %.3f s "
-			     "(%.1f%% of the recorded)\n",
-			r->load_threads, r->load_traced ? "recorded threads and other tasks"
-							: "other tasks",
+		fprintf(out, "  load: %u threads in %.0f us bursts, %s recorded %.3f s, asked %.3f "
+			     "s, got %.3f s (%.1f%% of the recorded)\n",
+			r->load_threads, r->load_chunk_ns / 1e3,
+			r->load_traced ? "recorded threads and other tasks" : "other tasks",
 			r->load_recorded_ns / 1e9, r->load_asked_ns / 1e9, r->load_got_ns / 1e9,
 			pct(r->load_got_ns, r->load_recorded_ns));
 	if (r->fill)
@@ -68,7 +68,8 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 	k = snprintf(buf, len,
 		     ", \"cpu\": {\"replayed\": %s, \"how\": %s, \"threads\": %u, \"calls\": %llu, "
 		     "\"asked_ns\": %llu, \"got_ns\": %llu, \"load_threads\": %u, "
-		     "\"load_includes_recorded_threads\": %s, \"load_recorded_ns\": %llu, "
+		     "\"load_chunk_ns\": %llu, \"load_includes_recorded_threads\": %s, "
+		     "\"load_recorded_ns\": %llu, "
 		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, "
 		     "\"wait_calls\": %llu, \"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, "
 		     "\"wait_added_ns\": %llu, \"slice_asked_ns\": %llu, \"slice_got_ns\": %llu, "
@@ -77,6 +78,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
 		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
 		     (unsigned long long)r->cpu_got_ns, r->load_threads,
+		     (unsigned long long)r->load_chunk_ns,
 		     r->load_traced ? "true" : "false", (unsigned long long)r->load_recorded_ns,
 		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns,
 		     wait_how, (unsigned long long)r->wait_calls,

@@ -106,6 +106,13 @@ static void usage(FILE *f)
 "                           threads' turns; 0: the kernel's (the default). README, \"The\n"
 "                           replayer beside the host's load\": with --engine libaio\n"
 "                           --spin 0, the replay keeps the recorded pace there\n"
+"      --cpu-load-threads N with the host's load: the threads that burn it (1 to 256;\n"
+"                           default: one per CPU, of the recording's and this host's)\n"
+"      --cpu-load-chunk TIME  each load thread's burst between its pace sleeps (1us to\n"
+"                           10ms; default 50us). More threads in shorter bursts (one per\n"
+"                           recorded thread, their median time on a CPU) with --cpu-slice\n"
+"                           100us: nearer the real calls' latencies on a busy host, the\n"
+"                           pace a little behind (README, \"The load's shape\")\n"
 "      --cpu-fill on|off    with the host's load (load threads): the replayer's own CPU\n"
 "                           beyond what the recorded calls used inside them (its\n"
 "                           scheduling, spins, hand-offs, the result trace), measured\n"
@@ -226,6 +233,8 @@ enum replay_opt {
 	OPT_MAX_INFLIGHT,
 	OPT_SPIN,
 	OPT_CPU_SLICE,
+	OPT_CPU_LOAD_THREADS,
+	OPT_CPU_LOAD_CHUNK,
 	OPT_CPU_FILL,
 	OPT_NO_REALTIME,
 	OPT_REALTIME,
@@ -274,6 +283,8 @@ static const struct option replay_long_opts[] = {
 	{ "max-inflight", required_argument, 0, OPT_MAX_INFLIGHT },
 	{ "spin", required_argument, 0, OPT_SPIN },
 	{ "cpu-slice", required_argument, 0, OPT_CPU_SLICE },
+	{ "cpu-load-threads", required_argument, 0, OPT_CPU_LOAD_THREADS },
+	{ "cpu-load-chunk", required_argument, 0, OPT_CPU_LOAD_CHUNK },
 	{ "cpu-fill", required_argument, 0, OPT_CPU_FILL },
 	{ "no-realtime", no_argument, 0, OPT_NO_REALTIME },
 	{ "realtime", no_argument, 0, OPT_REALTIME },
@@ -389,6 +400,24 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		    (o->cpu_slice_ns && (o->cpu_slice_ns < 100000 || o->cpu_slice_ns > 100000000))) {
 			cli_error("--cpu-slice wants 0 (the kernel's default) or a duration from 100us "
 				  "to 100ms (what the kernel accepts), got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_CPU_LOAD_THREADS: {
+		uint64_t n;
+
+		if (parse_u64(arg, &n) || n < 1 || n > 256) {
+			cli_error("--cpu-load-threads wants a count of load threads from 1 to 256, "
+				  "got '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->cpu_load_threads = (unsigned int)n;
+		return 0;
+	}
+	case OPT_CPU_LOAD_CHUNK:
+		if (parse_duration_ns(arg, &o->cpu_load_chunk_ns) || o->cpu_load_chunk_ns < 1000 ||
+		    o->cpu_load_chunk_ns > 10000000) {
+			cli_error("--cpu-load-chunk wants a duration from 1us to 10ms, got '%s'", arg);
 			return EXIT_USAGE;
 		}
 		return 0;

@@ -104,6 +104,8 @@ struct replay_opts {
 				     * (0: the kernel's) */
 	int cpu_fill;		    /* with load threads: the replayer's own CPU beyond its calls'
 				     * burned less (core/cpu.c); enum replay_fill */
+	unsigned int cpu_load_threads; /* load threads (0: one per CPU, core/cpu.c) */
+	uint64_t cpu_load_chunk_ns; /* a load thread's burst before its pace sleep (0: 50 us) */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */
@@ -274,6 +276,7 @@ struct replay_result {
 	 * recording, what the replay's threads waited of their own, what was added to reach it */
 	uint64_t wait_calls, wait_recorded_ns, wait_own_ns, wait_added_ns;
 	uint32_t load_threads;	    /* threads reproducing the host's load */
+	uint64_t load_chunk_ns;	    /*   each one's burst before its pace sleep */
 	uint64_t slice_asked_ns;    /* the scheduling thread's slice asked (--cpu-slice) */
 	uint64_t slice_got_ns;	    /*   and as the kernel reported it (0: none before 6.12) */
 	bool fill;		    /* --cpu-fill: the load counted the replayer's own CPU */

@@ -32,6 +32,7 @@
 #include "util/prio.h"
 
 #define LOAD_MAX_THREADS 256
+#define LOAD_CHUNK 50000ULL /* a load thread's burst by default (burn_paced) */
 
 const char *const replay_cpu_names[REPLAY_CPU__COUNT] = {
 	[REPLAY_CPU_REPLAY] = "replay", [REPLAY_CPU_IDLE] = "idle",  [REPLAY_CPU_CALLS] = "calls",
@@ -43,6 +44,8 @@ struct run_load {
 	const struct trace_cpu_load *l;
 	size_t n;
 	unsigned int k;
+	uint64_t chunk_ns; /* a burst before the pace sleep (--cpu-load-chunk) */
+	uint64_t slice_ns; /* the scheduling thread's slice (--cpu-slice; 0: the kernel's) */
 	bool traced;
 	/* of the recorded threads' CPU in each interval, the part the load burns: their CPU
 	 * between calls over all of it. The rest was spent inside their calls, on the I/O path
@@ -179,6 +182,28 @@ static double load_traced_share(const struct trace_cpu_load *l, size_t n, uint64
 	return (double)oncpu_ns / (double)traced;
 }
 
+/*
+ * The load's shape: a thread per CPU (of the recording's and this host's, the fewer) burning
+ * in 50 us chunks, unless --cpu-load-threads and --cpu-load-chunk say otherwise. Tried as the
+ * file-level default and not kept (README, "The load's shape"): a load thread per recorded
+ * thread and one more, in the recorded threads' median burst (pgbench: 3 us, taken as 5), with
+ * a 100 us slice for the scheduling thread (--cpu-slice). On bench/predict_fs.sh's xfs
+ * self-check it brought the calls' means nearer the real runs' in an hour when the host was
+ * slow (read, write, fdatasync medians x0.91 / x1.00 / x0.82 of five replays against x0.76 /
+ * x0.82 / x0.68 of nine) and not in a faster one (x1.03 / x1.16 / x0.84 against x0.91 /
+ * x1.01 / x0.83, three and three), at the cost of the pace (IOPS x0.88-1.00 against
+ * x0.93-1.00), and the whole table met 16 of 18 figures against 17.
+ */
+static void load_shape(struct run_load *ld)
+{
+	const struct replay_opts *o = ld->r->o;
+
+	if (o->cpu_load_threads)
+		ld->k = o->cpu_load_threads;
+	ld->chunk_ns = o->cpu_load_chunk_ns ? o->cpu_load_chunk_ns : LOAD_CHUNK;
+	ld->slice_ns = o->cpu_slice_ns;
+}
+
 /* An interval's load to burn, ns: the other tasks', and the recorded threads' where asked. */
 static uint64_t load_busy_ns(const struct run_load *ld, const struct trace_cpu_load *e)
 {
@@ -275,12 +300,14 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		ld->fill = o->cpu_fill == REPLAY_FILL_ON ||
 			   (o->cpu_fill == REPLAY_FILL_AUTO && r->meta->level == TRACE_LEVEL_FILE);
 		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
+		load_shape(ld);
 		if (ld->k > LOAD_MAX_THREADS)
 			ld->k = LOAD_MAX_THREADS;
 		if (!ld->k)
 			ld->k = 1;
 		r->load = ld;
 		res->load_threads = ld->k;
+		res->load_chunk_ns = ld->chunk_ns;
 		res->load_traced = ld->traced;
 	}
 	snprintf(res->cpu_how, sizeof(res->cpu_how), "replay (%s%s%s%s)",
@@ -317,8 +344,8 @@ static void sleep_until(uint64_t t, const volatile bool *stop)
 }
 
 /*
- * Burns share ns of CPU between a0 and a1 at an even pace: LOAD_CHUNK at a time, each followed
- * by a sleep until the time this much should have been burned. The load being reproduced is
+ * Burns share ns of CPU between a0 and a1 at an even pace: a chunk (LOAD_CHUNK, or
+ * --cpu-load-chunk) at a time, each followed by a sleep until the time this much should have been burned. The load being reproduced is
  * many tasks' short bursts (a database's clients and backends), which a woken thread gets past
  * at once; one long burn would hold a CPU for its whole time slice instead and delay every
  * wake-up behind it. So a chunk that ends behind the pace (the CPUs were busy) yields rather
@@ -329,15 +356,14 @@ static void sleep_until(uint64_t t, const volatile bool *stop)
  * start after its release, mean 100-104 us against 35-40 (README, "The whole host's load").
  * What is not burned by a1 is left. Returns the CPU used.
  */
-#define LOAD_CHUNK 50000ULL
-
-static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, const volatile bool *stop)
+static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, uint64_t chunk,
+			   const volatile bool *stop)
 {
 	uint64_t done = 0, span = a1 - a0;
 
 	sleep_until(a0, stop);
 	while (done < share && !*stop && !replay_stop && now_mono_ns() < a1) {
-		uint64_t step = share - done < LOAD_CHUNK ? share - done : LOAD_CHUNK, due;
+		uint64_t step = share - done < chunk ? share - done : chunk, due;
 
 		done += burn_cpu(step, stop, &replay_stop);
 		due = a0 + (uint64_t)((double)done / (double)share * (double)span);
@@ -440,7 +466,7 @@ static void *load_main(void *arg)
 		if (!share)
 			continue;
 		ld->asked[j] += share;
-		ld->got[j] += burn_paced(share, a0, a1, &ld->stop);
+		ld->got[j] += burn_paced(share, a0, a1, ld->chunk_ns, &ld->stop);
 	}
 	return NULL;
 }
@@ -461,10 +487,10 @@ static void slice_start(struct run *r)
 	struct replay_result *res = r->res;
 	int e;
 
-	if (!r->o->cpu_slice_ns)
+	if (!r->load->slice_ns)
 		return;
-	res->slice_asked_ns = r->o->cpu_slice_ns;
-	e = prio_slice_set(r->o->cpu_slice_ns);
+	res->slice_asked_ns = r->load->slice_ns;
+	e = prio_slice_set(r->load->slice_ns);
 	if (e) {
 		run_warn(r, "--cpu-slice: the scheduler refused the slice (%s): the scheduling "
 			    "thread keeps the kernel's default", strerror(e));
@@ -483,9 +509,13 @@ int run_cpu_start(struct run *r)
 	pthread_attr_t attr;
 
 	if (!ld) {
-		if (r->o->cpu_slice_ns)
-			run_warn(r, "--cpu-slice: this replay runs no load threads (--cpu host, load "
-				    "or replay with a trace that holds the host's load): ignored");
+		const struct replay_opts *o = r->o;
+
+		if (o->cpu_slice_ns || o->cpu_load_threads || o->cpu_load_chunk_ns)
+			run_warn(r, "%s: this replay runs no load threads (--cpu host, load or "
+				    "replay with a trace that holds the host's load): ignored",
+				 o->cpu_slice_ns ? "--cpu-slice" : o->cpu_load_threads ?
+				 "--cpu-load-threads" : "--cpu-load-chunk");
 		return 0;
 	}
 	slice_start(r);

@@ -14,6 +14,8 @@
 #  - --cpu-wait: recorded by default in dep mode where the trace has the waits (engine threads),
 #    none with --cpu-wait none, in timed mode or without them, the report saying which and why;
 #    --cpu replay refuses it (exit 2) naming --cpu idle;
+#  - the load's shape: a thread per CPU in 50 us bursts by default, --cpu-load-threads and
+#    --cpu-load-chunk set them (the report gives both);
 #  - block level: a dep replay of a trace with the host's load takes it (--cpu host) by
 #    default, timed mode and --cpu idle do not.
 . "$(dirname "$0")/../lib.sh"
@@ -129,9 +131,24 @@ assert c["replayed"] and c["how"].startswith("replay (the recorded threads'"'"' 
 assert c["load_threads"] > 0 and c["load_includes_recorded_threads"], c
 assert c["asked_ns"] == 0 and c["wait_how"].startswith("recorded"), c
 assert r["fidelity"]["engine"] == "threads", r["fidelity"]["engine"]
+# the shape of the load by default (core/cpu.c, load_shape): a thread per CPU, 50 us bursts,
+# no slice asked for the scheduling thread
+assert 1 <= c["load_threads"] <= 256 and c["load_chunk_ns"] == 50000 and c["slice_asked_ns"] == 0, c
 n = json.load(open(sys.argv[2]))["cpu"]
 assert not n["replayed"] and "--cpu replay reproduces it" in n["how"] and n["load_threads"] == 0, n' \
 	"$dir/dflt.json" "$dir/dfltn.json" || fail "the default replay burned CPU or did not say so: $(cat "$dir/dflt.json")"
+# --cpu-load-threads and --cpu-load-chunk set the shape; out of range, refused
+replay shape "$dir/t.ioreel" --cpu-load-threads 5 --cpu-load-chunk 20us --cpu-slice 100us
+python3 -c 'import json,sys
+c = json.load(open(sys.argv[1]))["cpu"]
+assert c["load_threads"] == 5 and c["load_chunk_ns"] == 20000 and c["slice_asked_ns"] == 100000, c' \
+	"$dir/shape.json" || fail "--cpu-load-threads/--cpu-load-chunk not taken: $(cat "$dir/shape.json")"
+for bad in "--cpu-load-threads 0" "--cpu-load-threads 257" "--cpu-load-chunk 0" "--cpu-load-chunk 20ms"; do
+	rc=0
+	# shellcheck disable=SC2086 # the option and its value, two words
+	"$IOREEL" replay "$dir/t.ioreel" --root "$dir/n-bad" --allow-writes -q $bad >"$dir/bad.out" 2>&1 || rc=$?
+	[ "$rc" = 2 ] && grep -q -- "${bad%% *} wants" "$dir/bad.out" || fail "$bad: exit $rc, $(cat "$dir/bad.out")"
+done
 
 # --cpu load: the other tasks' load alone (load threads, without the recorded threads' CPU),
 # no burn before the calls, which keep their recorded waits for a CPU (on engine threads)
@@ -262,11 +279,14 @@ for m in dep timed idle slice; do
 		>"$dir/blk-$m.json" 2>"$dir/blk-$m.err" || fail "block replay ($m): $(cat "$dir/blk-$m.err")"
 done
 python3 - "$dir/blk-dep.json" "$dir/blk-timed.json" "$dir/blk-idle.json" <<'PY' || fail "the block-level default is not as documented: $(cat "$dir/blk-dep.json")"
-import json, sys
+import json, os, sys
 d, t, i = (json.load(open(f))["cpu"] for f in sys.argv[1:])
 assert d["replayed"] and d["how"].startswith("replay (the recorded threads' and the other tasks' load; the default in dep mode"), d
 assert d["load_threads"] > 0 and d["load_includes_recorded_threads"] and d["load_asked_ns"] > 0, d
 assert not d["fill"] and d["fill_cut_ns"] == 0, d  # --cpu-fill: off by default at block level
+# the load's shape at block level too: a thread per CPU (of the recording's and this host's, the
+# fewer), 50 us bursts
+assert 1 <= d["load_threads"] <= os.cpu_count() and d["load_chunk_ns"] == 50000, d
 assert not t["replayed"] and t["how"].startswith("idle (the default") and t["load_threads"] == 0, t
 assert not i["replayed"] and i["how"] == "idle (--cpu idle)" and i["load_threads"] == 0, i
 PY
@@ -289,6 +309,10 @@ PY
 	>/dev/null 2>"$dir/sl-timed.err" || fail "--cpu-slice in timed mode: $(cat "$dir/sl-timed.err")"
 grep -q "runs no load threads" "$dir/sl-timed.err" ||
 	fail "--cpu-slice without load threads was not reported: $(cat "$dir/sl-timed.err")"
+"$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --mode timed --cpu-load-chunk 20us \
+	>/dev/null 2>"$dir/lc-timed.err" || fail "--cpu-load-chunk in timed mode: $(cat "$dir/lc-timed.err")"
+grep -q -- "--cpu-load-chunk: this replay runs no load threads" "$dir/lc-timed.err" ||
+	fail "--cpu-load-chunk without load threads was not reported: $(cat "$dir/lc-timed.err")"
 rc=0
 "$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --cpu-slice 50us >"$dir/sl.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "from 100us to 100ms" "$dir/sl.out" ||
