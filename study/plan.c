@@ -100,6 +100,16 @@ int split_words(const char *s, char **v, int max)
 	return ret ? ret : n;
 }
 
+#define WORDS_STR_(x) #x
+#define WORDS_STR(x) WORDS_STR_(x)
+
+const char *split_words_error(int err)
+{
+	return err == -E2BIG ? "more than " WORDS_STR(STUDY_MAX_WORDS) " words"
+	       : err == -ENOMEM ? "out of memory splitting it into words"
+				: "unbalanced quotes";
+}
+
 bool cand_uses_md(const struct candidate *c)
 {
 	return c->kind != CAND_CMDS && c->raid == RAID_MD;

@@ -311,7 +311,7 @@ static int synth_workloads(struct study *s)
 		v[n++] = rt;
 		k = wl->options ? split_words(wl->options, v + n, STUDY_MAX_WORDS) : 0;
 		if (k < 0) {
-			cli_error("workload [%s]: options= has unbalanced quotes", wl->name);
+			cli_error("workload [%s]: options=: %s", wl->name, split_words_error(k));
 			return EXIT_USAGE;
 		}
 		n += k;
@@ -418,7 +418,7 @@ static int run_cell(struct study *s, const struct build *b, int c, int w, int r,
 		v[n++] = "--prefill";
 	k = wl->replay_opts ? split_words(wl->replay_opts, v + n, STUDY_MAX_WORDS) : 0;
 	if (k < 0) {
-		cli_error("workload [%s]: replay_opts= has unbalanced quotes", wl->name);
+		cli_error("workload [%s]: replay_opts=: %s", wl->name, split_words_error(k));
 		return 1;
 	}
 	n += k;

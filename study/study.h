@@ -71,6 +71,8 @@ int plan_load(struct plan *p, const char *path, char *err, size_t errlen);
 void plan_free(struct plan *p);
 /* Splits s at blanks, honouring '...' and "..." quotes: argv entries appended to v. */
 int split_words(const char *s, char **v, int max);
+/* What a negative split_words result means, for a message ("unbalanced quotes"...). */
+const char *split_words_error(int err);
 bool cand_uses_md(const struct candidate *c);
 
 /* vet.c */

@@ -218,6 +218,11 @@ static void test_split(void)
 	CHECK(split_words("a b c d e", v, 4) == -E2BIG, "five words in four");
 	CHECK(split_words("a 'b", v, 4) == -EINVAL, "open quote");
 	CHECK(split_words(" \t ", v, 4) == 0, "blanks");
+	/* what study/run.c says of a split that failed */
+	CHECK(strstr(split_words_error(-E2BIG), "more than 100 words") != NULL, "E2BIG: %s",
+	      split_words_error(-E2BIG));
+	CHECK(!strcmp(split_words_error(-EINVAL), "unbalanced quotes"), "EINVAL");
+	CHECK(strstr(split_words_error(-ENOMEM), "out of memory") != NULL, "ENOMEM");
 }
 
 int main(void)
