@@ -45,7 +45,6 @@ struct run_load {
 	size_t n;
 	unsigned int k;
 	uint64_t chunk_ns; /* a burst before the pace sleep (--cpu-load-chunk) */
-	uint64_t slice_ns; /* the scheduling thread's slice (--cpu-slice; 0: the kernel's) */
 	bool traced;
 	/* of the recorded threads' CPU in each interval, the part the load burns: their CPU
 	 * between calls over all of it. The rest was spent inside their calls, on the I/O path
@@ -201,7 +200,6 @@ static void load_shape(struct run_load *ld)
 	if (o->cpu_load_threads)
 		ld->k = o->cpu_load_threads;
 	ld->chunk_ns = o->cpu_load_chunk_ns ? o->cpu_load_chunk_ns : LOAD_CHUNK;
-	ld->slice_ns = o->cpu_slice_ns;
 }
 
 /* An interval's load to burn, ns: the other tasks', and the recorded threads' where asked. */
@@ -345,9 +343,9 @@ static void sleep_until(uint64_t t, const volatile bool *stop)
 
 /*
  * Burns share ns of CPU between a0 and a1 at an even pace: a chunk (LOAD_CHUNK, or
- * --cpu-load-chunk) at a time, each followed by a sleep until the time this much should have been burned. The load being reproduced is
- * many tasks' short bursts (a database's clients and backends), which a woken thread gets past
- * at once; one long burn would hold a CPU for its whole time slice instead and delay every
+ * --cpu-load-chunk) at a time, each followed by a sleep until the time this much should have
+ * been burned. The load being reproduced is many tasks' short bursts (a database's clients
+ * and backends), which a woken thread gets past at once; one long burn would hold a CPU for its whole time slice instead and delay every
  * wake-up behind it. So a chunk that ends behind the pace (the CPUs were busy) yields rather
  * than going straight on: under EEVDF (this kernel's scheduler, 6.6 on) a running task keeps
  * its CPU until its slice's deadline, and the chunks back to back held it for milliseconds.
@@ -487,10 +485,10 @@ static void slice_start(struct run *r)
 	struct replay_result *res = r->res;
 	int e;
 
-	if (!r->load->slice_ns)
+	if (!r->o->cpu_slice_ns)
 		return;
-	res->slice_asked_ns = r->load->slice_ns;
-	e = prio_slice_set(r->load->slice_ns);
+	res->slice_asked_ns = r->o->cpu_slice_ns;
+	e = prio_slice_set(r->o->cpu_slice_ns);
 	if (e) {
 		run_warn(r, "--cpu-slice: the scheduler refused the slice (%s): the scheduling "
 			    "thread keeps the kernel's default", strerror(e));
