@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Shared by the fuzz targets that take whole .ioreel files (fuzz_reader.c, fuzz_replay.c):
+ * Shared by the fuzz targets that take whole .ioreel files (fuzz_reader.c, fuzz_replay.c,
+ * fuzz_info.c):
  * included by each target, never built alone (the Makefile builds tests/fuzz/fuzz_*.c).
  */
 #ifndef IOREEL_TESTS_FUZZ_CHECKSUMS_H
@@ -8,9 +9,22 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <zlib.h>
 #include "formats/codec.h"
 #include "formats/trace.h"
+
+/* The file each input is written to: a memfd named name, its path (/proc/self/fd/N) in path.
+ * -1 where memfd_create fails. */
+static int fuzz_memfd(const char *name, char path[64])
+{
+	int fd = memfd_create(name, 0);
+
+	if (fd >= 0)
+		snprintf(path, 64, "/proc/self/fd/%d", fd);
+	return fd;
+}
 
 /*
  * Mutations almost always break a crc32, which would keep the fuzzer out of the zstd and

@@ -86,10 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *copy;
 
 	if (fd < 0) {
-		fd = memfd_create("fuzz_info", 0);
+		fd = fuzz_memfd("fuzz_info", path);
 		if (fd < 0)
 			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		verbose = getenv("FUZZ_INFO_VERBOSE") != NULL;
 		devnull = fopen("/dev/null", "w");
 		if (!devnull)

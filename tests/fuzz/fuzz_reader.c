@@ -61,10 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *copy;
 
 	if (fd < 0) {
-		fd = memfd_create("fuzz_reader", 0);
+		fd = fuzz_memfd("fuzz_reader", path);
 		if (fd < 0)
 			return 0;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}
 	run(fd, path, data, size);
 	copy = malloc(size ? size : 1);

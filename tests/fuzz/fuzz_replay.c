@@ -308,10 +308,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (tfd < 0 || unlink(tmpl) || ftruncate(tfd, TARGET_BYTES))
 			abort();
 		snprintf(target, sizeof(target), "/proc/self/fd/%d", tfd);
-		fd = memfd_create("fuzz_replay", 0);
+		fd = fuzz_memfd("fuzz_replay", path);
 		if (fd < 0)
 			abort();
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		if (pthread_create(&th, NULL, watchdog, NULL))
 			abort();
 		pthread_detach(th);
