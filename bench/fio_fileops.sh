@@ -149,7 +149,13 @@ def fio_rate(path):
     clat = [j[k]["clat_ns"] for j in jobs for k in ("read", "write", "trim")]
     calls = sum(c.get("N", 0) for c in clat)
     fmean = sum(c.get("N", 0) * c.get("mean", 0) for c in clat) / calls if calls else 0
-    secs = max(j["job_runtime"] for j in jobs) / 1e3
+    # the jobs ran side by side: the longest one's time, per direction (with group_reporting
+    # fio sums job_runtime over the group's jobs, which halved a two-job group's rate); a
+    # job_runtime of 0 is a job under a millisecond, which has no rate (the directions'
+    # runtimes say 1 ms there)
+    jr = max(j["job_runtime"] for j in jobs)
+    dr = max((j[k].get("runtime", 0) for j in jobs for k in ("read", "write", "trim")), default=0)
+    secs = (dr or jr) / 1e3 if jr else 0
     return calls, (calls / secs if secs else 0), fmean
 def replay_rate(path):
     r = json.load(open(path))
