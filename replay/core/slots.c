@@ -289,7 +289,7 @@ static int issue(struct run *r, const struct sev *s, uint64_t deadline, uint32_t
 	io->arg = s->arg;
 	io->fop = s->op;
 	io->chained = chain_gap != NULL;
-	io->lazy_done = false;
+	io->lazy_low = 0;
 	io->chain_gap_ns = chain_gap ? *chain_gap : 0;
 	io->burn_ns = s->oncpu_ns ? run_cpu_burn(r, s) : 0;
 	io->buf = r->arena;

@@ -60,10 +60,10 @@ struct replay_io {
 	 * 40-60 us of timer or IPI on this 2-core VM) are not in the thread's chain. */
 	uint64_t chain_gap_ns;
 	bool chained;
-	/* Closed mode's chains: its completion need not wake the scheduling thread while more of
-	 * the worker's calls wait behind it (engine_threads: until THREADS_LAZY_LOW are left);
-	 * it is reaped with a later one. */
-	bool lazy_done;
+	/* Closed mode's chains: 0, or its completion need not wake the scheduling thread while
+	 * more than this many of the worker's calls wait behind it (engine_threads); it is
+	 * reaped with a later one. */
+	uint16_t lazy_low;
 	bool wait_rec;	      /* --cpu-wait recorded: wait_ns is the recorded wait, 0 included */
 	void *buf;
 };

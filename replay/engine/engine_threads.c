@@ -53,10 +53,6 @@ struct tworker {
  */
 #define CHAIN_SLEEP_EARLY_NS 60000
 
-/* A lazy completion (replay_io.lazy_done) wakes the scheduling thread once this few calls
- * are left queued behind it in its worker: time for it to queue more. */
-#define THREADS_LAZY_LOW 4
-
 struct engine {
 	const struct engine_target *targets;
 	unsigned int cap; /* completion ring: depth + 1 */
@@ -141,7 +137,9 @@ static void *worker_main(void *arg)
 		worker_call(w, &clk, io);
 		pthread_mutex_lock(&e->lock);
 		w->st.calls++;
-		if (io->lazy_done && (w->tail + w->cap - w->head) % w->cap > THREADS_LAZY_LOW)
+		/* a lazy completion wakes the scheduling thread once io->lazy_low calls or
+		 * fewer are left queued behind it: time for it to queue more */
+		if (io->lazy_low && (w->tail + w->cap - w->head) % w->cap > io->lazy_low)
 			engine_cq_push_quiet(&e->cq, io);
 		else
 			engine_cq_push(&e->cq, io);
