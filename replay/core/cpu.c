@@ -345,10 +345,11 @@ static void sleep_until(uint64_t t, const volatile bool *stop)
  * Burns share ns of CPU between a0 and a1 at an even pace: a chunk (LOAD_CHUNK, or
  * --cpu-load-chunk) at a time, each followed by a sleep until the time this much should have
  * been burned. The load being reproduced is many tasks' short bursts (a database's clients
- * and backends), which a woken thread gets past at once; one long burn would hold a CPU for its whole time slice instead and delay every
- * wake-up behind it. So a chunk that ends behind the pace (the CPUs were busy) yields rather
- * than going straight on: under EEVDF (this kernel's scheduler, 6.6 on) a running task keeps
- * its CPU until its slice's deadline, and the chunks back to back held it for milliseconds.
+ * and backends), which a woken thread gets past at once; one long burn would hold a CPU for
+ * its whole time slice instead and delay every wake-up behind it. So a chunk that ends
+ * behind the pace (the CPUs were busy) yields rather than going straight on: under EEVDF
+ * (this kernel's scheduler, 6.6 on) a running task keeps its CPU until its slice's deadline,
+ * and the chunks back to back held it for milliseconds.
  * Measured on bench/predict_fs.sh's xfs self-check, --cpu host, same real run, in turn: stretch
  * +25.7, +26.5, +29.7 % without the yield, +3.2 to +16.3 % (median +5.7, six) with it; a call's
  * start after its release, mean 100-104 us against 35-40 (README, "The whole host's load").

@@ -71,6 +71,9 @@ struct cstream {
 struct closed {
 	struct cstream *cs;
 	uint32_t ncs;
+	/* over the streams with events (closed_prepare): their depths and how many chain */
+	uint64_t depth;
+	uint32_t nchain;
 };
 
 /* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight, as fio
@@ -102,14 +105,11 @@ static unsigned int afap_depth(struct run *r)
 static unsigned int closed_depth(struct run *r)
 {
 	const struct closed *c = r->mode_state;
-	uint64_t want = 0, ahead = 0;
-
 	/* a chaining stream's next I/O takes a slot while it waits in the worker: the first
 	 * CHAIN_AHEAD_FIRST count as its own, up to CHAIN_AHEAD_MAX where the cap leaves room */
-	for (uint32_t i = 0; i < c->ncs; i++) {
-		want += c->cs[i].n ? c->cs[i].depth + c->cs[i].chain * CHAIN_AHEAD_FIRST : 0;
-		ahead += c->cs[i].n ? c->cs[i].chain * (CHAIN_AHEAD_MAX - CHAIN_AHEAD_FIRST) : 0;
-	}
+	uint64_t want = c->depth + (uint64_t)c->nchain * CHAIN_AHEAD_FIRST;
+	uint64_t ahead = (uint64_t)c->nchain * (CHAIN_AHEAD_MAX - CHAIN_AHEAD_FIRST);
+
 	if (!want)
 		want = 1;
 	if (r->o->max_inflight) {
@@ -133,15 +133,11 @@ static unsigned int closed_depth(struct run *r)
  * its worker at most. */
 static uint32_t closed_chain_room(const struct run *r, const struct closed *c)
 {
-	uint64_t depth = 0, chains = 0, room;
+	uint64_t room;
 
-	for (uint32_t i = 0; i < c->ncs; i++) {
-		depth += c->cs[i].n ? c->cs[i].depth : 0;
-		chains += c->cs[i].n && c->cs[i].chain;
-	}
-	if (!chains || depth >= r->depth)
+	if (!c->nchain || c->depth >= r->depth)
 		return 0;
-	room = (r->depth - depth) / chains;
+	room = (r->depth - c->depth) / c->nchain;
 	return (uint32_t)(room < CHAIN_AHEAD_MAX ? room : CHAIN_AHEAD_MAX);
 }
 
@@ -192,6 +188,7 @@ static bool closed_may_chain(const struct run *r, const struct closed *c,
 static int closed_prepare(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	struct closed *c = calloc(1, sizeof(*c));
+	int ret;
 
 	if (!c)
 		return -ENOMEM;
@@ -214,7 +211,12 @@ static int closed_prepare(struct run *r, const struct prescan *p, char *err, siz
 		st->depth = st->rec.depth ? st->rec.depth : 1;
 		st->chain = closed_may_chain(r, c, st);
 	}
-	return r->src->each(r, closed_add, c, err, errlen);
+	ret = r->src->each(r, closed_add, c, err, errlen);
+	for (uint32_t i = 0; !ret && i < c->ncs; i++) {
+		c->depth += c->cs[i].n ? c->cs[i].depth : 0;
+		c->nchain += c->cs[i].n && c->cs[i].chain;
+	}
+	return ret;
 }
 
 /*
