@@ -218,6 +218,10 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	size_t nl = trace_reader__cpu_load(r->rd, &l, &ncpus, &interval);
 	bool calls = p->oncpu_events > 0, load = nl > 1;
 	bool block_dep = r->meta->level != TRACE_LEVEL_FILE && r->mode == REPLAY_DEP;
+	/* a file trace with libaio or io_uring calls (InnoDB's page cleaner): no recorded waits
+	 * by default (cpu_wait_setup), but the host's load, on the trace's own engine */
+	bool file_async_dep = r->meta->level == TRACE_LEVEL_FILE && r->mode == REPLAY_DEP &&
+			      p->async_calls;
 	long here = sysconf(_SC_NPROCESSORS_ONLN);
 	int ret, how;
 
@@ -248,9 +252,13 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	 * self-check (A onto A, 3 real runs): means x0.81-0.91 against x0.52-0.70 idle, IOPS
 	 * x0.82-0.86 against x0.93-0.95 (the replay runs 11-13 % long); per-op figures within its
 	 * goals, A, B and C: 8, 4 and 6 of 9 against 5, 5 and 6 (README, "Does a replay predict").
+	 * A file trace with asynchronous calls takes it on its own engine (io_uring): MariaDB's
+	 * (bench/predict_innodb.sh, sysbench oltp_read_write, the xfs self-check and ext4, two
+	 * bench runs of 3 real runs per filesystem) met 4-5 of 6 per-op figures where idle met 3,
+	 * its means x0.66-1.02 against x0.41-0.64 (README, "A second database").
 	 */
 	how = o->cpu;
-	if (how == REPLAY_CPU_AUTO && load && (r->cpu_wait || block_dep))
+	if (how == REPLAY_CPU_AUTO && load && (r->cpu_wait || block_dep || file_async_dep))
 		how = REPLAY_CPU_HOST;
 	if (how == REPLAY_CPU_AUTO) {
 		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (the default%s)",
@@ -261,8 +269,12 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	if (how == REPLAY_CPU_CALLS)
 		load = false;
 	/* the recorded threads replayed by threads of their own (file level), as the
-	 * application's made their calls: with their burns, or in the host's load */
-	if ((calls || how == REPLAY_CPU_HOST) && !o->engine && r->meta->level == TRACE_LEVEL_FILE)
+	 * application's made their calls: with their burns, or in the host's load. Not for the
+	 * load alone on a trace with asynchronous calls: engine threads makes a thread's batch
+	 * one call at a time, and InnoDB's page cleaner's writes then came back at x0.18 of the
+	 * real runs' latency where io_uring kept them in flight together (x0.65-0.80). */
+	if ((how == REPLAY_CPU_HOST ? !p->async_calls : calls) && !o->engine &&
+	    r->meta->level == TRACE_LEVEL_FILE)
 		r->eng = &engine_threads_ops;
 	/* the load alone: the recorded threads make their calls without burns, and the CPU they
 	 * contend for is the load's (their waits for it: --cpu-wait; --cpu host: the load's) */
@@ -317,8 +329,10 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		 o->cpu != REPLAY_CPU_AUTO ? ""
 		 : block_dep ? "; the default in dep mode for a block trace with the host's load: "
 			       "--cpu idle without it"
-			     : "; the default beside the recorded waits for a CPU: --cpu idle "
-			       "without it");
+		 : !r->cpu_wait ? "; the default in dep mode for a file trace with libaio or "
+				  "io_uring calls and the host's load: --cpu idle without it"
+				: "; the default beside the recorded waits for a CPU: --cpu idle "
+				  "without it");
 	if (calls && !r->cpu_calls)
 		run_warn(r, "engine %s does not burn CPU per call: the recorded threads' CPU is "
 			    "reproduced as load instead (--engine threads makes each thread's own "

@@ -16,6 +16,8 @@
 #    --cpu replay refuses it (exit 2) naming --cpu idle;
 #  - the load's shape: a thread per CPU in 50 us bursts by default, --cpu-load-threads and
 #    --cpu-load-chunk set them (the report gives both);
+#  - a trace with io_uring calls: in dep mode the host's load by default, on engine io_uring
+#    (not threads, which would make a batch one call at a time), without the recorded waits;
 #  - block level: a dep replay of a trace with the host's load takes it (--cpu host) by
 #    default, timed mode and --cpu idle do not.
 . "$(dirname "$0")/../lib.sh"
@@ -263,6 +265,37 @@ rc=0
 	--engine io_uring >"$dir/w2.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "psync or threads" "$dir/w2.out" ||
 	fail "--cpu-wait recorded with engine io_uring: exit $rc, $(cat "$dir/w2.out")"
+# a file trace with io_uring calls (fio's here, InnoDB's page cleaner in the field): no recorded
+# waits by default, but in dep mode the host's load, on its own engine (io_uring: engine threads
+# would make a thread's batch one call at a time); --cpu host the same; an engine named is
+# kept; timed mode stays idle
+need_cmd fio
+mkdir "$dir/udata"
+rec_start "$dir/u.ioreel" --level file --comm fio --under "$dir/udata" --cpu
+fio --name=u --directory="$dir/udata" --size=4M --bs=4k --rw=randwrite --ioengine=io_uring \
+	--iodepth=8 --direct=$([ -n "$direct" ] && echo 1 || echo 0) --fdatasync=16 \
+	--time_based --runtime=1 >"$dir/u.fio" 2>&1 || fail "fio (io_uring) failed: $(cat "$dir/u.fio")"
+rec_stop || fail "record (io_uring) exited $?: $(cat "$dir/u.ioreel.err")"
+for m in dep host threads timed; do
+	opt=()
+	[ "$m" = host ] && opt=(--cpu host)
+	[ "$m" = threads ] && opt=(--cpu host --engine threads)
+	[ "$m" = timed ] && opt=(--mode timed)
+	replay "u-$m" "$dir/u.ioreel" "${opt[@]}"
+done
+python3 - "$dir"/u-{dep,host,threads,timed}.json <<'PY' || fail "the default for a trace with io_uring calls is not as documented: $(cat "$dir/u-dep.json")"
+import json, sys
+d, h, th, t = (json.load(open(f)) for f in sys.argv[1:])
+assert d["file"]["ops"]["write"]["replayed"] > 0, d["file"]["ops"]
+c = d["cpu"]
+assert c["replayed"] and "the default in dep mode for a file trace with libaio or io_uring calls" in c["how"], c
+assert c["load_threads"] > 0 and c["wait_how"].startswith("none (the default for a trace with libaio or io_uring"), c
+assert d["fidelity"]["engine"] == "io_uring", d["fidelity"]["engine"]
+assert h["cpu"]["replayed"] and h["cpu"]["how"].startswith("replay (") and "the default" not in h["cpu"]["how"], h["cpu"]
+assert h["fidelity"]["engine"] == "io_uring", h["fidelity"]["engine"]
+assert th["cpu"]["replayed"] and th["fidelity"]["engine"] == "threads", th["fidelity"]
+assert not t["cpu"]["replayed"] and t["cpu"]["how"].startswith("idle (the default"), t["cpu"]
+PY
 # block level: a dep replay of a trace with the host's load takes the whole host's load by
 # default (the loop device's workers wait for a CPU as they did), and says so; timed mode and
 # --cpu idle stay idle
