@@ -253,9 +253,9 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	 * x0.82-0.86 against x0.93-0.95 (the replay runs 11-13 % long); per-op figures within its
 	 * goals, A, B and C: 8, 4 and 6 of 9 against 5, 5 and 6 (README, "Does a replay predict").
 	 * A file trace with asynchronous calls takes it on its own engine (io_uring): MariaDB's
-	 * (bench/predict_innodb.sh, sysbench oltp_read_write, the xfs self-check and ext4, two
-	 * bench runs of 3 real runs per filesystem) met 4-5 of 6 per-op figures where idle met 3,
-	 * its means x0.66-1.02 against x0.41-0.64 (README, "A second database").
+	 * (bench/predict_innodb.sh, sysbench oltp_read_write, the xfs self-check and ext4, three
+	 * bench runs of 3 real runs per filesystem) met 4-6 of 6 per-op figures where idle met 3
+	 * every time, its means x0.54-1.18 against x0.41-0.66 (README, "A second database").
 	 */
 	how = o->cpu;
 	if (how == REPLAY_CPU_AUTO && load && (r->cpu_wait || block_dep || file_async_dep))
