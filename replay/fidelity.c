@@ -228,9 +228,14 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 
-	fprintf(out, "replay fidelity (%s mode, %s engine):\n", replay_mode_name(r->mode),
-		r->engine);
 	bool clocked = clocked_mode(r);
+	char sp[48] = "";
+
+	if (clocked)
+		snprintf(sp, sizeof(sp), ", spin %s", r->spin_ns ? fmt_ns(r->spin_ns, a, sizeof(a))
+								 : "none");
+	fprintf(out, "replay fidelity (%s mode, %s engine%s):\n", replay_mode_name(r->mode),
+		r->engine, sp);
 
 	if (clocked && r->lateness.count) {
 		fprintf(out,
@@ -307,13 +312,17 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
 	char dep[1024];
 
-	if (clocked)
+	char spin[32] = "null"; /* as the stretch */
+
+	if (clocked) {
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);
+		snprintf(spin, sizeof(spin), "%llu", (unsigned long long)r->spin_ns);
+	}
 	dep_json(r, dep, sizeof(dep));
 
 	int n = snprintf(
 		buf, len,
-		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", "
+		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", \"spin_ns\": %s, "
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
 		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %s, "
 		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
@@ -322,7 +331,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
 		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}%s",
-		replay_mode_name(r->mode), r->engine,
+		replay_mode_name(r->mode), r->engine, spin,
 		(unsigned long long)(timed ? hist_percentile(h, 50) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99.9) : 0),

@@ -232,6 +232,8 @@ struct replay_result {
 				     * from the first I/O's) */
 	uint64_t replay_span_ns;    /* first to last submit */
 	double stretch;		    /* replay_span / stretch_base_ns() - 1 */
+	uint64_t spin_ns;	    /* timed, dep: the spin before each deadline (--spin, or the
+				     * default: 200 us, none beside the host's load at block level) */
 	uint64_t cap_hits;	    /* times the in-flight cap held an I/O back */
 	uint64_t buffer_waits;	    /* --write-data pattern: writes that waited for a buffer */
 	uint64_t starved;	    /* times the schedule reader had not decoded the next I/O yet */

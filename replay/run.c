@@ -157,10 +157,12 @@ static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 		return ret;
 	if (!o->engine && r->src->engine_hint && (hint = r->src->engine_hint(r)))
 		r->eng = engine_find(hint);
-	ret = run_cpu_setup(r, p, err, errlen); /* may choose the engine threads */
+	r->spin_default_ns = SPIN_DEFAULT_NS;
+	ret = run_cpu_setup(r, p, err, errlen); /* may choose the engine threads, or no spin */
 	if (ret)
 		return ret;
 	r->res->engine = r->eng->name;
+	r->res->spin_ns = r->mops->clocked ? run_spin_ns(r) : 0;
 	if (r->src->ready && (ret = r->src->ready(r, p, err, errlen)))
 		return ret;
 	if (r->mops->prepare)

@@ -19,7 +19,8 @@
 #  - a trace with io_uring calls: in dep mode the host's load by default, on engine io_uring
 #    (not threads, which would make a batch one call at a time), without the recorded waits;
 #  - block level: a dep replay of a trace with the host's load takes it (--cpu host) by
-#    default, timed mode and --cpu idle do not.
+#    default, and then sleeps to each release (no spin) where the others spin 200 us; timed
+#    mode and --cpu idle take no load.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 
@@ -313,7 +314,12 @@ for m in dep timed idle slice; do
 done
 python3 - "$dir/blk-dep.json" "$dir/blk-timed.json" "$dir/blk-idle.json" <<'PY' || fail "the block-level default is not as documented: $(cat "$dir/blk-dep.json")"
 import json, os, sys
-d, t, i = (json.load(open(f))["cpu"] for f in sys.argv[1:])
+fd, ft, fi = (json.load(open(f)) for f in sys.argv[1:])
+d, t, i = fd["cpu"], ft["cpu"], fi["cpu"]
+# beside the load the scheduling thread sleeps to each release (no spin); without it, and in
+# timed mode, the 200 us spin
+assert fd["fidelity"]["spin_ns"] == 0, fd["fidelity"]
+assert ft["fidelity"]["spin_ns"] == 200000 and fi["fidelity"]["spin_ns"] == 200000, (ft["fidelity"], fi["fidelity"])
 assert d["replayed"] and d["how"].startswith("replay (the recorded threads' and the other tasks' load; the default in dep mode"), d
 assert d["load_threads"] > 0 and d["load_includes_recorded_threads"] and d["load_asked_ns"] > 0, d
 assert not d["fill"] and d["fill_cut_ns"] == 0, d  # --cpu-fill: off by default at block level
