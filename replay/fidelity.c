@@ -310,9 +310,8 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	bool clocked = clocked_mode(r);
 	bool timed = clocked && h->count;
 	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
+	char spin[32] = "null";	   /* and a spin before their deadlines */
 	char dep[1024];
-
-	char spin[32] = "null"; /* as the stretch */
 
 	if (clocked) {
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);

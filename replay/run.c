@@ -120,6 +120,25 @@ static void run_free(struct run *r)
 }
 
 /* The stages before the clock: every check and every preparation, in order. */
+/*
+ * --spin as asked, else 200 us; but a block-level dep replay beside the host's load (its load
+ * threads, run_cpu_setup) sleeps to each release and for its completions instead of spinning
+ * for them: the spin held a CPU the load threads and the loop device's workers needed, and
+ * the replay fell behind. bench/predict_fs.sh's block self-check (pgbench on xfs, the same
+ * real runs, in turn, four bench runs): IOPS x0.83-0.89 of the real runs' against x0.73-0.78
+ * with the 200 us spin, means x0.78-1.08 against x0.64-1.40 (README, "Without the spin beside
+ * the load"). At file level each recorded thread's calls are made by its own worker and the
+ * spin matters less: there --spin 0 measured no better.
+ */
+static void resolve_spin(struct run *r)
+{
+	bool block_dep_load = r->load && r->meta->level != TRACE_LEVEL_FILE &&
+			      r->mode == REPLAY_DEP;
+
+	r->spin_ns = r->o->spin_set ? r->o->spin_ns : block_dep_load ? 0 : SPIN_DEFAULT_NS;
+	r->res->spin_ns = r->mops->clocked ? r->spin_ns : 0;
+}
+
 static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 {
 	const struct replay_opts *o = r->o;
@@ -157,12 +176,11 @@ static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 		return ret;
 	if (!o->engine && r->src->engine_hint && (hint = r->src->engine_hint(r)))
 		r->eng = engine_find(hint);
-	r->spin_default_ns = SPIN_DEFAULT_NS;
-	ret = run_cpu_setup(r, p, err, errlen); /* may choose the engine threads, or no spin */
+	ret = run_cpu_setup(r, p, err, errlen); /* may choose the engine threads */
 	if (ret)
 		return ret;
 	r->res->engine = r->eng->name;
-	r->res->spin_ns = r->mops->clocked ? run_spin_ns(r) : 0;
+	resolve_spin(r);
 	if (r->src->ready && (ret = r->src->ready(r, p, err, errlen)))
 		return ret;
 	if (r->mops->prepare)

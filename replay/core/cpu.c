@@ -316,16 +316,6 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		if (!ld->k)
 			ld->k = 1;
 		r->load = ld;
-		/* Beside the load a block-level dep replay sleeps to each release and for its
-		 * completions (--spin 0) instead of spinning for them: the spin held a CPU the
-		 * load threads and the loop device's workers needed, and the replay fell behind.
-		 * bench/predict_fs.sh's block self-check (pgbench on xfs, the same real runs, in
-		 * turn, four bench runs): IOPS x0.83-0.89 of the real runs' against x0.73-0.78
-		 * with the 200 us spin, means x0.78-1.08 against x0.64-1.40 (README, "The CPU a
-		 * workload ran with"). At file level each recorded thread's calls are made by its
-		 * own worker and the spin matters less: there --spin 0 measured no better. */
-		if (block_dep)
-			r->spin_default_ns = 0;
 		res->load_threads = ld->k;
 		res->load_chunk_ns = ld->chunk_ns;
 		res->load_traced = ld->traced;

@@ -230,7 +230,7 @@ struct run {
 	bool cpu_stopped;
 	uint64_t cpu_last_t; /* the deadline fed last (helper thread) */
 	struct run_load *load;
-	uint64_t spin_default_ns; /* --spin when not given (run_cpu_setup) */
+	uint64_t spin_ns; /* the spin before each deadline, resolved (run.c, resolve_spin) */
 
 	/* output (helper thread) */
 	struct trace_writer *w;
@@ -302,12 +302,11 @@ void run_cpu_stop(struct run *r);
 /* The longest the scheduling thread waits in one go: Ctrl-C is looked at between waits. */
 #define RUN_WAIT_MAX_NS 100000000ULL
 #define SPIN_DEFAULT_NS 200000
-/* --spin as asked, else the run's default (SPIN_DEFAULT_NS; 0 beside the host's load at block
- * level in dep mode: run_cpu_setup); 0 sleeps to each deadline and waits for completions
- * without peeking */
+/* the spin as resolved once the load is known (run.c, resolve_spin); 0 sleeps to each
+ * deadline and waits for completions without peeking */
 static inline uint64_t run_spin_ns(const struct run *r)
 {
-	return r->o->spin_set ? r->o->spin_ns : r->spin_default_ns;
+	return r->spin_ns;
 }
 
 #endif
