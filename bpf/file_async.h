@@ -13,54 +13,79 @@ struct aio_ctx {
 	__u64 now; /* io_submit's entry */
 };
 
+/*
+ * aio_one's event and iocb. A bpf_loop callback's stack counts on top of its caller's: the
+ * system call handler's (~270 bytes) plus this callback's event and iocb (~250) plus iov_len's
+ * callback passed the 512 bytes a chain of calls may take, which Linux 6.18's verifier refuses
+ * ("combined stack size of 2 calls is 528. Too large") where earlier ones let it load. Per CPU,
+ * as name_buf: system call tracepoints run in task context and do not nest.
+ */
+struct aio_scratch {
+	struct fl_event e;
+	struct iocb cb;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct aio_scratch);
+} aio_buf SEC(".maps");
+
 /* One iocb of an io_submit: parked in "async" until io_getevents returns it. */
 static long aio_one(__u32 i, void *data)
 {
 	struct aio_ctx *c = data;
 	struct fl_akey key = {(__u64)FL_AK_AIO << 32 | (bpf_get_current_pid_tgid() >> 32)};
-	struct fl_event e;
-	struct iocb cb;
+	__u32 zero = 0;
+	struct aio_scratch *s = bpf_map_lookup_elem(&aio_buf, &zero);
+	struct fl_event *e;
+	struct iocb *cb;
 	__u64 p;
 
+	if (!s)
+		return 1;
+	e = &s->e;
+	cb = &s->cb;
 	if (bpf_probe_read_user(&p, sizeof(p), (void *)(c->iocbpp + 8ull * i)) ||
-	    bpf_probe_read_user(&cb, sizeof(cb), (void *)p)) {
+	    bpf_probe_read_user(cb, sizeof(*cb), (void *)p)) {
 		count(FL_DROP_AIO_READ, 1);
 		return 0;
 	}
-	fill_task(&e, c->now);
-	e.iface = FL_IF_AIO;
-	e.fd = cb.aio_fildes;
-	if (!file_ident(fd_file(cb.aio_fildes), &e))
+	fill_task(e, c->now);
+	e->iface = FL_IF_AIO;
+	e->fd = cb->aio_fildes;
+	if (!file_ident(fd_file(cb->aio_fildes), e))
 		return 0;
-	switch (cb.aio_lio_opcode) {
+	switch (cb->aio_lio_opcode) {
 	case 0: /* IOCB_CMD_PREAD */
 	case 7: /* IOCB_CMD_PREADV */
-		e.op = FL_OP_READ;
+		e->op = FL_OP_READ;
 		break;
 	case 1: /* IOCB_CMD_PWRITE */
 	case 8: /* IOCB_CMD_PWRITEV */
-		e.op = FL_OP_WRITE;
+		e->op = FL_OP_WRITE;
 		break;
 	case 2:
-		e.op = FL_OP_FSYNC;
+		e->op = FL_OP_FSYNC;
 		break;
 	case 3:
-		e.op = FL_OP_FDATASYNC;
+		e->op = FL_OP_FDATASYNC;
 		break;
 	default:
 		count(FL_UNC_AIO_OTHER, 1);
 		return 0;
 	}
-	if (e.op <= FL_OP_WRITE) {
-		e.offset = cb.aio_offset;
-		e.aux = cb.aio_rw_flags;
-		if (cb.aio_lio_opcode >= 7)
-			iov_len(&e, cb.aio_buf, cb.aio_nbytes); /* a bpf_loop in this one */
+	if (e->op <= FL_OP_WRITE) {
+		e->offset = cb->aio_offset;
+		e->aux = cb->aio_rw_flags;
+		if (cb->aio_lio_opcode >= 7)
+			iov_len(e, cb->aio_buf, cb->aio_nbytes); /* a bpf_loop in this one */
 		else
-			e.len = rw_count(cb.aio_nbytes);
+			e->len = rw_count(cb->aio_nbytes);
 	}
 	key.id = p;
-	if (bpf_map_update_elem(&async, &key, &e, BPF_ANY))
+	if (bpf_map_update_elem(&async, &key, e, BPF_ANY))
 		count(FL_DROP_PENDING, 1);
 	return 0;
 }
