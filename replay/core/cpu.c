@@ -209,20 +209,120 @@ static uint64_t load_busy_ns(const struct run_load *ld, const struct trace_cpu_l
 	       (ld->traced ? (uint64_t)((double)e->traced_us * 1000 * ld->traced_share) : 0);
 }
 
+/* What the trace's dep replay takes by default beside its CPU data, for the report's cpu_how. */
+enum cpu_default {
+	CPU_DEFAULT_NONE,
+	CPU_DEFAULT_WAITS,	 /* file level, beside the recorded waits for a CPU */
+	CPU_DEFAULT_BLOCK_DEP,	 /* a block trace's dep replay with the host's load */
+	CPU_DEFAULT_FILE_ASYNC, /* a file trace with libaio or io_uring calls */
+};
+
+/*
+ * --cpu resolved: REPLAY_CPU_IDLE where nothing is reproduced (the report's cpu_how said),
+ * else what is; *why says which default took it.
+ *
+ * The burns are off unless asked: on bench/predict_fs.sh's self-check (pgbench replayed onto
+ * the stack it was recorded on) they slowed the replay's pace by 15-20 % and left the calls'
+ * latencies where they were (README, "The CPU a workload ran with"). The whole host's load
+ * (--cpu host: the other tasks' and the recorded threads' CPU between their calls) is the
+ * default where the calls wait for a CPU as the recorded ones did (file level, --cpu-wait,
+ * resolved before): the waits the load causes count towards the recorded ones, and the
+ * kernel's threads on the I/O path compete for the CPU as they did. On the same bench, 3 real
+ * runs per filesystem, its file-level table met 17, 17 and 18 of 18 per-op figures where the
+ * other tasks' load alone (--cpu load, the default before) met 11 to 15 in six; self-check
+ * means x0.70-0.93 against x0.63-0.75 beside it, IOPS x0.95-1.00 both (README, "The whole host's
+ * load by default"). A block trace's dep replay with the host's load takes it too: the
+ * device's kernel threads (the loop device's workers) then wait for a CPU as they did beside
+ * the database. bench/predict.sh's self-check (A onto A, 3 real runs): means x0.81-0.91
+ * against x0.52-0.70 idle, IOPS x0.82-0.86 against x0.93-0.95 (the replay runs 11-13 % long);
+ * per-op figures within its goals, A, B and C: 8, 4 and 6 of 9 against 5, 5 and 6 (README,
+ * "Does a replay predict"). A file trace with asynchronous calls takes it on its own engine
+ * (io_uring): MariaDB's (bench/predict_innodb.sh, sysbench oltp_read_write, the xfs self-check
+ * and ext4, three bench runs of 3 real runs per filesystem) met 4-6 of 6 per-op figures where
+ * idle met 3 every time, its means x0.54-1.18 against x0.41-0.66 (README, "A second
+ * database").
+ */
+static int cpu_resolve(struct run *r, const struct prescan *p, bool load, enum cpu_default *why)
+{
+	const struct replay_opts *o = r->o;
+	struct replay_result *res = r->res;
+	bool dep = r->mode == REPLAY_DEP, file = r->meta->level == TRACE_LEVEL_FILE;
+
+	*why = CPU_DEFAULT_NONE;
+	if (o->cpu == REPLAY_CPU_IDLE) {
+		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
+		return REPLAY_CPU_IDLE;
+	}
+	if (o->cpu != REPLAY_CPU_AUTO)
+		return o->cpu;
+	if (load && r->cpu_wait)
+		*why = CPU_DEFAULT_WAITS;
+	else if (load && dep && !file)
+		*why = CPU_DEFAULT_BLOCK_DEP;
+	else if (load && dep && file && p->async_calls)
+		*why = CPU_DEFAULT_FILE_ASYNC;
+	if (*why != CPU_DEFAULT_NONE)
+		return REPLAY_CPU_HOST;
+	snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (the default%s)",
+		 p->oncpu_events > 0 || load
+		 ? "; the trace holds CPU data: --cpu replay reproduces it"
+		 : ": the trace holds no CPU data");
+	return REPLAY_CPU_IDLE;
+}
+
+/* The threads that burn the recorded load interval by interval (--cpu load, host, replay). */
+static int load_new(struct run *r, const struct prescan *p, int how,
+		    const struct trace_cpu_load *l, size_t nl, uint32_t ncpus)
+{
+	long here = sysconf(_SC_NPROCESSORS_ONLN);
+	struct run_load *ld = calloc(1, sizeof(*ld));
+	double share;
+
+	if (!ld)
+		return -ENOMEM;
+	ld->r = r;
+	ld->l = l;
+	ld->n = nl;
+	/* --cpu host, or replay on an engine that burns nothing per call: the load threads burn
+	 * the recorded threads' CPU between calls too */
+	ld->traced = !r->cpu_calls && how != REPLAY_CPU_LOAD;
+	share = load_traced_share(l, nl, p->oncpu_total_ns);
+	ld->traced_share = ld->traced ? share : 1.0;
+	ld->incall_share = 1.0 - share;
+	ld->fill = r->o->cpu_fill == REPLAY_FILL_ON ||
+		   (r->o->cpu_fill == REPLAY_FILL_AUTO && r->meta->level == TRACE_LEVEL_FILE);
+	ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
+	load_shape(ld);
+	if (ld->k > LOAD_MAX_THREADS)
+		ld->k = LOAD_MAX_THREADS;
+	if (!ld->k)
+		ld->k = 1;
+	r->load = ld;
+	r->res->load_threads = ld->k;
+	r->res->load_chunk_ns = ld->chunk_ns;
+	r->res->load_traced = ld->traced;
+	return 0;
+}
+
 int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
+	static const char *const default_why[] = {
+		[CPU_DEFAULT_NONE] = "",
+		[CPU_DEFAULT_WAITS] = "; the default beside the recorded waits for a CPU: --cpu "
+				      "idle without it",
+		[CPU_DEFAULT_BLOCK_DEP] = "; the default in dep mode for a block trace with the "
+					  "host's load: --cpu idle without it",
+		[CPU_DEFAULT_FILE_ASYNC] = "; the default in dep mode for a file trace with libaio "
+					   "or io_uring calls and the host's load: --cpu idle "
+					   "without it",
+	};
 	const struct replay_opts *o = r->o;
 	struct replay_result *res = r->res;
 	const struct trace_cpu_load *l;
 	uint32_t ncpus = 0, interval = 0;
 	size_t nl = trace_reader__cpu_load(r->rd, &l, &ncpus, &interval);
 	bool calls = p->oncpu_events > 0, load = nl > 1;
-	bool block_dep = r->meta->level != TRACE_LEVEL_FILE && r->mode == REPLAY_DEP;
-	/* a file trace with libaio or io_uring calls (InnoDB's page cleaner): no recorded waits
-	 * by default (cpu_wait_setup), but the host's load, on the trace's own engine */
-	bool file_async_dep = r->meta->level == TRACE_LEVEL_FILE && r->mode == REPLAY_DEP &&
-			      p->async_calls;
-	long here = sysconf(_SC_NPROCESSORS_ONLN);
+	enum cpu_default why;
 	int ret, how;
 
 	/* whatever --cpu says, a trace with the recorded threads' CPU figures gets the
@@ -231,41 +331,9 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	ret = cpu_wait_setup(r, p, err, errlen);
 	if (ret)
 		return ret;
-	if (o->cpu == REPLAY_CPU_IDLE) {
-		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (--cpu idle)");
+	how = cpu_resolve(r, p, load, &why);
+	if (how == REPLAY_CPU_IDLE)
 		return 0;
-	}
-	/*
-	 * The burns are off unless asked: on bench/predict_fs.sh's self-check (pgbench replayed
-	 * onto the stack it was recorded on) they slowed the replay's pace by 15-20 % and left the
-	 * calls' latencies where they were (README, "The CPU a workload ran with"). The whole
-	 * host's load (--cpu host: the other tasks' and the recorded threads' CPU between their
-	 * calls) is the default where the calls wait for a CPU as the recorded ones did (file
-	 * level, --cpu-wait, resolved above): the waits the load causes count towards the
-	 * recorded ones, and the kernel's threads on the I/O path compete for the CPU as they
-	 * did. On the same bench, 3 real runs per filesystem, its file-level table met 17, 17 and
-	 * 18 of 18 per-op figures where the other tasks' load alone (--cpu load, the default
-	 * before) met 11 to 15 in six; self-check means x0.70-0.93 against x0.63-0.75 beside it, IOPS
-	 * x0.95-1.00 both (README, "The whole host's load by default"). A block trace's dep
-	 * replay with the host's load takes it too: the device's kernel threads (the loop
-	 * device's workers) then wait for a CPU as they did beside the database. bench/predict.sh's
-	 * self-check (A onto A, 3 real runs): means x0.81-0.91 against x0.52-0.70 idle, IOPS
-	 * x0.82-0.86 against x0.93-0.95 (the replay runs 11-13 % long); per-op figures within its
-	 * goals, A, B and C: 8, 4 and 6 of 9 against 5, 5 and 6 (README, "Does a replay predict").
-	 * A file trace with asynchronous calls takes it on its own engine (io_uring): MariaDB's
-	 * (bench/predict_innodb.sh, sysbench oltp_read_write, the xfs self-check and ext4, three
-	 * bench runs of 3 real runs per filesystem) met 4-6 of 6 per-op figures where idle met 3
-	 * every time, its means x0.54-1.18 against x0.41-0.66 (README, "A second database").
-	 */
-	how = o->cpu;
-	if (how == REPLAY_CPU_AUTO && load && (r->cpu_wait || block_dep || file_async_dep))
-		how = REPLAY_CPU_HOST;
-	if (how == REPLAY_CPU_AUTO) {
-		snprintf(res->cpu_how, sizeof(res->cpu_how), "idle (the default%s)",
-			 calls || load ? "; the trace holds CPU data: --cpu replay reproduces it"
-				       : ": the trace holds no CPU data");
-		return 0;
-	}
 	if (how == REPLAY_CPU_CALLS)
 		load = false;
 	/* the recorded threads replayed by threads of their own (file level), as the
@@ -292,47 +360,15 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 	}
 	r->cpu_calls = calls && r->eng->burns_cpu;
 	res->cpu_replayed = true;
-	if (load) {
-		struct run_load *ld = calloc(1, sizeof(*ld));
-		double share;
-
-		if (!ld)
-			return -ENOMEM;
-		ld->r = r;
-		ld->l = l;
-		ld->n = nl;
-		/* --cpu host, or replay on an engine that burns nothing per call: the load
-		 * threads burn the recorded threads' CPU between calls too */
-		ld->traced = !r->cpu_calls && how != REPLAY_CPU_LOAD;
-		share = load_traced_share(l, nl, p->oncpu_total_ns);
-		ld->traced_share = ld->traced ? share : 1.0;
-		ld->incall_share = 1.0 - share;
-		ld->fill = o->cpu_fill == REPLAY_FILL_ON ||
-			   (o->cpu_fill == REPLAY_FILL_AUTO && r->meta->level == TRACE_LEVEL_FILE);
-		ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
-		load_shape(ld);
-		if (ld->k > LOAD_MAX_THREADS)
-			ld->k = LOAD_MAX_THREADS;
-		if (!ld->k)
-			ld->k = 1;
-		r->load = ld;
-		res->load_threads = ld->k;
-		res->load_chunk_ns = ld->chunk_ns;
-		res->load_traced = ld->traced;
-	}
+	if (load && (ret = load_new(r, p, how, l, nl, ncpus)))
+		return ret;
 	snprintf(res->cpu_how, sizeof(res->cpu_how), "replay (%s%s%s%s)",
 		 r->cpu_calls ? "each thread's CPU before its calls, engine threads" : "",
 		 r->cpu_calls && load ? "; " : "",
 		 !load ? ""
 		 : !r->load->traced ? "the other tasks' load"
 				    : "the recorded threads' and the other tasks' load",
-		 o->cpu != REPLAY_CPU_AUTO ? ""
-		 : block_dep ? "; the default in dep mode for a block trace with the host's load: "
-			       "--cpu idle without it"
-		 : !r->cpu_wait ? "; the default in dep mode for a file trace with libaio or "
-				  "io_uring calls and the host's load: --cpu idle without it"
-				: "; the default beside the recorded waits for a CPU: --cpu idle "
-				  "without it");
+		 default_why[why]);
 	if (calls && !r->cpu_calls)
 		run_warn(r, "engine %s does not burn CPU per call: the recorded threads' CPU is "
 			    "reproduced as load instead (--engine threads makes each thread's own "
