@@ -6,7 +6,8 @@
 # onto the null engine at 1 ms per I/O, about 7x slower: with --runtime trace it stops at the
 # trace's span with a prefix of each thread's I/Os issued, in order, and says how far into the
 # trace it got; without it, every I/O. Timed mode with --runtime issues the I/Os due before
-# the end; afap with --runtime trace is refused (no span), --runtime 0 too. Function, not
+# the end; afap with --runtime trace is refused (no span), --runtime 0 too. A whole dep
+# replay far longer than its trace names --runtime trace in its report. Function, not
 # timing: the bounds are wide.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
@@ -84,6 +85,17 @@ if not (t["runtime_hit"] and 1000 <= t["ios"] <= 3500 and
 print("ok" if not bad else "WRONG: " + "; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
+# the whole trace's dep replay, ~7x as long as the trace, says what --runtime trace would give;
+# the bound one, which is that, does not
+for n in whole bound; do
+	args=(--mode dep --null-latency 1ms)
+	[ "$n" = bound ] && args+=(--runtime trace)
+	"$IOREEL" replay "$d/t.ioreel" --target "$d/target.img" --engine null "${args[@]}" \
+		>"$d/$n.txt" 2>&1 || fail "replay $n (text) failed: $(cat "$d/$n.txt")"
+done
+grep -q "as long as the trace: .*--runtime trace gives its rates" "$d/whole.txt" ||
+	fail "a long dep replay names --runtime trace: $(grep -i duration "$d/whole.txt")"
+! grep -q "gives its rates" "$d/bound.txt" || fail "--runtime trace given: no hint wanted"
 msg=$("$IOREEL" replay "$d/t.ioreel" --target "$d/target.img" --engine null --mode afap \
 	--runtime trace 2>&1)
 assert_eq "$?" 2 "afap --runtime trace: exit status"
