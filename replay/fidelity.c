@@ -45,6 +45,12 @@ static void dep_print(const struct replay_result *r, FILE *out)
 		(unsigned long long)r->ahead);
 	fprintf(out, "  held to their thread's recorded depth: %llu times\n",
 		(unsigned long long)r->held_depth);
+	if (r->kthread_progress)
+		fprintf(out, "  kernel threads on the application's clock (--dep-kthread-clock "
+			     "progress): %llu I/Os held, %s each on average\n",
+			(unsigned long long)r->kthread_paced,
+			fmt_ns(r->kthread_paced ? r->kthread_pace_ns / r->kthread_paced : 0, a,
+			       sizeof(a)));
 	if (r->chained)
 		fprintf(out, "  chained: %llu I/Os (%.1f %%) made by their thread's worker after "
 			     "its previous one, without the scheduling thread\n",
@@ -81,7 +87,8 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "\"kthread_ios\": %llu, \"dropped_far\": %llu, \"stall_ns\": {\"p50\": %llu, "
 			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
 			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu, "
-			 "\"chained\": %llu}",
+			 "\"chained\": %llu, \"kthread_clock\": \"%s\", \"kthread_paced\": %llu, "
+			 "\"kthread_pace_ns\": %llu}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
 			 (unsigned long long)r->dep.dropped_far,
@@ -89,7 +96,9 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 (unsigned long long)hist_percentile(s, 99), (unsigned long long)s->max,
 			 hist_mean(s), (unsigned long long)s->count, (unsigned long long)r->ahead,
 			 (unsigned long long)r->held_depth, (unsigned long long)r->window_full,
-			 (unsigned long long)r->chained);
+			 (unsigned long long)r->chained, r->kthread_progress ? "progress" : "trace",
+			 (unsigned long long)r->kthread_paced,
+			 (unsigned long long)r->kthread_pace_ns);
 }
 
 static double share(uint64_t part, uint64_t whole)

@@ -165,6 +165,11 @@ static void usage(FILE *f)
 "                           that came after the holder's recorded end, which are not\n"
 "                           issued (a database's group commit; default on at file level,\n"
 "                           off at block level unless given on)\n"
+"      --dep-kthread-clock trace|progress  block level: a kernel thread's new work\n"
+"                           (writeback, the journal) goes at its trace time (trace, the\n"
+"                           default) or once the application's threads have issued\n"
+"                           everything before it (progress: writeback lags a slower\n"
+"                           database as the kernel's does)\n"
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
@@ -254,6 +259,7 @@ enum replay_opt {
 	OPT_DEP_SPLIT,
 	OPT_DEP_CHAIN,
 	OPT_DEP_COMMIT_LOCK,
+	OPT_DEP_KTHREAD_CLOCK,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ALLOW_WRITES,
@@ -303,6 +309,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-split", required_argument, 0, OPT_DEP_SPLIT },
 	{ "dep-chain", required_argument, 0, OPT_DEP_CHAIN },
 	{ "dep-commit-lock", required_argument, 0, OPT_DEP_COMMIT_LOCK },
+	{ "dep-kthread-clock", required_argument, 0, OPT_DEP_KTHREAD_CLOCK },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
@@ -545,6 +552,15 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 			o->dep.commit_lock_block = *b; /* asked for: at block level too */
 		break;
 	}
+	case OPT_DEP_KTHREAD_CLOCK:
+		if (strcmp(arg, "trace") && strcmp(arg, "progress")) {
+			cli_error("--dep-kthread-clock '%s': give trace (kernel threads' new work at "
+				  "its trace time, the default) or progress (once the application's "
+				  "threads have come that far)", arg);
+			return EXIT_USAGE;
+		}
+		o->dep.kthread_progress = arg[0] == 'p';
+		break;
 	case OPT_DEP_FALLBACK:
 		if (strcmp(arg, "timed") && strcmp(arg, "afap")) {
 			cli_error("--dep-fallback '%s': give timed or afap", arg);

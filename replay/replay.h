@@ -249,6 +249,9 @@ struct replay_result {
 	struct hist stall;	    /* release - trace time, for I/Os released after it */
 	uint64_t ahead;		    /* I/Os released before their trace time (faster target) */
 	uint64_t held_depth;	    /* times an I/O waited for its thread's recorded depth */
+	bool kthread_progress;	    /* --dep-kthread-clock progress (dep_pace.c) */
+	uint64_t kthread_paced;	    /* kernel threads' I/Os held for the application's progress */
+	uint64_t kthread_pace_ns;   /* the time they were held, in all */
 	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
 	uint64_t chained;	    /* I/Os made by their thread's worker after the one before
 				     * (--dep-chain), not released by the scheduling thread */

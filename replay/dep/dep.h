@@ -105,6 +105,8 @@ struct dep_opts {
 				 * by default: dep_lock.c, "At block level") */
 	bool chain;	       /* engines that chain (threads): a thread's next call waits in its
 				* worker, not on the scheduling thread (dep_run.c "Chains") */
+	bool kthread_progress; /* block level: kernel threads' new work waits for the
+				* application's progress to reach its trace time (dep_pace.c) */
 };
 
 void dep_opts_default(struct dep_opts *o);

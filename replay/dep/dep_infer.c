@@ -116,6 +116,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->chain = true;
 	o->commit_lock = true; /* file level only: dep_run.c; measured in replay/README.md */
 	o->commit_lock_block = false; /* block level: only when --dep-commit-lock on is given */
+	o->kthread_progress = false;  /* dep_pace.c: not measured to help yet */
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)

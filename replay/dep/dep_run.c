@@ -53,8 +53,10 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	d->file_level = r->o->root != NULL;
 	d->work = malloc(DEP_WINDOW * sizeof(*d->work));
 	d->splitq = malloc(DEP_WINDOW * sizeof(*d->splitq));
-	if (!d->work || !d->splitq || dep_el_init(&d->el, o->group_commit, o->absorb, o->split))
+	if (!d->work || !d->splitq || dep_el_init(&d->el, o->group_commit, o->absorb, o->split) ||
+	    dep_pace_init(d, o->kthread_progress && !d->file_level))
 		return -ENOMEM;
+	r->res->kthread_progress = d->pace;
 	r->res->elastic.group_commit = o->group_commit;
 	r->res->elastic.splits = o->split;
 	r->res->elastic.absorb = d->el.absorb;
@@ -77,6 +79,7 @@ static void dep_sched_free(struct dep_sched *d)
 	free(d->work);
 	free(d->splitq);
 	free(d->chainq);
+	free(d->paceq);
 	dep_lock_free(d);
 	dep_el_free(&d->el);
 	free(d);
@@ -168,6 +171,7 @@ static int admit(struct run *r, const struct dsev *in)
 	/* open and wait I/Os keep the trace's clock; the others follow their parents only */
 	if (di->kind == DEP_OPEN || di->kind == DEP_WAIT)
 		s->release = in->s.t;
+	dep_pace_admit(d, s);
 	r->res->dep_released[di->kind]++;
 	lockwait = d->lock ? dep_lock_wait_est(d, s, di) : 0;
 	for (uint8_t k = 0; k < di->npar; k++) {
@@ -460,6 +464,8 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 			break;
 		}
 		heap_pop(d);
+		if (d->pace && dep_pace_hold(r, w))
+			continue; /* the application has not come this far yet */
 		if (!depth_allows(d, s)) {
 			r->res->held_depth++;
 			park(d, w);
@@ -539,6 +545,8 @@ static int dep_loop(struct run *r)
 		if (r->inflight)
 			run_reap(r, 0);
 		ret = admit_ready(r);
+		if (d->pace)
+			dep_pace_release(r, now_mono_ns() - r->start_mono);
 		if (!ret && d->nsplitq)
 			ret = issue_splits(r);
 		if (!ret && d->nchainq)

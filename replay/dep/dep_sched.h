@@ -55,6 +55,7 @@ enum dslot_state {
 #define SF_FOLLOW 0x1000 /* a call of a group another group's flush covered: not issued */
 #define SF_XDEP 0x2000	/* has a parent in another thread (the commit lock's groups have none
 			 * past their first write) */
+#define SF_PACED 0x4000 /* a kernel thread's new work, on the application's clock (dep_pace.c) */
 
 /*
  * Chains (engines that chain, --dep-chain): a thread's call whose only parent left is its own
@@ -87,6 +88,7 @@ struct dslot {
 	uint64_t bar_seq;     /* split: 1 + its barrier parent's sequence number (0: none) */
 	uint64_t bar_gap;     /* split: the barrier edge's gap, scaled */
 	uint64_t rec_done;    /* trace time + its recorded latency (the commit lock's flushes) */
+	uint64_t held_at;     /* --dep-kthread-clock progress: its release when it was held */
 	uint64_t grp_end;     /* a commit group's head: 1 + its flush's sequence number; its
 			       * flush: 1 + the head's */
 	uint32_t next_lockw;  /* the next group waiting for the same commit lock */
@@ -165,6 +167,12 @@ struct dep_sched {
 	bool lock;	  /* the commit lock model is on (file level) */
 	struct dlock *locks; /* per key */
 	uint32_t nlocks;
+	/* --dep-kthread-clock progress (dep_pace.c) */
+	bool pace;
+	struct ready *paceq; /* held kernel threads' I/Os by trace time, DEP_WINDOW */
+	size_t npace;
+	uint64_t ufloor; /* the application's oldest I/O not issued is at or after it */
+	uint64_t last_t; /* the trace time of the latest I/O read */
 };
 
 static inline uint32_t wslot(uint64_t seq)
@@ -203,6 +211,12 @@ void dep_lock_done(struct run *r, const struct dslot *s, uint64_t complete_ns);
 void dep_lock_free(struct dep_sched *d);
 bool dep_lock_unstick(struct run *r);
 void dep_lock_followed(struct run *r, const struct dslot *s);
+
+/* dep_pace.c */
+int dep_pace_init(struct dep_sched *d, bool on);
+void dep_pace_admit(struct dep_sched *d, struct dslot *s);
+bool dep_pace_hold(struct run *r, uint32_t w);
+void dep_pace_release(struct run *r, uint64_t now_rel);
 
 /* dep_chain.c */
 int dep_chain_refill(struct run *r);
