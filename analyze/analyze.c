@@ -412,7 +412,7 @@ int cmd_analyze(int argc, char **argv)
 		if (e == -EINTR)
 			goto stopped;
 		if (e) {
-			cli_error("cannot write the HTML report %s: %s", html, strerror(-e));
+			cli_error("cannot write the HTML report %s: %s", html, outfile_strerror(-e));
 			rc = EXIT_RUNTIME;
 		}
 	}

@@ -210,7 +210,7 @@ static int open_output(struct conv *cv)
 		cv->w = trace_writer__open(cv->out_path, cv->meta, &wo);
 		if (!cv->w) {
 			snprintf(cv->err, sizeof(cv->err), "%s: cannot create: %s", cv->out_path,
-				 strerror(errno));
+				 outfile_strerror(errno));
 			return -errno;
 		}
 		return 0;
@@ -220,7 +220,7 @@ static int open_output(struct conv *cv)
 		err = -errno;
 	if (err) {
 		snprintf(cv->err, sizeof(cv->err), "%s: cannot create: %s", cv->out_path,
-			 strerror(-err));
+			 outfile_strerror(-err));
 		outfile_abort(&cv->of);
 		return err;
 	}

@@ -104,7 +104,7 @@ static int copy_trace(struct trace_reader *r, const char *out, uint64_t *events,
 	int e = 0;
 
 	if (!w || !c) {
-		snprintf(err, len, "%s: cannot create: %s", out, strerror(errno));
+		snprintf(err, len, "%s: cannot create: %s", out, outfile_strerror(errno));
 		free(c);
 		trace_writer__abort(w);
 		return -EIO;
@@ -176,7 +176,7 @@ int convert_file_trace(struct trace_reader *r, const char *out, enum conv_fmt to
 	if (!e && !(o = outfile_fdopen(&of)))
 		e = -errno;
 	if (e) {
-		snprintf(err, len, "%s: cannot create: %s", out, strerror(-e));
+		snprintf(err, len, "%s: cannot create: %s", out, outfile_strerror(-e));
 		outfile_abort(&of);
 		return e;
 	}

@@ -115,6 +115,9 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 		w->of.mode = 0600;
 		w->fd = w->of.fd;
 		w->of.fd = -1;
+	} else if ((err = -outfile_refuse_blkdev(path))) {
+		/* record's -o: not even opened (a write open of a disk makes udev rescan it) */
+		goto fail;
 	} else {
 		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	}

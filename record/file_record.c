@@ -24,6 +24,7 @@
 #include "util/argv.h"
 #include "util/cli.h"
 #include "util/json.h"
+#include "util/outfile.h"
 #include "record/record_int.h"
 #include "record/file_int.h"
 #include "record/cpuload.h"
@@ -529,7 +530,7 @@ int cmd_record_file(int argc, char **argv)
 	genesis = now_mono_ns();
 	l.w = trace_writer__open(o.c.out, &meta, NULL);
 	if (!l.w) {
-		cli_error("cannot create %s: %s", o.c.out, strerror(errno));
+		cli_error("cannot create %s: %s", o.c.out, outfile_strerror(errno));
 		goto out;
 	}
 	if (rec_cpuload_init(&l.cl, b.cpu ? bpf_map__fd(b.skel->maps.oncpu_cpus) : -1, genesis)) {

@@ -25,6 +25,7 @@
 #include "util/argv.h"
 #include "util/cli.h"
 #include "util/json.h"
+#include "util/outfile.h"
 #include "record/common.h"
 #include "record/record.h"
 #include "record/record_int.h"
@@ -797,7 +798,7 @@ int cmd_record(int argc, char **argv)
 	}
 	w = trace_writer__open(o.c.out, &meta, NULL);
 	if (!w) {
-		cli_error("cannot create %s: %s", o.c.out, strerror(errno));
+		cli_error("cannot create %s: %s", o.c.out, outfile_strerror(errno));
 		goto out;
 	}
 	d = rec_drain__new(w, t, nt, genesis);

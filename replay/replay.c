@@ -770,6 +770,11 @@ int cmd_replay(int argc, char **argv)
 			  outfile_same_file(o.output, o.trace) ? "trace being replayed" : "target");
 		return EXIT_USAGE;
 	}
+	/* the writer refuses it too, but its error reaches the user as a bare strerror() */
+	if (o.output && outfile_refuse_blkdev(o.output)) {
+		cli_error("-o %s: %s", o.output, outfile_strerror(OUTFILE_EBLKDEV));
+		return EXIT_USAGE;
+	}
 	for (unsigned int k = 0; k <= o.nmaps; k++) {
 		const char *t = k < o.nmaps ? o.maps[k].path : o.target;
 

@@ -528,7 +528,7 @@ static int write_out(const char *path, void (*fn)(FILE *, void *), void *arg)
 	int ret = outfile_open(&o, path), bad;
 
 	if (ret) {
-		cli_error("cannot write %s: %s", path, strerror(-ret));
+		cli_error("cannot write %s: %s", path, outfile_strerror(-ret));
 		return ret;
 	}
 	f = outfile_fdopen(&o);

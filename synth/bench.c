@@ -634,7 +634,7 @@ int cmd_bench(int argc, char **argv)
 		int e = outfile_open(&html_o, html);
 
 		if (e) {
-			cli_error("cannot write --html %s: %s", html, strerror(-e));
+			cli_error("cannot write --html %s: %s", html, outfile_strerror(-e));
 			rc = EXIT_RUNTIME;
 			goto out;
 		}

@@ -30,6 +30,7 @@
 #include "synth/jobgen.h"
 #include "synth/synth.h"
 #include "util/num.h"
+#include "util/outfile.h"
 
 #define X86_O_RDWR 02
 #define X86_O_CREAT 0100
@@ -765,7 +766,7 @@ int synth_write_file_trace(const struct synth_spec *s, const char *path, const c
 	fw->w = trace_writer__open(path, meta, &(struct trace_writer_opts){.replace = true});
 	if (!fw->w) {
 		err = -errno;
-		snprintf(why, why_len, "cannot create %s: %s", path, strerror(errno));
+		snprintf(why, why_len, "cannot create %s: %s", path, outfile_strerror(errno));
 		goto out;
 	}
 	/* the table: every file of every job, before any call names one */

@@ -164,7 +164,7 @@ int synth_write_trace(const struct synth_spec *s, const char *path, const char *
 	c->w = trace_writer__open(path, meta, &(struct trace_writer_opts){ .replace = true });
 	if (!c->w) {
 		err = -errno;
-		snprintf(why, why_len, "cannot create %s: %s", path, strerror(errno));
+		snprintf(why, why_len, "cannot create %s: %s", path, outfile_strerror(errno));
 		goto out;
 	}
 	err = synth_generate(s, emit, c);

@@ -34,8 +34,10 @@ int outfile_open(struct outfile *o, const char *path)
 		o->path = strdup(path);
 		goto check;
 	}
+	if ((err = outfile_refuse_blkdev(path)))
+		return err;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		/* a device node, a FIFO: written where it is, never truncated or removed */
+		/* a character device, a FIFO: written where it is, never truncated or removed */
 		o->in_place = true;
 		o->fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (o->fd < 0)
@@ -86,6 +88,21 @@ fail:
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	return err;
+}
+
+int outfile_refuse_blkdev(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISBLK(st.st_mode) ? -OUTFILE_EBLKDEV : 0;
+}
+
+const char *outfile_strerror(int err)
+{
+	if (err == OUTFILE_EBLKDEV)
+		return "it is a block device: an output goes to a file (or -, /dev/null), never "
+		       "onto a disk, whose data it would destroy";
+	return strerror(err);
 }
 
 const char *outfile_name(const struct outfile *o)

@@ -11,14 +11,17 @@
  *   outfile_commit(&o) or outfile_abort(&o);  // rename into place, or remove the temporary
  *
  * Written in place, never renamed or removed: "-" (stdout), and an existing path that is not
- * a regular file (a device node such as /dev/null or /dev/full, a FIFO, a socket). A symlink to
- * a regular file is followed: the file it names is replaced and the link stays.
+ * a regular file (a character device such as /dev/null or /dev/full, a FIFO, a socket). A
+ * symlink to a regular file is followed: the file it names is replaced and the link stays.
+ * A block device is refused (OUTFILE_EBLKDEV): an output written onto a disk destroys what it
+ * holds, and `-o /dev/sdb` is a slip of `-d /dev/sdb` far more often than a wish.
  * The temporary file is created 0600 and given, before the rename, the mode of the file it
  * replaces or 0666 & ~umask for a new one.
  */
 #ifndef IOREEL_UTIL_OUTFILE_H
 #define IOREEL_UTIL_OUTFILE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -31,8 +34,15 @@ struct outfile {
 	bool in_place;	/* stdout or not a regular file: written directly */
 };
 
+/* What outfile_open() and trace_writer__open() fail with for a block device (errno). */
+#define OUTFILE_EBLKDEV EMEDIUMTYPE
+
 /* 0 or -errno (nothing is left behind on failure). */
 int outfile_open(struct outfile *o, const char *path);
+/* -OUTFILE_EBLKDEV when path is a block device (a symlink to one too), else 0. */
+int outfile_refuse_blkdev(const char *path);
+/* strerror(err) (err > 0), or what to do instead for OUTFILE_EBLKDEV. */
+const char *outfile_strerror(int err);
 /* The name the data goes to now: the temporary name, or the path itself when in place. */
 const char *outfile_name(const struct outfile *o);
 /* A "w" stream on o->fd (which it takes); NULL + errno. fclose() it before the commit. */
