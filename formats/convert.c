@@ -560,6 +560,16 @@ int cmd_convert(int argc, char **argv)
 		{ "sector-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },	    { NULL, 0, NULL, 0 },
 	};
+	/* the options that take one value */
+	struct {
+		int opt;
+		const char *name, *val;
+	} once[] = {
+		{ 'f', "--from", NULL },	 { 't', "--to", NULL },
+		{ 'd', "--device", NULL },	 { 'w', "--window", NULL },
+		{ 'c', "--columns", NULL },	 { 'T', "--time-unit", NULL },
+		{ 'S', "--sector-size", NULL },
+	};
 	static struct trace_meta meta;
 	struct conv *cv;
 	uint64_t v;
@@ -578,6 +588,11 @@ int cmd_convert(int argc, char **argv)
 	cv->window = IMPORT_WINDOW_DEFAULT;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "f:t:d:sw:jh", opts, NULL)) != -1) {
+		/* a value given twice: refused, not the last one taken (--to csv --to json wrote
+		 * JSON lines into a .csv) */
+		for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+			if (o == once[i].opt && cli_set_once(&once[i].val, once[i].name, optarg))
+				goto usage;
 		switch (o) {
 		case 'f':
 			if (!readable(cv->from = conv_fmt_parse(optarg))) {

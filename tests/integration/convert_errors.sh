@@ -48,6 +48,18 @@ check 2 "cannot tell the output format.*known suffixes: .ioreel (ioreel), .iolog
 	"$d/s.iolog" "$d/o.unknown"
 check 2 "says fio2, which convert reads but cannot write" "$d/s.iolog" "$d/o.v2"
 check 2 "says blktrace" "$d/s.iolog" "$d/o.blktrace"
+# a single-valued option given twice with two values is refused, not the last one taken (--to
+# csv --to json wrote JSON lines into o.csv); the same value twice is fine
+check 2 "--to given twice (csv and json): give it once" "$d/ok.ioreel" "$d/twice.csv" \
+	--to csv --to json
+check 2 "--from given twice" "$d/s.iolog" "$d/twice.csv" --from fio --from csv
+check 2 "--device given twice" "$d/ok.ioreel" "$d/twice.csv" --device a --device b
+check 2 "--window given twice" "$d/ok.ioreel" "$d/twice.csv" --window 5 --window 6
+check 2 "--columns given twice" "$d/s.iolog" "$d/twice.csv" --columns ts=ts_us --columns x=-
+check 2 "--time-unit given twice" "$d/s.iolog" "$d/twice.csv" --time-unit us --time-unit ms
+check 2 "--sector-size given twice" "$d/s.iolog" "$d/twice.csv" --sector-size 512 --sector-size 4096
+[ -e "$d/twice.csv" ] && fail "twice.csv written despite a refused option"
+check 0 "1 device" "$d/ok.ioreel" "$d/o.csv" --to csv --to csv
 # the suffixes fio users write: .v3, .iolog and .log out; in, the header line decides
 for ext in v3 iolog log; do
 	"$IOREEL" convert "$d/ok.ioreel" "$d/fio.$ext" >/dev/null || fail "convert to .$ext"
