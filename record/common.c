@@ -26,8 +26,26 @@ int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *hel
 int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct option *lo,
 		   const char *help)
 {
+	static const int once[] = { 'o', REC_O_DURATION, REC_O_MAXSIZE, REC_O_PID, REC_O_COMM,
+				    REC_O_CGROUP, REC_O_INFLIGHT, REC_O_RING };
 	uint64_t v;
 
+	_Static_assert(sizeof(once) / sizeof(once[0]) <= sizeof(o->given) / sizeof(o->given[0]),
+		       "rec_common.given holds every single-valued option");
+	/* -o a -o b recorded into b and said nothing of a: refused, as every verb does */
+	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
+		char name[40];
+		int j;
+
+		if (c != once[i])
+			continue;
+		for (j = 0; lo[j].name && lo[j].val != c; j++)
+			;
+		snprintf(name, sizeof(name), "%s--%s", c == 'o' ? "-o/" : "",
+			 lo[j].name ? lo[j].name : "?");
+		if (cli_set_once(&o->given[i], name, arg))
+			return -EINVAL;
+	}
 	switch (c) {
 	case 'o':
 		o->out = arg;

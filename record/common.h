@@ -24,6 +24,7 @@ struct rec_common {
 	bool keep_priority; /* leave the drain thread's scheduling as inherited */
 	bool cpu;	    /* record the threads' on-CPU time and the CPU load (--cpu) */
 	bool quiet, json;
+	const char *given[8]; /* the single-valued options' values as given: two are refused */
 };
 
 /* The shared options' codes; a level numbers its own from REC_O__NEXT. */

@@ -134,6 +134,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 		{ "attach", required_argument, 0, O_ATTACH },
 		{ 0 }
 	};
+	const char *level = NULL, *attach = NULL;
 	int c, r;
 
 	o->c.inflight = 16384;
@@ -154,6 +155,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			o->devs[o->ndevs++] = optarg;
 			break;
 		case O_LEVEL:
+			if (cli_set_once(&level, "--level", optarg))
+				return -EINVAL;
 			if (!strcmp(optarg, "bio"))
 				o->level = REC_REQ_BIO;
 			else if (!strcmp(optarg, "rq"))
@@ -164,6 +167,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 				return rec_opt_bad(lo, c, optarg, HELP);
 			break;
 		case O_ATTACH:
+			if (cli_set_once(&attach, "--attach", optarg))
+				return -EINVAL;
 			if (!strcmp(optarg, "auto"))
 				o->attach = REC_ATTACH_AUTO;
 			else if (!strcmp(optarg, "tp_btf"))

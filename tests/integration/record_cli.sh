@@ -15,6 +15,17 @@ output_has "examples:" "$IOREEL" record --help || fail "--help has no examples"
 assert_status 2 "$IOREEL" record -d "$dev" 2>/dev/null            # no -o
 assert_status 2 "$IOREEL" record -o x --level fast 2>/dev/null
 assert_status 2 "$IOREEL" record -o x --duration soon 2>/dev/null
+# a single-valued option given twice with two values: refused before anything is recorded (the
+# last one was taken silently); the same value twice is fine
+for twice in "-o $dir/a.ioreel -o $dir/b.ioreel" "--duration 1 --duration 2" \
+	"--level rq --level bio" "--ring-size 1m --ring-size 2m" "--comm a --comm b"; do
+	"$IOREEL" record -d "$dev" -o "$dir/a.ioreel" $twice 2>"$dir/e0"
+	assert_eq $? 2 "exit status for record $twice"
+	grep -q "given twice" "$dir/e0" || fail "record $twice: unclear: $(cat "$dir/e0")"
+done
+"$IOREEL" record --level file -o "$dir/a.ioreel" -o "$dir/b.ioreel" 2>"$dir/e0"
+assert_eq $? 2 "exit status for record --level file -o A -o B"
+[ ! -e "$dir/a.ioreel" ] && [ ! -e "$dir/b.ioreel" ] || fail "a trace was recorded"
 
 "$IOREEL" record -d /dev/ioreel-no-such-disk -o "$dir/x.ioreel" 2>"$dir/e1"
 assert_eq $? 1 "exit status for an unknown device"
