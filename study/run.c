@@ -749,7 +749,11 @@ int cmd_study(int argc, char **argv)
 			s->resume = true;
 			break;
 		case 'o':
-			results = optarg;
+			/* two directories: refused, not the last one taken (cli_set_once) */
+			if (cli_set_once(&results, "-o/--results", optarg)) {
+				free(s);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'j':
 			s->json = true;
