@@ -55,16 +55,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return EXIT_OK;
+		return cli_close_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("ioreel %s\n", IOREEL_VERSION);
-		return EXIT_OK;
+		return cli_close_stdout(EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
 		if (verbs[i].run && !strcmp(argv[1], verbs[i].name)) {
 			cli_verb = verbs[i].name;
-			return verbs[i].run(argc - 1, argv + 1);
+			/* a verb's stdout written or its failure said: `--help > /dev/full` and
+			 * `record --json > /dev/full` exited 0 */
+			return cli_close_stdout(verbs[i].run(argc - 1, argv + 1));
 		}
 	}
 	fprintf(stderr, "ioreel: unknown verb '%s'\n", argv[1]);

@@ -173,14 +173,21 @@ int cli_set_once(const char **slot, const char *name, const char *val)
 
 static int check_stdout(int rc, bool close)
 {
+	/* main() closes it again after every verb: for those that did not (help, record) */
+	static bool closed;
 	int err = 0;
 
+	if (closed)
+		return rc;
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout))
 		err = errno ? errno : EIO;
 	/* fclose reports what fflush could not (a write error of an NFS close, EBADF) */
-	if (close && fclose(stdout) && !err)
-		err = errno ? errno : EIO;
+	if (close) {
+		closed = true;
+		if (fclose(stdout) && !err)
+			err = errno ? errno : EIO;
+	}
 	if (!err)
 		return rc;
 	cli_error("cannot write the output (standard output): %s", strerror(err));

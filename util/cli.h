@@ -41,7 +41,8 @@ void cli_catch_stop(void);
  * Flushes and closes stdout, and says so when that failed (`> /dev/full`, a closed pipe):
  * "ioreel VERB: cannot write the output (standard output): No space left on device".
  * Returns rc unchanged when stdout was written, EXIT_RUNTIME (if rc was EXIT_OK) otherwise.
- * Every verb's entry calls it last: `return cli_close_stdout(rc);`.
+ * Every verb's entry calls it last: `return cli_close_stdout(rc);`, and main() once more after
+ * the verb returns (a second call does nothing), so that no path is left unchecked.
  */
 int cli_close_stdout(int rc);
 /*

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# `info` and `convert` fail (exit 1, a message naming standard output or '-') when their output
-# cannot be written, `> /dev/full` (issue 21 W4): flush and close errors of stdout are checked
-# (cli_close_stdout), not lost at exit.
+# `info`, `convert` and every verb's --help fail (exit 1, a message naming standard output or
+# '-') when their output cannot be written, `> /dev/full` (issue 21 W4): flush and close errors
+# of stdout are checked (cli_close_stdout), not lost at exit.
 . "$(dirname "$0")/../lib.sh"
 [ -w /dev/full ] || skip "no /dev/full"
 d=$(scratch_dir)
@@ -21,7 +21,16 @@ full "standard output.*No space left" "$IOREEL" info --help
 full "-: cannot write.*No space left" "$IOREEL" convert t.ioreel - --to csv
 full "standard output.*No space left" "$IOREEL" convert t.ioreel o.csv --json
 full "standard output.*No space left" "$IOREEL" convert --help
+# every verb's help, ioreel's own and --version: main() checks stdout after any verb (replay,
+# record and study never did, nor ioreel --help); replay's help fails in its first write, whose
+# errno stdio does not keep: any reason will do
+full "standard output" "$IOREEL" --help
+full "standard output" "$IOREEL" --version
+for verb in record replay analyze synth bench study convert info; do
+	full "ioreel $verb: cannot write the output (standard output)" "$IOREEL" $verb --help
+done
+full "standard output" "$IOREEL" record --level file --help
 # and with a writable stdout, all is well
 "$IOREEL" info t.ioreel >/dev/null || fail "info to /dev/null"
 "$IOREEL" convert t.ioreel - --to csv >/dev/null || fail "convert to stdout"
-echo "PASS: info and convert report an unwritable stdout"
+echo "PASS: every verb reports an unwritable stdout"
