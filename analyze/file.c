@@ -47,7 +47,7 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 	r = trace_reader__open(path, reader_flags, why, sizeof(why));
 	if (!r) {
 		saved = errno;
-		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(saved));
+		snprintf(err, errlen, "%s", why); /* it names the file */
 		errno = saved;
 		return NULL;
 	}
@@ -87,8 +87,9 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 			       : trace_reader__next(r, buf, BATCH);
 		if (n < 0) {
 			saved = (int)-n;
-			snprintf(err, errlen, "%s: %s (use --salvage to skip damaged chunks)", path,
-				 trace_reader__error(r));
+			/* it names the file, and --salvage where that helps (not for a
+			 * trace of the other level) */
+			snprintf(err, errlen, "%s", trace_reader__error(r));
 			goto fail;
 		}
 		if (n == 0)
@@ -202,8 +203,7 @@ struct analysis *an_from_merge(const char *const *paths, unsigned int n,
 		}
 	}
 	if (ret < 0) {
-		snprintf(err, errlen, "%s (use --salvage to skip damaged chunks)",
-			 trace_merge__error(m));
+		snprintf(err, errlen, "%s", trace_merge__error(m)); /* as above */
 		goto out;
 	}
 	analysis__add(a, buf, nb);

@@ -214,7 +214,8 @@ struct trace_chunk_info {
 };
 
 /* Opens and validates the header; reads the index if present, otherwise scans. NULL + errno;
- * when errno is EINVAL/EIO, *why (if non-NULL) gets a static-or-caller-buffer message. */
+ * *why (if non-NULL) gets the message, which names the file ("PATH: ..."), as does
+ * trace_reader__error(): a caller prints it as it is. */
 struct trace_reader *trace_reader__open(const char *path, unsigned int flags, char *why,
 					size_t why_len);
 const struct trace_meta *trace_reader__meta(const struct trace_reader *r);

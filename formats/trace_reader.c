@@ -480,8 +480,10 @@ struct trace_reader *trace_reader__open(const char *path, unsigned int flags, ch
 		goto fail;
 	return r;
 fail:
-	if (why && why_len)
-		snprintf(why, why_len, "%s", r->err[0] ? r->err : strerror(-err));
+	if (why && why_len && r->err[0])
+		snprintf(why, why_len, "%s", r->err);
+	else if (why && why_len)
+		snprintf(why, why_len, "%s: %s", path, strerror(-err));
 	trace_reader__close(r);
 	errno = -err;
 	return NULL;

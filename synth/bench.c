@@ -340,7 +340,7 @@ static int trace_fit(const char *path, struct trace_fit *f, char *err, size_t le
 		int e = r ? -ENOMEM : -errno;
 
 		if (r) {
-			snprintf(err, len, "out of memory");
+			snprintf(err, len, "%s: out of memory", path);
 			trace_reader__close(r);
 		}
 		free(buf);
@@ -594,7 +594,7 @@ int cmd_bench(int argc, char **argv)
 		int n;
 
 		if (trace_fit(traces[t], &f, why, sizeof(why))) {
-			cli_error("%s: %s", traces[t], why);
+			cli_error("%s", why); /* it names the trace */
 			rc = EXIT_RUNTIME;
 			goto out;
 		}

@@ -5,7 +5,8 @@
 # refuses --percentiles nan/inf/-1/101, an empty --from/--to window, a --device the trace lacks
 # (with the list of those it has), a single-valued option given twice with two values, and
 # --merge of a closed-loop trace with a timed one (W9); stdout that cannot be written and an
-# HTML report that cannot be written are errors with the reason (W4).
+# HTML report that cannot be written are errors with the reason (W4). A trace it cannot read is
+# one line naming it once, with --salvage advised once and only for a damaged chunk.
 . "$(dirname "$0")/../lib.sh"
 d=$(scratch_dir)
 cd "$d" || fail "cd"
@@ -52,6 +53,31 @@ grep -q "no device '99' in its device table; it has: 0 synth" err || fail "--dev
 # W9
 refused "C.ioreel is closed-loop (an order of I/Os, no times) and T.ioreel is timed" \
 	--merge T.ioreel C.ioreel
+
+# a trace it cannot read: one line naming the file once (it said 'X: X: ...'), and --salvage
+# only where it helps
+mkdir adir
+: >empty
+for bad in adir empty missing; do
+	assert_status 1 "$IOREEL" analyze "$bad" >/dev/null 2>err
+	[ "$(wc -l <err)" = 1 ] || fail "analyze $bad: not one line: $(cat err)"
+	grep -q "^ioreel analyze: $bad: " err && ! grep -q "$bad: $bad:" err ||
+		fail "analyze $bad: $(cat err)"
+done
+printf '[j]\nioengine=filecreate\nnrfiles=2\nfilesize=4k\n' >f.fio
+"$IOREEL" synth --fio-job f.fio -o F.ioreel >/dev/null || fail "synth file level"
+"$IOREEL" synth --rw randread --size 64m --rate-iops 1000 --number-ios 200000 -o B.ioreel \
+	>/dev/null || fail "synth big"
+cp B.ioreel D.ioreel
+printf '\377\377\377\377\377\377\377\377' |
+	dd of=D.ioreel bs=1 seek=$(($(stat -c %s B.ioreel) / 2)) conv=notrunc status=none
+assert_status 1 "$IOREEL" analyze D.ioreel >/dev/null 2>err
+assert_eq "$(grep -o -- --salvage err | wc -l)" 1 "--salvage said once: $(cat err)"
+grep -q "^ioreel analyze: D.ioreel: chunk at offset [0-9]* is damaged" err || fail "D: $(cat err)"
+assert_status 1 "$IOREEL" analyze --merge D.ioreel T.ioreel >/dev/null 2>err
+assert_eq "$(grep -o -- --salvage err | wc -l)" 1 "--merge: --salvage said once: $(cat err)"
+assert_status 1 "$IOREEL" analyze --merge F.ioreel F.ioreel >/dev/null 2>err
+grep -q "F.ioreel: a file-level trace" err && ! grep -q salvage err || fail "F: $(cat err)"
 
 # W4
 [ -w /dev/full ] || skip "no /dev/full"
