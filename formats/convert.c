@@ -370,7 +370,8 @@ static int run_import(struct conv *cv, FILE *f)
 	return close_output(cv, err);
 }
 
-static int run_reader(struct conv *cv)
+/* A .ioreel input, read from path (IN, or the spooled copy of a pipe), named IN in messages. */
+static int run_reader(struct conv *cv, const char *path)
 {
 	struct trace_reader *r;
 	struct import_window win;
@@ -379,10 +380,10 @@ static int run_reader(struct conv *cv)
 	long n;
 	int err;
 
-	r = trace_reader__open(cv->in_path, cv->salvage ? TRACE_SALVAGE : 0, why, sizeof(why));
+	r = trace_reader__open_as(path, cv->in_path, cv->salvage ? TRACE_SALVAGE : 0, why,
+				  sizeof(why));
 	if (!r) {
-		snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->in_path,
-			 why[0] ? why : strerror(errno));
+		snprintf(cv->err, sizeof(cv->err), "%s", why); /* it names IN */
 		return -EINVAL;
 	}
 	*cv->meta = *trace_reader__meta(r);
@@ -411,7 +412,7 @@ static int run_reader(struct conv *cv)
 			break;
 	}
 	if (n < 0 && !err) {
-		snprintf(cv->err, sizeof(cv->err), "%s: %s", cv->in_path, trace_reader__error(r));
+		snprintf(cv->err, sizeof(cv->err), "%s", trace_reader__error(r));
 		err = (int)n;
 	}
 	if (!err)
@@ -739,16 +740,17 @@ int cmd_convert(int argc, char **argv)
 		}
 		rewind(in);
 	}
-	if (cv->from == CONV_IOREEL) {
-		if (spooled) {
-			cli_error("%s: a .ioreel input must be a file, not stdin or a pipe (a trace "
-				  "is read by seeking: its index is at its end)",
-				  cv->in_path);
-			goto usage;
-		}
+	if (cv->from == CONV_IOREEL && spooled) {
+		/* the reader seeks (the index is at the end): it reads the spooled copy, an
+		 * unlinked file that only this descriptor reaches */
+		char fd_path[32];
+
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fileno(in));
+		err = run_reader(cv, fd_path);
+	} else if (cv->from == CONV_IOREEL) {
 		fclose(in);
 		in = NULL;
-		err = run_reader(cv);
+		err = run_reader(cv, cv->in_path);
 	} else {
 		err = run_import(cv, in);
 	}

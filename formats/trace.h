@@ -218,6 +218,10 @@ struct trace_chunk_info {
  * trace_reader__error(): a caller prints it as it is. */
 struct trace_reader *trace_reader__open(const char *path, unsigned int flags, char *why,
 					size_t why_len);
+/* The same, its messages calling the file name instead of path (convert reads a piped trace
+ * through /proc/self/fd/N of its spooled copy, and names it "-" or the pipe's name). */
+struct trace_reader *trace_reader__open_as(const char *path, const char *name, unsigned int flags,
+					   char *why, size_t why_len);
 const struct trace_meta *trace_reader__meta(const struct trace_reader *r);
 /* Stats from the index, or NULL when the file has no index (recorder killed). */
 const struct trace_stats *trace_reader__stats(const struct trace_reader *r);

@@ -421,18 +421,27 @@ static int load_sides(struct trace_reader *r)
 struct trace_reader *trace_reader__open(const char *path, unsigned int flags, char *why,
 					size_t why_len)
 {
-	struct trace_reader *r = calloc(1, sizeof(*r) + strlen(path) + 1);
+	return trace_reader__open_as(path, NULL, flags, why, why_len);
+}
+
+struct trace_reader *trace_reader__open_as(const char *path, const char *name, unsigned int flags,
+					   char *why, size_t why_len)
+{
+	struct trace_reader *r;
 	struct stat st;
 	int err;
 
+	if (!name)
+		name = path;
+	r = calloc(1, sizeof(*r) + strlen(path) + strlen(name) + 2);
 	if (!r) {
 		if (why && why_len)
-			snprintf(why, why_len, "%s: out of memory", path);
+			snprintf(why, why_len, "%s: out of memory", name);
 		errno = ENOMEM;
 		return NULL;
 	}
 	strcpy(r->path, path);
-	r->name = r->path;
+	r->name = strcpy(r->path + strlen(path) + 1, name);
 	r->flags = flags;
 	/* O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused below); it
 	 * changes nothing for a regular file's reads */
@@ -483,7 +492,7 @@ fail:
 	if (why && why_len && r->err[0])
 		snprintf(why, why_len, "%s", r->err);
 	else if (why && why_len)
-		snprintf(why, why_len, "%s: %s", path, strerror(-err));
+		snprintf(why, why_len, "%s: %s", r->name, strerror(-err));
 	trace_reader__close(r);
 	errno = -err;
 	return NULL;

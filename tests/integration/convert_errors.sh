@@ -74,8 +74,8 @@ output_has "Examples" "$IOREEL" convert --help || fail "--help"
 # stdin works (spooled), and a damaged .ioreel is refused with its name
 "$IOREEL" convert - "$d/o.csv" --from fio <"$d/s.iolog" --salvage >/dev/null || fail "stdin"
 # a named pipe (a process substitution) is read whole, as stdin is: the format sniffed from
-# its first bytes is not lost to the import (it lost its first 4 KiB before), and a .ioreel
-# through one is refused with why
+# its first bytes is not lost to the import (it lost its first 4 KiB before); a .ioreel through
+# one or through stdin is read from its spooled copy (it was refused), named as given
 awk 'BEGIN { print "fio version 3 iolog"; print "0 /f add"; print "0 /f open";
 	for (i = 0; i < 3000; i++) print (i * 10) " /f read " i * 4096 " 4096" }' >"$d/big.iolog"
 mkfifo "$d/pipe"
@@ -84,9 +84,17 @@ timeout 20 cat "$d/big.iolog" >"$d/pipe" &
 wait
 python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["events"]; sys.exit(n != 3000 and print("from a pipe:", n, "of 3000"))' \
 	"$d/piped.json" || fail "a named pipe's I/Os not all imported"
-timeout 20 cat "$d/ok.ioreel" >"$d/pipe" &
-check 2 "pipe: a .ioreel input must be a file, not stdin or a pipe" "$d/pipe" "$d/o.csv"
+"$IOREEL" convert "$d/piped.ioreel" "$d/direct.csv" >/dev/null || fail "convert piped.ioreel"
+timeout 20 cat "$d/piped.ioreel" >"$d/pipe" &
+check 0 "pipe (ioreel) -> .*: 3000 I/Os" "$d/pipe" "$d/frompipe.csv"
 wait
+cmp -s "$d/direct.csv" "$d/frompipe.csv" || fail "a .ioreel through a pipe: not the file's events"
+check 0 "^- (ioreel) -> .*: 3000 I/Os" - "$d/fromstdin.csv" <"$d/piped.ioreel"
+cmp -s "$d/direct.csv" "$d/fromstdin.csv" || fail "a .ioreel through stdin: not the file's events"
+check 0 "^- (ioreel) -> .*: 3000 I/Os" - "$d/fromstdin.ioreel" --from ioreel <"$d/piped.ioreel"
+"$IOREEL" convert "$d/fromstdin.ioreel" "$d/again.csv" >/dev/null || fail "its .ioreel copy"
+cmp -s "$d/direct.csv" "$d/again.csv" || fail "stdin to .ioreel: not the file's events"
+check 1 "^ioreel convert: -: not an ioreel trace" - "$d/o.csv" --from ioreel <"$d/noise"
 mkdir "$d/adir"
 check 1 "adir: is a directory" "$d/adir" "$d/o.csv"
 check 1 "/dev/zero: is a device, not a trace" /dev/zero "$d/o.csv"
