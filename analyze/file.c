@@ -51,6 +51,9 @@ struct analysis *an_from_file(const char *path, const struct analyze_opts *opts,
 		errno = saved;
 		return NULL;
 	}
+	/* a trace cut short (no index, an incomplete last chunk dropped): said, as info says it */
+	if (trace_reader__notice(r))
+		cli_warn("%s", trace_reader__notice(r));
 	a = analysis__new(opts, trace_reader__meta(r), base_name(path));
 	if (a)
 		a->has_elastic = trace_reader__elastic(r, &a->elastic);

@@ -386,6 +386,9 @@ static int run_reader(struct conv *cv, const char *path)
 		snprintf(cv->err, sizeof(cv->err), "%s", why); /* it names IN */
 		return -EINVAL;
 	}
+	/* a trace cut short (no index, an incomplete last chunk dropped): said, as info says it */
+	if (trace_reader__notice(r))
+		cli_warn("%s", trace_reader__notice(r));
 	*cv->meta = *trace_reader__meta(r);
 	if (cv->meta->level == TRACE_LEVEL_FILE) {
 		err = convert_file_trace(r, cv->out_path, cv->to, &cv->events, cv->err,

@@ -101,4 +101,14 @@ check 1 "/dev/zero: is a device, not a trace" /dev/zero "$d/o.csv"
 head -c 40 "$d/ok.ioreel" >"$d/cut.ioreel"
 "$IOREEL" convert "$d/cut.ioreel" "$d/o.csv" 2>"$d/err"; rc=$?
 [ $rc = 1 ] && grep -q "cut.ioreel" "$d/err" || fail "truncated .ioreel: rc $rc $(cat "$d/err")"
+# a trace cut in its events (a recorder killed, a copy cut short) converts what it holds, and
+# says what was lost, as info does (convert and analyze said nothing)
+"$IOREEL" synth --rw randread --size 1g --number-ios 300000 -o "$d/long.ioreel" >/dev/null ||
+	fail "synth long"
+head -c $(($(stat -c %s "$d/long.ioreel") / 2)) "$d/long.ioreel" >"$d/half.ioreel"
+for cmd in "convert $d/half.ioreel $d/half.csv" "analyze $d/half.ioreel"; do
+	$IOREEL $cmd >/dev/null 2>"$d/err" || fail "$cmd: $(cat "$d/err")"
+	grep -q "warning: .*half.ioreel: no index (writer stopped early?); dropped .*incomplete" \
+		"$d/err" || fail "$cmd said nothing of the chunk it dropped: $(cat "$d/err")"
+done
 echo ok
