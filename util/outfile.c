@@ -34,6 +34,9 @@ int outfile_open(struct outfile *o, const char *path)
 		o->path = strdup(path);
 		goto check;
 	}
+	/* "" became the temporary name "./.XXXXXX", written whole and only then refused */
+	if (!*path)
+		return -ENOENT;
 	if ((err = outfile_refuse_blkdev(path)))
 		return err;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {

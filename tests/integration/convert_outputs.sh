@@ -67,6 +67,12 @@ wait
 [ -p fifo ] || fail "the FIFO was replaced"
 "$IOREEL" convert x.ioreel direct.csv >/dev/null || fail "convert to a file"
 cmp -s from-fifo.csv direct.csv || fail "the FIFO got other bytes than a file"
+# an empty name: refused before any work (it was written whole as ./.XXXXXX, then refused)
+for args in "convert x.ioreel '' --to csv" "convert x.ioreel '' --to ioreel" \
+	"synth --rw read --size 1m -o ''"; do
+	eval "\"\$IOREEL\" $args" >/dev/null 2>err && fail "$args: exit 0"
+	grep -q "cannot create.*: No such file or directory" err || fail "$args: $(cat err)"
+done
 leftover=$(find . -name '.*' -type f)
 [ -z "$leftover" ] || fail "temporary files left: $leftover"
 echo "PASS: inputs never written, outputs replaced whole or not at all, devices and FIFOs kept"
