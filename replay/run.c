@@ -231,6 +231,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (!r->eng) {
 		snprintf(err, errlen, "unknown engine '%s' (io_uring, libaio, psync, threads, null)",
 			 o->engine);
+		res->usage_error = true; /* a wrong option: exit 2 */
 		ret = -EINVAL;
 		goto out;
 	}
@@ -238,8 +239,11 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	r->rd = trace_reader__open(o->trace, 0, why, sizeof(why));
 	if (!r->rd) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot read trace %s: %s", o->trace,
-			 *why ? why : strerror(errno));
+		/* the reader's message names the file itself */
+		if (*why)
+			snprintf(err, errlen, "cannot read trace %s", why);
+		else
+			snprintf(err, errlen, "cannot read trace %s: %s", o->trace, strerror(-ret));
 		goto out;
 	}
 	r->meta = trace_reader__meta(r->rd);

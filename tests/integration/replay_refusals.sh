@@ -35,6 +35,7 @@ refused "$IOREEL" replay T.ioreel --target t.img --allow-writes -o t.img -q
 refused "$IOREEL" replay T.ioreel --target t.img --target other.img -q
 refused "$IOREEL" replay T.ioreel --target t.img -o a.ioreel -o b.ioreel -q
 refused "$IOREEL" replay T.ioreel --target t.img --engine null --engine libaio -q
+refused "$IOREEL" replay T.ioreel --target t.img --engine floppy -q
 refused "$IOREEL" replay T.ioreel --map synth=t.img --map synth=u.img -q
 refused "$IOREEL" replay T.ioreel --target t.img --mode timed --mode afap -q
 refused "$IOREEL" replay T.ioreel --root /tmp --root /var -q
@@ -79,4 +80,8 @@ if "$IOREEL" convert huge.csv huge.ioreel --from csv >/dev/null 2>&1; then
 		fail "an I/O of 4 GiB - 512 bytes was replayed"
 	grep -q 'at most 2147479552 bytes' err || fail "4 GiB - 512: $(cat err)"
 fi
+# a file that is not a trace: named once in the message ("cannot read trace X: X: ..." before)
+printf 'not a trace at all\n' >junk.ioreel
+"$IOREEL" replay junk.ioreel --target t.img -q >/dev/null 2>err && fail "junk.ioreel was replayed"
+[ "$(grep -o 'junk.ioreel' err | wc -l)" = 1 ] || fail "the trace named once: $(cat err)"
 echo PASS
