@@ -433,6 +433,13 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 	if (f[0][0] == '#') {
 		/* "# genesis_realtime_ns=N" carries the one piece of meta CSV cannot hold */
 		const char *g = strstr(f[0], "genesis_realtime_ns=");
+
+		/* export_file.c's CSV: its columns (file, path, fd...) would be refused one by
+		 * one as unknown, which says nothing of why */
+		if (!st->have_header && strstr(f[0], "ioreel csv (file level)"))
+			return bad(c, lineno, "a file-level CSV (convert wrote it from a trace "
+					      "recorded with --level file): convert imports block "
+					      "I/O only; replay or convert the .ioreel it came from");
 		if (g && g[20] >= '0' && g[20] <= '9') {
 			v = strtoull(g + 20, NULL, 10);
 			c->meta->genesis_realtime_ns = v;

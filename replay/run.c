@@ -256,6 +256,11 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		goto out;
 	}
 	res->mode = r->mode;
+	/* an option that changes nothing must not look as if it did (closed mode takes
+	 * --dep-chain) */
+	if (o->dep_set && (r->mode == REPLAY_TIMED || r->mode == REPLAY_AFAP))
+		run_warn(r, "the --dep-* options apply to --mode dep (--dep-chain to closed too): "
+			    "ignored in %s mode", r->mops->name);
 	if (r->mops->loads_all && !r->src->each) {
 		snprintf(err, errlen, "%s mode replays synthesized jobs: give --mode dep, timed or "
 				      "afap for a %s trace", r->mops->name, r->src->name);

@@ -323,6 +323,7 @@ static void bench_warn(const char *msg)
 /* What a --trace allows: timed and dep need times; dep also completions and thread ids. */
 struct trace_fit {
 	bool closed; /* closed loop (synthesized without a rate): an order, no times */
+	bool file_level; /* refused: calls on files, not I/O on a device */
 	bool dep_ok;
 	char why[512]; /* why dep cannot be used */
 };
@@ -345,6 +346,16 @@ static int trace_fit(const char *path, struct trace_fit *f, char *err, size_t le
 		}
 		free(buf);
 		return e;
+	}
+	if (trace_reader__meta(r)->level == TRACE_LEVEL_FILE) {
+		/* bench has no --root: replay's own refusal named an option bench does not take */
+		snprintf(err, len, "%s: a file-level trace (record --level file): bench replays block "
+			 "traces onto devices; replay it under a directory with ioreel replay %s "
+			 "--root DIR", path, path);
+		f->file_level = true;
+		trace_reader__close(r);
+		free(buf);
+		return -EINVAL;
 	}
 	f->closed = trace_reader__meta(r)->mode == TRACE_MODE_CLOSED;
 	while (!f->closed && (n = trace_reader__next(r, buf, 4096)) > 0) {
@@ -595,7 +606,7 @@ int cmd_bench(int argc, char **argv)
 
 		if (trace_fit(traces[t], &f, why, sizeof(why))) {
 			cli_error("%s", why); /* it names the trace */
-			rc = EXIT_RUNTIME;
+			rc = f.file_level ? EXIT_USAGE : EXIT_RUNTIME;
 			goto out;
 		}
 		/* no --mode: both questions, can it absorb the load, how would it run there */

@@ -6,7 +6,8 @@
 # 72193.8); explicit --mode dep on a trace it cannot use is refused in bench's own words; no
 # hint names an option bench lacks (--dep-fallback, --number-ios, replay's --size); CPU% stays
 # within what the cores can give; --html never names an input, is written whole or not at all;
-# a single-valued option given twice with two values is refused; stdout errors are exit 1 (W4).
+# a single-valued option given twice with two values is refused; stdout errors are exit 1 (W4);
+# a file-level trace is refused, with what to run instead.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3
@@ -114,4 +115,10 @@ assert_status 2 "$IOREEL" bench --trace S.ioreel --target t.img --prefill --no-p
 grep -q -- "--prefill and --no-prefill both given" err || fail "prefill twice: $(cat err)"
 assert_status 2 "$IOREEL" bench --trace S.ioreel --target t.img --mode timed --mode timed 2>err
 grep -q -- "--mode timed given twice" err || fail "--mode twice: $(cat err)"
+# a file-level trace: refused in bench's own words (replay's named --root, which bench lacks)
+printf '[j]\nioengine=filecreate\nnrfiles=2\nfilesize=4k\n' >f.fio
+"$IOREEL" synth --fio-job f.fio -o F.ioreel >/dev/null || fail "synth file level"
+assert_status 2 "$IOREEL" bench --trace F.ioreel --target t.img 2>err
+grep -q "F.ioreel: a file-level trace.*ioreel replay F.ioreel --root DIR" err ||
+	fail "bench of a file-level trace: $(cat err)"
 echo ok

@@ -111,4 +111,9 @@ for cmd in "convert $d/half.ioreel $d/half.csv" "analyze $d/half.ioreel"; do
 	grep -q "warning: .*half.ioreel: no index (writer stopped early?); dropped .*incomplete" \
 		"$d/err" || fail "$cmd said nothing of the chunk it dropped: $(cat "$d/err")"
 done
+# convert's own file-level CSV, fed back: refused for what it is, not column by column
+printf '[j]\nioengine=filecreate\nnrfiles=2\nfilesize=4k\n' >"$d/f.fio"
+"$IOREEL" synth --fio-job "$d/f.fio" -o "$d/F.ioreel" >/dev/null || fail "synth file level"
+"$IOREEL" convert "$d/F.ioreel" "$d/F.csv" >/dev/null 2>&1 || fail "convert F.ioreel to CSV"
+check 1 "a file-level CSV" "$d/F.csv" "$d/F2.ioreel"
 echo ok

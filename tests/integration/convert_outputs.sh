@@ -32,6 +32,11 @@ ln -s target.csv out-link.csv
 "$IOREEL" convert x.ioreel out-link.csv >/dev/null || fail "convert to a symlink"
 [ -L out-link.csv ] || fail "OUT's symlink was replaced by a file"
 head -1 target.csv | grep -q "^#\|^queue_ns" || fail "the file the link names was not written"
+# a link to nothing: refused, the link kept, and the message says what it is
+ln -s missing-dir/none.csv dangling.csv
+"$IOREEL" convert x.ioreel dangling.csv >/dev/null 2>err && fail "convert onto a dangling link"
+grep -q "a symbolic link to nothing" err || fail "dangling link: $(cat err)"
+[ -L dangling.csv ] || fail "the dangling link was replaced"
 
 # a failed conversion leaves an existing OUT as it was, and no temporary file
 python3 - x.ioreel bad.ioreel <<'PY' || fail "corrupting a chunk"

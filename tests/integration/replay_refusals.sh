@@ -84,4 +84,9 @@ fi
 printf 'not a trace at all\n' >junk.ioreel
 "$IOREEL" replay junk.ioreel --target t.img -q >/dev/null 2>err && fail "junk.ioreel was replayed"
 [ "$(grep -o 'junk.ioreel' err | wc -l)" = 1 ] || fail "the trace named once: $(cat err)"
+# a dep option in timed mode changes nothing: said, not silently dropped
+"$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes --mode timed \
+	--dep-absorb on -q >/dev/null 2>err || fail "timed with --dep-absorb: $(cat err)"
+grep -q "the --dep-\* options apply to --mode dep.*ignored in timed mode" err ||
+	fail "--dep-absorb in timed mode: no warning: $(cat err)"
 echo PASS
