@@ -119,7 +119,6 @@ static void run_free(struct run *r)
 	free(r);
 }
 
-/* The stages before the clock: every check and every preparation, in order. */
 /*
  * --spin as asked, else 200 us; but a block-level dep replay beside the host's load (its load
  * threads, run_cpu_setup) sleeps to each release and for its completions instead of spinning
@@ -139,6 +138,7 @@ static void resolve_spin(struct run *r)
 	r->res->spin_ns = r->mops->clocked ? r->spin_ns : 0;
 }
 
+/* The stages before the clock: every check and every preparation, in order. */
 static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 {
 	const struct replay_opts *o = r->o;

@@ -28,8 +28,10 @@ int dep_pace_init(struct dep_sched *d, bool on)
 
 void dep_pace_admit(struct dep_sched *d, struct dslot *s)
 {
+	if (!d->pace)
+		return;
 	d->last_t = s->s.t;
-	if (d->pace && (s->flags & DEP_F_KTHREAD))
+	if (s->flags & DEP_F_KTHREAD)
 		s->flags |= SF_PACED;
 }
 
