@@ -179,6 +179,10 @@ static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 	ret = run_cpu_setup(r, p, err, errlen); /* may choose the engine threads */
 	if (ret)
 		return ret;
+	if (o->think_scale > 0 && r->mode != REPLAY_DEP && !r->res->cpu_replayed)
+		run_warn(r, "--think-scale scales dep mode's think times and the CPU a replay "
+			    "reproduces (--cpu replay, host, load): ignored in %s mode with the CPU "
+			    "idle", r->mops->name);
 	r->res->engine = r->eng->name;
 	resolve_spin(r);
 	if (r->src->ready && (ret = r->src->ready(r, p, err, errlen)))
@@ -261,6 +265,9 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (o->dep_set && (r->mode == REPLAY_TIMED || r->mode == REPLAY_AFAP))
 		run_warn(r, "the --dep-* options apply to --mode dep (--dep-chain to closed too): "
 			    "ignored in %s mode", r->mops->name);
+	if (o->iodepth && r->mode != REPLAY_AFAP)
+		run_warn(r, "--iodepth sets afap mode's I/Os in flight: ignored in %s mode "
+			    "(--max-inflight caps the others)", r->mops->name);
 	if (r->mops->loads_all && !r->src->each) {
 		snprintf(err, errlen, "%s mode replays synthesized jobs: give --mode dep, timed or "
 				      "afap for a %s trace", r->mops->name, r->src->name);

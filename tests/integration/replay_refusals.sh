@@ -89,4 +89,14 @@ printf 'not a trace at all\n' >junk.ioreel
 	--dep-absorb on -q >/dev/null 2>err || fail "timed with --dep-absorb: $(cat err)"
 grep -q "the --dep-\* options apply to --mode dep.*ignored in timed mode" err ||
 	fail "--dep-absorb in timed mode: no warning: $(cat err)"
+# and so do --iodepth outside afap and --think-scale where nothing is scaled
+"$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes --mode timed \
+	--iodepth 8 --think-scale 2 -q >/dev/null 2>err || fail "timed with --iodepth: $(cat err)"
+grep -q -- "--iodepth sets afap mode's I/Os in flight: ignored in timed mode" err ||
+	fail "--iodepth in timed mode: no warning: $(cat err)"
+grep -q -- "--think-scale .*ignored in timed mode with the CPU idle" err ||
+	fail "--think-scale in timed mode: no warning: $(cat err)"
+"$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes --mode afap \
+	--iodepth 8 -q >/dev/null 2>err || fail "afap with --iodepth: $(cat err)"
+grep -q -- "--iodepth" err && fail "--iodepth in afap mode warned: $(cat err)"
 echo PASS
