@@ -49,8 +49,10 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 			r->load_recorded_ns / 1e9, r->load_asked_ns / 1e9, r->load_got_ns / 1e9,
 			pct(r->load_got_ns, r->load_recorded_ns));
 	if (r->fill)
-		fprintf(out, "  fill (--cpu-fill): the replayer's own CPU %.3f s, the recorded calls' "
+		fprintf(out, "  fill (--cpu-fill%s): %s CPU %.3f s, the recorded calls' "
 			     "%.3f s: %.3f s of load not burned\n",
+			r->fill_host ? " host" : "",
+			r->fill_host ? "the host's (beside the load threads)" : "the replayer's own",
 			r->fill_own_ns / 1e9, r->fill_incall_ns / 1e9, r->fill_cut_ns / 1e9);
 	if (r->slice_asked_ns)
 		fprintf(out, "  scheduling thread's slice: asked %.0f us, got %.0f us\n",
@@ -73,7 +75,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, "
 		     "\"wait_calls\": %llu, \"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, "
 		     "\"wait_added_ns\": %llu, \"slice_asked_ns\": %llu, \"slice_got_ns\": %llu, "
-		     "\"fill\": %s, \"fill_own_ns\": %llu, \"fill_incall_ns\": %llu, "
+		     "\"fill\": %s, \"fill_host\": %s, \"fill_own_ns\": %llu, \"fill_incall_ns\": %llu, "
 		     "\"fill_cut_ns\": %llu, \"per_thread\": [",
 		     r->cpu_replayed ? "true" : "false", how, r->cpu_nthreads,
 		     (unsigned long long)r->cpu_calls, (unsigned long long)r->cpu_asked_ns,
@@ -85,7 +87,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     (unsigned long long)r->wait_recorded_ns, (unsigned long long)r->wait_own_ns,
 		     (unsigned long long)r->wait_added_ns, (unsigned long long)r->slice_asked_ns,
 		     (unsigned long long)r->slice_got_ns, r->fill ? "true" : "false",
-		     (unsigned long long)r->fill_own_ns, (unsigned long long)r->fill_incall_ns,
+		     r->fill_host ? "true" : "false", (unsigned long long)r->fill_own_ns, (unsigned long long)r->fill_incall_ns,
 		     (unsigned long long)r->fill_cut_ns);
 	if (k < 0 || (size_t)k >= len)
 		return 0;

@@ -115,13 +115,15 @@ static void usage(FILE *f)
 "                           recorded thread, their median time on a CPU) with --cpu-slice\n"
 "                           100us: nearer the real calls' latencies on a busy host, the\n"
 "                           pace a little behind (README, \"The load's shape\")\n"
-"      --cpu-fill on|off    with the host's load (load threads): the replayer's own CPU\n"
-"                           beyond what the recorded calls used inside them (its\n"
+"      --cpu-fill on|off|host  with the host's load (load threads): the replayer's own\n"
+"                           CPU beyond what the recorded calls used inside them (its\n"
 "                           scheduling, spins, hand-offs, the result trace), measured\n"
 "                           each 10 ms, is burned that much less, so the host is as busy\n"
 "                           as the recording's was, not busier; the report gives both.\n"
-"                           Default: on at file level, off at block level (README, \"The\n"
-"                           replayer's own CPU\")\n"
+"                           host: every task's CPU on this host counts (the kernel\n"
+"                           threads serving the replay's I/O, other programs), not only\n"
+"                           the replayer's. Default: on at file level, off at block\n"
+"                           level (README, \"The replayer's own CPU\")\n"
 "      --cpu-wait HOW       recorded or none (file level, a trace recorded with --cpu):\n"
 "                           a call whose thread waited for a CPU less than the recorded\n"
 "                           one did waits the rest after it, inside its latency: the\n"
@@ -430,14 +432,14 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			return EXIT_USAGE;
 		}
 		return 0;
-	case OPT_CPU_FILL: {
-		bool on;
-
-		if (parse_on_off("cpu-fill", arg, &on))
-			return EXIT_USAGE;
-		o->cpu_fill = on ? REPLAY_FILL_ON : REPLAY_FILL_OFF;
-		return 0;
-	}
+	case OPT_CPU_FILL:
+		if (!strcmp(arg, "on") || !strcmp(arg, "off") || !strcmp(arg, "host")) {
+			o->cpu_fill = arg[0] == 'h' ? REPLAY_FILL_HOST
+				      : arg[1] == 'n' ? REPLAY_FILL_ON : REPLAY_FILL_OFF;
+			return 0;
+		}
+		cli_error("--cpu-fill: on, off or host, not '%s'", arg);
+		return EXIT_USAGE;
 	case OPT_NO_REALTIME:
 	case OPT_REALTIME:
 		o->realtime = c == OPT_REALTIME;

@@ -15,7 +15,7 @@
 
 /* --cpu-fill: by default on at file level, off at block level (measured: README, "The
  * replayer's own CPU") */
-enum replay_fill { REPLAY_FILL_AUTO = 0, REPLAY_FILL_ON, REPLAY_FILL_OFF };
+enum replay_fill { REPLAY_FILL_AUTO = 0, REPLAY_FILL_ON, REPLAY_FILL_OFF, REPLAY_FILL_HOST };
 
 enum replay_mode {
 	REPLAY_MODE_AUTO = -1, /* dep for recordings, timed for imported traces, closed for
@@ -285,7 +285,8 @@ struct replay_result {
 	uint64_t slice_asked_ns;    /* the scheduling thread's slice asked (--cpu-slice) */
 	uint64_t slice_got_ns;	    /*   and as the kernel reported it (0: none before 6.12) */
 	bool fill;		    /* --cpu-fill: the load counted the replayer's own CPU */
-	uint64_t fill_own_ns;	    /*   the replayer's CPU outside the load threads */
+	bool fill_host;		    /*   host: every task's on this host, not only the replayer's */
+	uint64_t fill_own_ns;	    /*   the replayer's (host: the host's) CPU outside the load */
 	uint64_t fill_incall_ns;    /*   the recorded threads' CPU inside their calls, then */
 	uint64_t fill_cut_ns;	    /*   the load not burned for the difference */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned

@@ -18,6 +18,7 @@
  * threads' CPU is not reproduced (the replay's own I/O makes the kernel's work again).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -69,6 +70,12 @@ struct run_load {
 	 * 13, predict.sh 17 of 27 against 18): not by default there (README, "The replayer's own
 	 * CPU"). */
 	bool fill;
+	/* --cpu-fill host: the whole host's CPU (/proc/stat, stat_fd) in place of the
+	 * replayer's. The recording's other tasks' load holds what the database's I/O made the
+	 * kernel do (the loop device's workers, writeback, softirqs) and the host's own
+	 * background; a replay's I/O makes the kernel do that again and the background is still
+	 * there, so burning the recorded load on top of them counts them twice. */
+	int stat_fd;
 	double incall_share;
 	clockid_t clk[LOAD_MAX_THREADS];
 	bool clk_set[LOAD_MAX_THREADS];
@@ -270,6 +277,33 @@ static int cpu_resolve(struct run *r, const struct prescan *p, bool load, enum c
 	return REPLAY_CPU_IDLE;
 }
 
+/* Every CPU's busy time on this host, ns: /proc/stat's first line (ticks of USER_HZ) less idle
+ * and iowait; 0 when it cannot be read. Coarse (a tick is 10 ms) but unbiased, and the fill
+ * smooths it over several intervals. */
+static uint64_t host_busy_ns(int fd)
+{
+	unsigned long long v[10] = { 0 };
+	static long hz;
+	char buf[512];
+	ssize_t n;
+	uint64_t busy = 0;
+
+	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return 0;
+	buf[n] = 0;
+	/* user nice system idle iowait irq softirq steal guest guest_nice: guest time is in
+	 * user's already */
+	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) < 4)
+		return 0;
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	for (int i = 0; i < 8; i++)
+		if (i != 3 && i != 4)
+			busy += v[i];
+	return busy * (1000000000ULL / (uint64_t)hz) + 1; /* 0 stays "unreadable" */
+}
+
 /* The threads that burn the recorded load interval by interval (--cpu load, host, replay). */
 static int load_new(struct run *r, const struct prescan *p, int how,
 		    const struct trace_cpu_load *l, size_t nl, uint32_t ncpus)
@@ -288,9 +322,23 @@ static int load_new(struct run *r, const struct prescan *p, int how,
 	ld->traced = !r->cpu_calls && how != REPLAY_CPU_LOAD;
 	share = load_traced_share(l, nl, p->oncpu_total_ns);
 	ld->traced_share = ld->traced ? share : 1.0;
-	ld->incall_share = 1.0 - share;
-	ld->fill = r->o->cpu_fill == REPLAY_FILL_ON ||
+	/* what the replayer's own threads spend of the recorded threads' CPU: inside the calls,
+	 * and between them too where its threads burn that before each call */
+	ld->incall_share = r->cpu_calls ? 1.0 : 1.0 - share;
+	ld->fill = r->o->cpu_fill == REPLAY_FILL_ON || r->o->cpu_fill == REPLAY_FILL_HOST ||
 		   (r->o->cpu_fill == REPLAY_FILL_AUTO && r->meta->level == TRACE_LEVEL_FILE);
+	ld->stat_fd = -1;
+	if (r->o->cpu_fill == REPLAY_FILL_HOST) {
+		ld->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+		if (ld->stat_fd < 0 || !host_busy_ns(ld->stat_fd)) {
+			run_warn(r, "--cpu-fill host: cannot read the host's CPU times in "
+				    "/proc/stat (%s): the replayer's own CPU counts instead (--cpu-fill "
+				    "on)", ld->stat_fd < 0 ? strerror(errno) : "no cpu line");
+			if (ld->stat_fd >= 0)
+				close(ld->stat_fd);
+			ld->stat_fd = -1;
+		}
+	}
 	ld->k = ncpus < (here > 0 ? (unsigned long)here : 1) ? ncpus : (unsigned int)here;
 	load_shape(ld);
 	if (ld->k > LOAD_MAX_THREADS)
@@ -438,7 +486,7 @@ static uint64_t clock_ns(clockid_t c)
 
 /*
  * --cpu-fill, load thread 0 at an interval's start (now): the replayer's CPU outside the load
- * threads since the last look, less what the recorded threads spent inside their calls over the
+ * threads (with host: the whole host's) since the last look, less what the recorded threads spent inside their calls over the
  * interval just replayed (prev, its recorded CPU), per wall ns, into the smoothed excess.
  */
 #define FILL_WEIGHT 0.2
@@ -451,6 +499,8 @@ static void fill_update(struct run_load *ld, const struct trace_cpu_load *prev, 
 	for (unsigned int j = 0; j < ld->started; j++)
 		if (__atomic_load_n(&ld->clk_set[j], __ATOMIC_ACQUIRE))
 			load += clock_ns(ld->clk[j]);
+	if (ld->stat_fd >= 0)
+		proc = host_busy_ns(ld->stat_fd);
 	nonload = proc > load ? proc - load : 0;
 	if (ld->fill_wall && prev && now > ld->fill_wall && nonload >= ld->fill_nonload) {
 		own = nonload - ld->fill_nonload;
@@ -625,6 +675,9 @@ void run_cpu_stop(struct run *r)
 				res->load_recorded_ns += load_busy_ns(ld, e);
 		}
 		res->fill = ld->fill;
+		res->fill_host = ld->stat_fd >= 0;
+		if (ld->stat_fd >= 0)
+			close(ld->stat_fd);
 		res->fill_own_ns = ld->own_ns;
 		res->fill_incall_ns = ld->incall_ns;
 		free(ld);

@@ -188,6 +188,18 @@ print("--cpu-fill: own %.3f s, recorded calls %.3f s, cut %.3f s; asked %.3f s, 
 assert f["fill"] and f["fill_own_ns"] > 0 and not n["fill"] and n["fill_cut_ns"] == 0, (f, n)
 assert abs(f["load_asked_ns"] + f["fill_cut_ns"] - n["load_asked_ns"]) <= 0.1 * n["load_asked_ns"], (f, n)' \
 	"$dir/host.json" "$dir/nofill.json" || fail "--cpu-fill (above)"
+# --cpu-fill host: the whole host's CPU beside the load threads counts, read from /proc/stat;
+# the same sum
+replay fillhost "$dir/t.ioreel" --cpu host --cpu-fill host
+python3 -c 'import json,sys
+f, n = (json.load(open(a))["cpu"] for a in sys.argv[1:3])
+print("--cpu-fill host: the host %.3f s, cut %.3f s" % (f["fill_own_ns"] / 1e9, f["fill_cut_ns"] / 1e9))
+assert f["fill"] and f["fill_host"] and f["fill_own_ns"] > 0 and not n["fill_host"], (f, n)
+assert abs(f["load_asked_ns"] + f["fill_cut_ns"] - n["load_asked_ns"]) <= 0.1 * n["load_asked_ns"], (f, n)' \
+	"$dir/fillhost.json" "$dir/nofill.json" || fail "--cpu-fill host (above)"
+"$IOREEL" replay "$dir/t.ioreel" --root "$dir/data" --cpu-fill hots -q 2>"$dir/err" &&
+	fail "--cpu-fill hots accepted"
+grep -q "on, off or host, not 'hots'" "$dir/err" || fail "--cpu-fill hots: $(cat "$dir/err")"
 
 rec_start "$dir/n.ioreel" --level file --comm cpu_burner --under "$dir/data"
 "$burner" "$dir/data/a" 200 50 || fail "cpu_burner failed"
