@@ -112,6 +112,7 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 		{ "attach", required_argument, 0, O_ATTACH },
 		{ 0 }
 	};
+	const char *under = NULL, *attach = NULL;
 	int c, r;
 
 	o->c.inflight = 65536;
@@ -128,9 +129,12 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			continue;
 		switch (c) {
 		case O_UNDER: {
-			char *rp = realpath(optarg, NULL);
+			char *rp;
 			struct stat st;
 
+			if (cli_set_once(&under, "--under", optarg))
+				return -EINVAL;
+			rp = realpath(optarg, NULL);
 			if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode)) {
 				cli_error("--under %s: %s (give an existing directory)", optarg,
 					  rp ? "not a directory" : strerror(errno));
@@ -146,6 +150,8 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 				return rec_opt_bad(lo, c, optarg, HELP);
 			break;
 		case O_ATTACH:
+			if (cli_set_once(&attach, "--attach", optarg))
+				return -EINVAL;
 			if (!strcmp(optarg, "auto"))
 				o->attach = FL_ATTACH_AUTO;
 			else if (!strcmp(optarg, "tracepoint"))

@@ -26,6 +26,11 @@ done
 "$IOREEL" record --level file -o "$dir/a.ioreel" -o "$dir/b.ioreel" 2>"$dir/e0"
 assert_eq $? 2 "exit status for record --level file -o A -o B"
 [ ! -e "$dir/a.ioreel" ] && [ ! -e "$dir/b.ioreel" ] || fail "a trace was recorded"
+for twice in "--under /tmp --under /var" "--attach raw --attach tracepoint"; do
+	"$IOREEL" record --level file -o "$dir/a.ioreel" $twice 2>"$dir/e0"
+	assert_eq $? 2 "exit status for record --level file $twice"
+	grep -q "given twice" "$dir/e0" || fail "record --level file $twice: $(cat "$dir/e0")"
+done
 
 "$IOREEL" record -d /dev/ioreel-no-such-disk -o "$dir/x.ioreel" 2>"$dir/e1"
 assert_eq $? 1 "exit status for an unknown device"
