@@ -195,7 +195,7 @@ static const char *target_path_for(const struct run *r, unsigned int i)
 	return r->o->target;
 }
 
-static int check_maps(const struct run *r, char *err, size_t errlen)
+static int check_maps(struct run *r, char *err, size_t errlen)
 {
 	for (unsigned int k = 0; k < r->o->nmaps; k++) {
 		bool found = false;
@@ -214,6 +214,16 @@ static int check_maps(const struct run *r, char *err, size_t errlen)
 				 *names ? names : "none named");
 			return -ENODEV;
 		}
+	}
+	/* a --target nothing goes to must not look as if the replay went there */
+	if (r->o->target && r->meta->ndevices) {
+		unsigned int i = 0;
+
+		while (i < r->meta->ndevices && target_path_for(r, i) != r->o->target)
+			i++;
+		if (i == r->meta->ndevices)
+			run_warn(r, "--target %s: every device of the trace is given by --map, "
+				    "so nothing goes there", r->o->target);
 	}
 	return 0;
 }

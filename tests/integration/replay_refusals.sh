@@ -99,4 +99,10 @@ grep -q -- "--think-scale .*ignored in timed mode with the CPU idle" err ||
 "$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes --mode afap \
 	--iodepth 8 -q >/dev/null 2>err || fail "afap with --iodepth: $(cat err)"
 grep -q -- "--iodepth" err && fail "--iodepth in afap mode warned: $(cat err)"
+# a --target that every --map leaves out: said
+"$IOREEL" replay T.ioreel --target u.img --map synth=t.img --engine null --allow-writes \
+	-q >/dev/null 2>err || fail "--target beside a full --map: $(cat err)"
+grep -q -- "--target u.img: every device of the trace is given by --map" err ||
+	fail "--target unused: no warning: $(cat err)"
+[ ! -e u.img ] || fail "the unused --target u.img was created"
 echo PASS
