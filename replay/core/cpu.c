@@ -71,10 +71,9 @@ struct run_load {
 	 * CPU"). */
 	bool fill;
 	/* --cpu-fill host: the whole host's CPU (/proc/stat, stat_fd) in place of the
-	 * replayer's. The recording's other tasks' load holds what the database's I/O made the
-	 * kernel do (the loop device's workers, writeback, softirqs) and the host's own
-	 * background; a replay's I/O makes the kernel do that again and the background is still
-	 * there, so burning the recorded load on top of them counts them twice. */
+	 * replayer's, against the recorded calls' and kernel threads' CPU: what else runs on
+	 * this host now (other programs, softirqs, kernel threads beyond the recorded) takes
+	 * the place of load too, so the host as a whole is as busy as the recording's was. */
 	int stat_fd;
 	double incall_share;
 	clockid_t clk[LOAD_MAX_THREADS];
@@ -504,8 +503,12 @@ static void fill_update(struct run_load *ld, const struct trace_cpu_load *prev, 
 	nonload = proc > load ? proc - load : 0;
 	if (ld->fill_wall && prev && now > ld->fill_wall && nonload >= ld->fill_nonload) {
 		own = nonload - ld->fill_nonload;
-		/* the calls' own CPU, whatever --speed: the same calls, sooner */
+		/* the calls' own CPU, whatever --speed: the same calls, sooner; with host, the
+		 * kernel threads' recorded CPU too (never in the load: the replay's I/O makes
+		 * them work again) */
 		incall = (uint64_t)((double)prev->traced_us * 1000 * ld->incall_share);
+		if (ld->stat_fd >= 0)
+			incall += (uint64_t)prev->kthread_us * 1000;
 		ld->own_ns += own;
 		ld->incall_ns += incall;
 		__atomic_load(&ld->excess, &x, __ATOMIC_RELAXED);
