@@ -143,7 +143,7 @@ int build_up(struct build *b)
 		for (int i = 0; i < c->nsetup; i++) {
 			if (b->record)
 				fprintf(b->record, "%s\n", c->setup[i]);
-			ret = exec_sh(b->x, c->setup[i], true);
+			ret = exec_sh(b->x, c->setup[i], true, true);
 			if (ret) {
 				cli_error(
 				    "candidate [%s]: setup command failed (exit status %d): %s",

@@ -129,7 +129,7 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 	uint64_t t0;
 	pid_t pid, parent;
 	int st = 0, fd = -1, seen = study_stop;
-	bool passed = false;
+	bool passed = false, noted = false;
 	uint64_t kill_at = 0;
 
 	announce(x, s);
@@ -203,8 +203,16 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 		}
 		/* A new Ctrl-C during a measured step ends that step (it writes its output and
 		 * exits); a teardown is never interrupted. A step that ignores it is ended after
-		 * 10 s so that the teardown still comes. */
-		if (s->interruptible && study_stop != seen && !passed) {
+		 * 10 s so that the teardown still comes. A setup= command is let finish on the
+		 * first (the teardown= commands undo a whole setup, and may fail on half of one:
+		 * the candidate would stay "built" for every --resume); a second ends it, for
+		 * one that hangs. */
+		if (s->interruptible && s->insist && study_stop == seen + 1 && !noted) {
+			cli_warn("interrupted: letting this setup command finish, then tearing the "
+				 "candidate down (Ctrl-C again to end the command now)");
+			noted = true;
+		}
+		if (s->interruptible && study_stop - seen > s->insist && !passed) {
 			kill(-pid, SIGINT);
 			passed = true;
 			kill_at = now_mono_ns() + 10000000000ULL;
@@ -229,11 +237,12 @@ int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res)
 	return 128 + WTERMSIG(st);
 }
 
-int exec_sh(struct exec_ctx *x, const char *cmd, bool interruptible)
+int exec_sh(struct exec_ctx *x, const char *cmd, bool interruptible, bool insist)
 {
 	struct step s = {.argv = (char *[]){"/bin/sh", "-c", (char *)cmd, NULL},
 			 .shell = true,
-			 .interruptible = interruptible};
+			 .interruptible = interruptible,
+			 .insist = insist};
 
 	return exec_run(x, &s, NULL);
 }

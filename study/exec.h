@@ -22,6 +22,7 @@ struct step {
 	const char *out;    /* stdout to this file */
 	bool shell;	    /* argv is sh -c CMD: print CMD alone */
 	bool interruptible; /* a Ctrl-C is passed on to it */
+	bool insist;	    /* with interruptible: only a second Ctrl-C is */
 	bool quiet_out;	    /* its stdout to stderr (the study's stdout is its report) */
 	bool no_stderr;	    /* a try that may fail and is retried: its stderr is dropped */
 };
@@ -34,7 +35,7 @@ struct exec_res {
 void exec_signals(void);
 /* The exit status (0 ok), 128+N for signal N, or -errno when it could not be started. */
 int exec_run(struct exec_ctx *x, const struct step *s, struct exec_res *res);
-int exec_sh(struct exec_ctx *x, const char *cmd, bool interruptible);
+int exec_sh(struct exec_ctx *x, const char *cmd, bool interruptible, bool insist);
 /* Logs (and prints) something the study does itself as the shell command it equals. */
 void exec_note(struct exec_ctx *x, const char *what);
 void exec_print(FILE *f, const struct step *s);
