@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include "ioreel.h"
 #include "formats/trace.h"
@@ -552,9 +553,6 @@ static int open_results(struct study *s)
 			  s->p.results);
 		return EXIT_USAGE;
 	}
-	ret = state_read(s, path);
-	if (ret)
-		return ret;
 	if (mkdirs(s->p.results)) {
 		cli_error("cannot create the results directory %s: %s", s->p.results,
 			  strerror(errno));
@@ -574,6 +572,19 @@ static int open_results(struct study *s)
 		cli_error("cannot write %s: %s", path, strerror(errno));
 		return EXIT_RUNTIME;
 	}
+	/* Held until the study exits (the lock goes with the process, kill -9 too). The device
+	 * locks do not cover a candidate without devices= (setup= alone): a --resume of a study
+	 * still running would read its state, tear its candidate down under its replay and run
+	 * its cells a second time. */
+	if (flock(s->state_fd, LOCK_EX | LOCK_NB)) {
+		cli_error("%s is in use by another ioreel study running now (fuser %s names it): "
+			  "let it end, or give another --results DIR; nothing was written",
+			  s->p.results, path);
+		return EXIT_RUNTIME;
+	}
+	ret = state_read(s, path);
+	if (ret)
+		return ret;
 	if (!exists) {
 		state_line(s, STATE_MAGIC);
 		state_line(s, "plan %llx", (unsigned long long)s->p.hash);

@@ -3,7 +3,8 @@
 # ioreel study while something goes wrong, on a setup=/teardown= candidate (a tmpfs, no
 # devices): a Ctrl-C during a setup= command lets it finish (a teardown= undoes a whole setup:
 # one cut short left "umount: not mounted", the candidate "built" for every --resume), then the
-# candidate comes down and --resume finishes.
+# candidate comes down and --resume finishes; a --resume started while the study runs is refused
+# (no device lock covers such a candidate: it tore the running one's candidate down).
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -66,4 +67,21 @@ no_mounts "after a Ctrl-C in the setup"
 assert_eq "$(grep -c '^done ' "$d/setup.results/state")" 1 "cells done after the resume"
 no_mounts "after the resume"
 
+# 2. a --resume while the study runs: refused at once, the running study untouched
+plan busy 3 true
+"$IOREEL" study "$d/busy.ini" --allow-writes -q >/dev/null 2>"$d/err2" &
+pid=$!
+cleanup_kill "$pid"
+wait_log "$d/busy.results" " replay " "$pid"
+rc=0
+"$IOREEL" study "$d/busy.ini" --allow-writes --resume -q >/dev/null 2>"$d/err2b" || rc=$?
+cat "$d/err2b"
+assert_eq "$rc" 1 "exit status of a --resume of a running study"
+grep -q "busy.results is in use by another ioreel study running now" "$d/err2b" ||
+	fail "no refusal naming the results directory"
+grep -q "tearing it down\|+ umount" "$d/err2b" &&
+	fail "the second study tore the first's candidate down"
+wait "$pid" || fail "the running study failed beside a --resume: $(cat "$d/err2")"
+assert_eq "$(grep -c '^done ' "$d/busy.results/state")" 3 "cells of the running study"
+no_mounts "after two studies at once"
 echo "ok"
