@@ -434,11 +434,13 @@ static int run_cell(struct study *s, const struct build *b, int c, int w, int r,
 		free(v[i]);
 	if (s->x.dry_run)
 		return 0;
-	if (res.interrupted || study_stop) {
+	/* a cell is kept whole or not at all: --resume runs it again from its start */
+	if (res.interrupted || study_stop || ret) {
 		unlink(part);
 		unlink(json);
-		return -1;
 	}
+	if (res.interrupted || study_stop)
+		return -1;
 	if (ret) {
 		cli_error("[%s] %s repeat %d: ioreel replay failed (exit status %d)",
 			  cand_name(s, c), wl->name, r + 1, ret);

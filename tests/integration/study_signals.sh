@@ -4,7 +4,8 @@
 # devices): a Ctrl-C during a setup= command lets it finish (a teardown= undoes a whole setup:
 # one cut short left "umount: not mounted", the candidate "built" for every --resume), then the
 # candidate comes down and --resume finishes; a --resume started while the study runs is refused
-# (no device lock covers such a candidate: it tore the running one's candidate down).
+# (no device lock covers such a candidate: it tore the running one's candidate down); a cell
+# whose replay fails leaves no partial file.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -84,4 +85,16 @@ grep -q "tearing it down\|+ umount" "$d/err2b" &&
 wait "$pid" || fail "the running study failed beside a --resume: $(cat "$d/err2")"
 assert_eq "$(grep -c '^done ' "$d/busy.results/state")" 3 "cells of the running study"
 no_mounts "after two studies at once"
+
+# 3. a replay that fails: the study says so, and no partial cell is left
+plan fails 1 true "replay_opts=--engine nonesuch"
+rc=0
+"$IOREEL" study "$d/fails.ini" --allow-writes -q >/dev/null 2>"$d/err3" || rc=$?
+cat "$d/err3"
+assert_eq "$rc" 1 "exit status of a study whose replay failed"
+grep -q "\[tmp\] rand repeat 1: ioreel replay failed" "$d/err3" ||
+	fail "the failed cell is not named"
+[ -z "$(find "$d/fails.results/cells" -name '*.part.*')" ] ||
+	fail "a failed cell left $(find "$d/fails.results/cells" -name '*.part.*')"
+no_mounts "after a failed cell"
 echo "ok"
