@@ -190,7 +190,11 @@ int trace_writer__add_cpu_load(struct trace_writer *w, uint32_t ncpus, uint32_t 
 int trace_writer__flush(struct trace_writer *w);
 /* Bytes written to the file so far (header + chunks). */
 uint64_t trace_writer__bytes(const struct trace_writer *w);
-/* Flushes, writes the index with stats (may be NULL) and closes. Frees w even on error. */
+/* Events in the chunks written to the file so far (not those still being gathered). */
+uint64_t trace_writer__events(const struct trace_writer *w);
+/* Flushes, writes the index with stats (may be NULL) and closes. Frees w even on error. After
+ * a failed write (-EIO returned), the events not written are lost, and the counters, CPU load
+ * and index of what was written go in if they fit (a recorder on a full disk). */
 int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats);
 /* Abandons the file as it is (no index), e.g. after a write error; with opts.replace the
  * temporary file is removed and path is left as it was. */

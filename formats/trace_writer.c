@@ -27,6 +27,7 @@ struct trace_writer {
 	struct outfile of; /* opts.replace: the temporary name and the final one */
 	bool replace;
 	bool sync, failed, file;
+	bool rewound; /* the failed frame was cut off: the file ends on a whole frame */
 	int level;
 	uint32_t chunk_events, ndevices, nfiles;
 	struct codec_enc *enc;
@@ -44,9 +45,15 @@ struct trace_writer {
 	char err[256];
 };
 
+/*
+ * Writes one whole frame. One that fails (a full disk) is taken back: the file is cut to where
+ * the frame began, so it ends on a whole frame and the close can still try the counters and the
+ * index in the room that frees (a pipe or a character device cannot be cut: nothing is tried).
+ */
 static int write_all(struct trace_writer *w, const void *buf, size_t len, const char *what)
 {
 	const uint8_t *p = buf;
+	uint64_t start = w->bytes;
 
 	while (len) {
 		ssize_t n = write(w->fd, p, len);
@@ -59,6 +66,10 @@ static int write_all(struct trace_writer *w, const void *buf, size_t len, const 
 			snprintf(w->err, sizeof(w->err), "cannot write the %s at offset %llu: %s", what,
 				 (unsigned long long)w->bytes, strerror(err));
 			w->failed = true;
+			w->rewound = !ftruncate(w->fd, (off_t)start) &&
+				     lseek(w->fd, (off_t)start, SEEK_SET) == (off_t)start;
+			if (w->rewound)
+				w->bytes = start;
 			return -err;
 		}
 		p += n;
@@ -449,6 +460,11 @@ uint64_t trace_writer__bytes(const struct trace_writer *w)
 	return w->bytes;
 }
 
+uint64_t trace_writer__events(const struct trace_writer *w)
+{
+	return w->events;
+}
+
 const char *trace_writer__error(const struct trace_writer *w)
 {
 	return w->err[0] ? w->err : "no error";
@@ -498,10 +514,28 @@ static int write_index(struct trace_writer *w, const struct trace_stats *st)
 	return err;
 }
 
+/*
+ * After a failed write: what describes the chunks already written (the counters, with the
+ * recorder's drops, the CPU load, then the index) if it fits now, each frame taken back if not.
+ * The events not written are lost either way; the index lets a reader see the rest as whole.
+ */
+static void close_failed(struct trace_writer *w, const struct trace_stats *stats)
+{
+	if (!w->rewound || w->fd < 0)
+		return;
+	if (write_counters(w) && !w->rewound)
+		return;
+	if (write_cpu_load(w) && !w->rewound)
+		return;
+	write_index(w, stats);
+}
+
 int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 {
 	int err = w->failed ? -EIO : 0;
 
+	if (err)
+		close_failed(w, stats);
 	if (!err)
 		err = write_chunk(w);
 	if (!err)

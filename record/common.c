@@ -167,6 +167,24 @@ char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t l
 	return buf;
 }
 
+uint64_t rec_unwritten(const struct trace_writer *w, uint64_t handed, uint64_t pending)
+{
+	uint64_t in = trace_writer__events(w);
+
+	return handed + pending > in ? handed + pending - in : 0;
+}
+
+void rec_close_failed(struct trace_writer *w, const struct trace_stats *st, const char *out,
+		      int werr, uint64_t unwritten)
+{
+	cli_error("writing %s: %s%s; stopped: the trace holds the %llu events written before, "
+		  "%llu were not written (counted as dropped, unwritten)",
+		  out, strerror(-werr),
+		  werr == -ENOSPC ? " (disk full: free space or record elsewhere)" : "",
+		  (unsigned long long)trace_writer__events(w), (unsigned long long)unwritten);
+	trace_writer__close(w, st); /* -EIO: it failed before; what fits goes in */
+}
+
 char rec_failed_prog[64];
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -83,6 +83,15 @@ struct trace_counter;
 /* " (ring 3, stale 2)": the drop causes among the counters (names "dropped_CAUSE") that are not
  * 0, for status lines; "" when none is. Returns buf. */
 char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t len);
+struct trace_writer;
+struct trace_stats;
+/* A recording the trace's writer stopped (werr: a full disk): the events given to it (handed)
+ * or still held for ordering (pending) that are not in the file. */
+uint64_t rec_unwritten(const struct trace_writer *w, uint64_t handed, uint64_t pending);
+/* Says so, naming what the trace holds, and closes it: the counters (with those events as
+ * dropped_unwritten) and the index go in if they fit. Frees w. */
+void rec_close_failed(struct trace_writer *w, const struct trace_stats *st, const char *out,
+		      int werr, uint64_t unwritten);
 
 /* libbpf's log: hidden unless IOREEL_DEBUG is set; its warnings name the program whose load
  * or attach failed, kept in rec_failed_prog ("" when none). */

@@ -212,6 +212,7 @@ struct fl_result {
 	struct fl_drain_stats ds;
 	struct fl_files_stats fs;
 	uint64_t k[FL_STAT__COUNT], nested, holes;
+	uint64_t unwritten; /* given to the writer after it failed: lost (rec_unwritten) */
 	struct rec_collect_stats cs;
 	enum rec_prio prio; /* what the drain thread ran at */
 	uint64_t trace_bytes, elapsed_ns;
@@ -222,7 +223,7 @@ struct fl_result {
 static uint64_t dropped(const struct fl_result *r)
 {
 	return r->k[FL_DROP_RING] + r->k[FL_DROP_PENDING] + r->k[FL_DROP_AIO_READ] +
-	       r->k[FL_DROP_AIO_BATCH] + r->nested + r->holes;
+	       r->k[FL_DROP_AIO_BATCH] + r->nested + r->holes + r->unwritten;
 }
 
 static uint64_t uncovered(const struct fl_result *r)
@@ -407,6 +408,7 @@ static size_t counters(const struct fl_result *r, struct trace_counter *c)
 		c[n++] = (struct trace_counter){stat_names[k], r->k[k]};
 	c[n++] = (struct trace_counter){"dropped_nested", r->nested};
 	c[n++] = (struct trace_counter){"dropped_ring_holes", r->holes};
+	c[n++] = (struct trace_counter){"dropped_unwritten", r->unwritten};
 	c[n++] = (struct trace_counter){"unfinished", r->ds.unfinished};
 	c[n++] = (struct trace_counter){"out_of_order", r->ds.out_of_order};
 	c[n++] = (struct trace_counter){"paths_missing", r->ds.names_missing};
@@ -588,6 +590,8 @@ int cmd_record_file(int argc, char **argv)
 	finish(&l, &r);
 	if (!r.werr)
 		r.werr = lerr; /* after finish, which releases the calls unless the writer failed */
+	if (r.werr)
+		r.unwritten = rec_unwritten(l.w, r.ds.events, r.ds.pending);
 	trace_writer__set_counters(l.w, cs, counters(&r, cs));
 	{
 		struct trace_stats st = {
@@ -599,12 +603,7 @@ int cmd_record_file(int argc, char **argv)
 		};
 
 		if (r.werr) {
-			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
-				  "before",
-				  o.c.out, strerror(-r.werr),
-				  r.werr == -ENOSPC ? " (disk full: free space or record elsewhere)"
-						    : "");
-			trace_writer__close(l.w, &st);
+			rec_close_failed(l.w, &st, o.c.out, r.werr, r.unwritten);
 		} else {
 			err = trace_writer__close(l.w, &st);
 			if (err) {

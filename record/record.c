@@ -452,6 +452,7 @@ struct rec_result {
 	struct rec_collect_stats cs;
 	enum rec_prio prio; /* what the drain thread ran at */
 	uint64_t stale, unfinished, trace_bytes, elapsed_ns;
+	uint64_t unwritten; /* given to the writer after it failed: lost (rec_unwritten) */
 	int werr;     /* writer error that ended the recording (-ENOSPC ...) */
 	bool max_size; /* stopped at --max-size */
 };
@@ -564,12 +565,13 @@ static void finish(struct record_bpf *skel, struct rec_collect *c, struct rec_ta
 
 static uint64_t dropped_total(const struct rec_result *r)
 {
-	return r->tt.drop_reserve + r->tt.drop_inflight + r->tt.nested_queue + r->stale;
+	return r->tt.drop_reserve + r->tt.drop_inflight + r->tt.nested_queue + r->stale +
+	       r->unwritten;
 }
 
 /* The trace's counters (formats/FORMAT.md, counters frame): every cause of a drop as
  * dropped_CAUSE (they sum to dropped), then what was seen and not a drop. */
-#define REC_COUNTERS 11
+#define REC_COUNTERS 12
 static size_t counters(const struct rec_result *r, struct trace_counter *c)
 {
 	size_t n = 0;
@@ -579,6 +581,7 @@ static size_t counters(const struct rec_result *r, struct trace_counter *c)
 	c[n++] = (struct trace_counter){ "dropped_inflight", r->tt.drop_inflight };
 	c[n++] = (struct trace_counter){ "dropped_stale", r->stale };
 	c[n++] = (struct trace_counter){ "dropped_nested", r->tt.nested_queue };
+	c[n++] = (struct trace_counter){ "dropped_unwritten", r->unwritten };
 	c[n++] = (struct trace_counter){ "unfinished", r->unfinished };
 	c[n++] = (struct trace_counter){ "nested_other", r->tt.nested_other };
 	c[n++] = (struct trace_counter){ "merged", r->tt.merged };
@@ -851,6 +854,8 @@ int cmd_record(int argc, char **argv)
 	finish(skel, c, &tab, &rg, d, ncpu, &r);
 	if (!r.werr)
 		r.werr = lerr; /* after finish, which releases the I/O unless the writer failed */
+	if (r.werr)
+		r.unwritten = rec_unwritten(w, r.ds.events, r.ds.pending);
 	{
 		struct trace_stats st = {
 			.events = r.ds.events,
@@ -865,13 +870,7 @@ int cmd_record(int argc, char **argv)
 		r.trace_bytes = trace_writer__bytes(w);
 		trace_writer__set_counters(w, cs, counters(&r, cs));
 		if (r.werr) {
-			cli_error("writing %s: %s%s; stopped, the trace holds what was flushed "
-				  "before",
-				  o.c.out, strerror(-r.werr),
-				  r.werr == -ENOSPC ? " (disk full: free space or record elsewhere)"
-						    : "");
-			/* The index may still fit; if not, the chunks stay scannable. */
-			trace_writer__close(w, &st);
+			rec_close_failed(w, &st, o.c.out, r.werr, r.unwritten);
 		} else {
 			err = trace_writer__close(w, &st);
 			if (err) {

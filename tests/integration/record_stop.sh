@@ -3,7 +3,7 @@
 # How a recording ends: SIGINT and SIGTERM close the trace cleanly (all events readable, the
 # counts agree with --json); kill -9 leaves a readable trace that lost at most the last flush
 # interval (1 s); a full disk (a 1 MiB tmpfs as the output) stops the recorder with a clear
-# message, exit 1, and a trace readable up to its last flush. Trace files are mode 0600.
+# message, exit 1, and a trace whole up to its last flush, its index and counters in. Trace files are mode 0600.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -74,8 +74,46 @@ assert_eq "$rc" 1 "exit status when the disk is full"
 grep -q "No space left on device" "$dir/tiny/full.ioreel.err" ||
 	fail "no clear disk-full message: $(cat "$dir/tiny/full.ioreel.err")"
 cat "$dir/tiny/full.ioreel.err"
-n=$("$IOREEL" convert "$dir/tiny/full.ioreel" - --to csv --salvage 2>"$dir/full.err" |
-	grep -vc '^#')
-[ "$n" -gt 100 ] || fail "only $n lines readable from the disk-full trace: $(cat "$dir/full.err")"
-echo "disk-full trace: $((n - 1)) events readable"
+# the chunk that did not fit is cut off, and the counters and the index go in the room that
+# frees: the trace reads whole, and the events not written are counted as dropped (unwritten)
+"$IOREEL" info "$dir/tiny/full.ioreel" --json >"$dir/full.info" 2>"$dir/full.err" ||
+	fail "ioreel info of the disk-full trace: $(cat "$dir/full.err")"
+python3 - "$dir/full.info" "$dir/tiny/full.ioreel.err" <<'PY' || fail "the disk-full trace (above)"
+import json, re, sys
+i = json.load(open(sys.argv[1]))
+m = re.search(r"holds the (\d+) events written before, (\d+) were not written", open(sys.argv[2]).read())
+print("disk-full trace: index %s, %d events, dropped %d, unwritten %s; the recorder said %s" %
+      (i["index"], i["events"], i["dropped"], i.get("dropped_unwritten"), m and m.groups()))
+assert m and i["index"] is True and i["events"] == int(m.group(1)) and i["events"] > 100, i
+assert i["dropped_unwritten"] == int(m.group(2)) > 0 and i["dropped"] >= i["dropped_unwritten"], i
+PY
+
+# The same at file level: fio's calls on a tmpfs of its own, the trace on the full one
+rm -f "$dir/tiny/full.ioreel"
+mkdir "$dir/data"
+mount -t tmpfs -o size=64m tmpfs "$dir/data" || fail "mount tmpfs"
+cleanup_push "umount -l '$dir/data'"
+"$IOREEL" record --level file --under "$dir/data" -o "$dir/tiny/f.ioreel" -q 2>"$dir/f.err" &
+fp=$!
+cleanup_kill "$fp"
+sleep 1.5 # attached (a recorder that is not yet just misses calls; the trace fills anyway)
+fio --name=f --directory="$dir/data" --rw=randrw --bs=4k --size=16m --time_based --runtime=30 \
+	--ioengine=psync >/dev/null 2>&1 &
+lp=$!
+for ((i = 0; i < 250; i++)); do kill -0 "$fp" 2>/dev/null || break; sleep 0.1; done
+rc=0
+wait "$fp" || rc=$?
+kill $lp 2>/dev/null
+wait $lp 2>/dev/null
+cat "$dir/f.err"
+assert_eq "$rc" 1 "exit status when the disk is full (file level)"
+"$IOREEL" info "$dir/tiny/f.ioreel" --json >"$dir/f.info" 2>"$dir/full.err" ||
+	fail "ioreel info of the disk-full file-level trace: $(cat "$dir/full.err")"
+python3 - "$dir/f.info" "$dir/f.err" <<'PY' || fail "the disk-full file-level trace (above)"
+import json, re, sys
+i = json.load(open(sys.argv[1]))
+m = re.search(r"holds the (\d+) events written before, (\d+) were not written", open(sys.argv[2]).read())
+assert m and i["index"] is True and i["events"] == int(m.group(1)) > 100, (i, m)
+assert i["counters"]["dropped_unwritten"] == int(m.group(2)) > 0, i
+PY
 echo PASS
