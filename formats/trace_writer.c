@@ -70,6 +70,7 @@ static int write_all(struct trace_writer *w, const void *buf, size_t len, const 
 				     lseek(w->fd, (off_t)start, SEEK_SET) == (off_t)start;
 			if (w->rewound)
 				w->bytes = start;
+			errno = err; /* the write's, not the cut's (a device cannot be cut) */
 			return -err;
 		}
 		p += n;
@@ -521,7 +522,7 @@ static int write_index(struct trace_writer *w, const struct trace_stats *st)
  */
 static void close_failed(struct trace_writer *w, const struct trace_stats *stats)
 {
-	if (!w->rewound || w->fd < 0)
+	if (!w->rewound || w->fd < 0 || w->replace) /* replace: the temporary file goes */
 		return;
 	if (write_counters(w) && !w->rewound)
 		return;
