@@ -552,8 +552,13 @@ static void block_free(struct run *r)
 
 	if (!b)
 		return;
-	for (unsigned int i = 0; i < b->ndev; i++)
+	for (unsigned int i = 0; i < b->ndev; i++) {
+		/* a file this replay made, and a replay that never started (called off before its
+		 * clock: a fleet rank whose peer failed): of no use, as one that could not open */
+		if (b->tg[i].made && !r->start_mono && b->tg[i].fd >= 0)
+			unlink(b->tg[i].path);
 		target_close(&b->tg[i]);
+	}
 	readmap_free(b->rmap);
 	free(b);
 	r->src_state = NULL;

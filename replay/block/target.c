@@ -192,6 +192,7 @@ int target_open(struct target *t, const char *path, const struct target_open_opt
 
 	if (ret && made)
 		unlink(path); /* ours, and of no use: never left behind half made */
+	t->made = !ret && made;
 	return ret;
 }
 

@@ -20,6 +20,7 @@ struct target {
 	uint64_t size;	/* bytes usable by the replay */
 	uint32_t lbs;	/* alignment of offsets and lengths (logical block size) */
 	bool created;	/* a file made (or grown) by --size */
+	bool made;	/* a file this replay made: removed if the replay never starts */
 };
 
 struct target_open_opts {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# ioreel-mpi when one rank cannot go on: a trace missing on one rank, a mounted target on one
-# rank, a simulated version mismatch: rank 0 names the rank and its host with the reason, every
-# rank exits non-zero, nothing is replayed (no result trace is even created). A rank killed
+# ioreel-mpi when one rank cannot go on: a trace missing on one rank, a target it cannot make, a
+# mounted target on one rank, a simulated version mismatch: rank 0 names the rank and its host
+# with the reason, every rank exits non-zero, nothing is replayed (no result trace is even
+# created, no target file made for it left). A rank killed
 # mid-run fails the job with mpirun's message naming it, and a rank that hangs is named by
 # rank 0 after --wait: never a hang. Each over shared memory and TCP loopback.
 # timeout: 400
@@ -42,6 +43,19 @@ for t in $TRANSPORTS; do
 	expect_refused "missing$t" "rank 1 on $host: cannot read trace A.ioreel" \
 		"No such file" "stopped before any I/O"
 	grep -q "rank 0 on" "err-missing$t" && fail "missing$t: rank 0 blamed too"
+	# 1b. rank 1's target in a directory it lacks: rank 0 made its own target file (--size)
+	# before they compared notes, and removes it, as a replay removes a target it cannot use
+	cp A.ioreel "h1-$t/"
+	# shellcheck disable=SC2046
+	timeout -k 5 100 mpirun $(btl_args "$t") \
+		-np 1 --wdir "$d/h0-$t" "$IOREEL_MPI" replay A.ioreel --engine null --target "tgt-%r" \
+		--size 16m -o "$d/run-nodir$t-%r.ioreel" : \
+		-np 1 --wdir "$d/h1-$t" "$IOREEL_MPI" replay A.ioreel --engine null \
+		--target "nodir/tgt-%r" --size 16m -o "$d/run-nodir$t-%r.ioreel" \
+		>/dev/null 2>"err-nodir$t"
+	echo $? >"rc-nodir$t"
+	expect_refused "nodir$t" "rank 1 on $host: " "nodir/tgt-1" "stopped before any I/O"
+	[ ! -e "h0-$t/tgt-0" ] || fail "nodir$t: rank 0 left the target it made (h0-$t/tgt-0)"
 
 	# 2. a version mismatch on rank 1 (simulated: IOREEL_TEST_VERSION)
 	# shellcheck disable=SC2046
