@@ -55,9 +55,9 @@ struct run_load {
 	pthread_t th[LOAD_MAX_THREADS];
 	unsigned int started;
 	uint64_t asked[LOAD_MAX_THREADS], got[LOAD_MAX_THREADS];
-	/* --cpu-fill (by default at file level): the replayer's own CPU beyond what the recorded calls used
-	 * inside them (its scheduling and spins, hand-offs, decoding, the result trace) takes the
-	 * place of load, so the host is as busy as the recording's was, not busier. Load thread
+	/* --cpu-fill (by default at file level): the replayer's own CPU beyond what the recorded
+	 * calls used inside them (its scheduling and spins, hand-offs, decoding, the result trace)
+	 * takes the place of load, so the host is as busy as the recording's was, not busier. Load thread
 	 * 0 measures it each interval: the process's CPU less the load threads' own (their CPU
 	 * clocks), against the recorded threads' CPU inside their calls (incall_share of it),
 	 * smoothed (excess: CPU ns per wall ns); every thread burns that much less. Measured on
@@ -281,8 +281,8 @@ static int cpu_resolve(struct run *r, const struct prescan *p, bool load, enum c
  * smooths it over several intervals. */
 static uint64_t host_busy_ns(int fd)
 {
-	unsigned long long v[10] = { 0 };
-	static long hz;
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
 	char buf[512];
 	ssize_t n;
 	uint64_t busy = 0;
@@ -295,8 +295,8 @@ static uint64_t host_busy_ns(int fd)
 	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
 		   &v[4], &v[5], &v[6], &v[7]) < 4)
 		return 0;
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	if (hz <= 0)
+		hz = 100;
 	for (int i = 0; i < 8; i++)
 		if (i != 3 && i != 4)
 			busy += v[i];
@@ -485,8 +485,9 @@ static uint64_t clock_ns(clockid_t c)
 
 /*
  * --cpu-fill, load thread 0 at an interval's start (now): the replayer's CPU outside the load
- * threads (with host: the whole host's) since the last look, less what the recorded threads spent inside their calls over the
- * interval just replayed (prev, its recorded CPU), per wall ns, into the smoothed excess.
+ * threads (with host: the whole host's) since the last look, less what the recorded threads
+ * spent inside their calls over the interval just replayed (prev, its recorded CPU), per wall
+ * ns, into the smoothed excess.
  */
 #define FILL_WEIGHT 0.2
 
@@ -498,8 +499,8 @@ static void fill_update(struct run_load *ld, const struct trace_cpu_load *prev, 
 	for (unsigned int j = 0; j < ld->started; j++)
 		if (__atomic_load_n(&ld->clk_set[j], __ATOMIC_ACQUIRE))
 			load += clock_ns(ld->clk[j]);
-	if (ld->stat_fd >= 0)
-		proc = host_busy_ns(ld->stat_fd);
+	if (ld->stat_fd >= 0 && !(proc = host_busy_ns(ld->stat_fd)))
+		return; /* not read this time: the next look covers the interval */
 	nonload = proc > load ? proc - load : 0;
 	if (ld->fill_wall && prev && now > ld->fill_wall && nonload >= ld->fill_nonload) {
 		own = nonload - ld->fill_nonload;
