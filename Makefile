@@ -154,7 +154,7 @@ $(BUILD)/fuzz/obj/%.o: %.c Makefile
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-$(BUILD)/fuzz/fuzz_replay: $(FUZZ_REPLAY_OBJS)
+$(BUILD)/fuzz/fuzz_replay $(BUILD)/fuzz/fuzz_replay_file: $(FUZZ_REPLAY_OBJS)
 # fuzz_fiojob keeps includes inside its directory through a wrapper of fopen (see its comment)
 $(BUILD)/fuzz/fuzz_fiojob: $(FUZZ_SYNTH_OBJS)
 $(BUILD)/fuzz/fuzz_fiojob: LDLIBS += -Wl,--wrap=fopen

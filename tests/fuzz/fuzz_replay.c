@@ -5,10 +5,8 @@
  * null engine onto a 64 MiB sparse file, writes allowed, in the trace's default mode and in one
  * other mode picked from a hash of the input (timed, afap, closed or dep; one time in two with
  * dep mode's elastic models on and the null engine slowed a few us). Must never crash,
- * leak or hang: a hostile header can ask for an hour of runtime or a deadline a year away, so
- * a watchdog thread sets replay_stop (what SIGINT does in the verb) 150 ms after the clock
- * started (2 s after the call if it has not), and aborts if replay_run has not returned 5 s
- * after that.
+ * leak or hang (replay_fuzz.h: Ctrl-C's stop 150 ms after the clock started, and a
+ * replay still running 5 s after it is a crash).
  * Built and run by `make fuzz`. Seeds (tests/fuzz/corpus/fuzz_replay/): closed-loop traces from
  * `ioreel synth --number-ios 20` over bs 512 B-64 MiB, numjobs 1-64, iodepth 1-4096, one
  * --time_based --runtime 3600, one --rate-iops; and a timed one converted from a 7-row CSV
@@ -31,124 +29,35 @@
 #include "replay/core/run.h"
 #include "replay/replay.h"
 #include "tests/fuzz/checksums.h"
+#include "tests/fuzz/replay_fuzz.h"
 
-#define STOP_AFTER_NS 150000000ull    /* replay_stop set this long after the clock started */
-#define SETUP_STOP_NS 2000000000ull    /* or this long after replay_run began, if it has not */
-#define HANG_AFTER_NS 5000000000ull    /* and replay_run must have returned this long after */
 #define TARGET_BYTES (64ull << 20)
 #define FUZZ_MAX_IO (256u << 20) /* recipes: larger reads and writes are folded below it */
 #define RECIPE_MAGIC 0x50434552u /* "RECP": the input is a recipe (write_recipe) */
 
-/* The watchdog's state, under lock: armed from replay_run's call to its return. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
-static bool armed;
-static uint64_t stop_at, stopped_at; /* CLOCK_MONOTONIC ns; stopped_at 0: not stopped yet */
-static int armed_mode;
 static bool verbose;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/*
- * The watchdog: SIGINT's part (replay_stop) on time, and a hang reported as a crash. It does
- * not count the set-up (a 64 MiB-block trace's buffers take longer than the stop delay to
- * allocate under ASan, and then no I/O would ever be fuzzed): the replay's hook moves stop_at
- * to 150 ms after the clock's start.
- */
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	pthread_mutex_lock(&lock);
-	for (;;) {
-		uint64_t t, next;
-		struct timespec ts;
-
-		while (!armed)
-			pthread_cond_wait(&cond, &lock);
-		t = now_ns();
-		if (stopped_at && t >= stopped_at + HANG_AFTER_NS) {
-			fprintf(stderr, "fuzz_replay: replay_run (mode %s) still running %llu ms "
-				"after replay_stop was set: a wait that ignores it\n",
-				replay_mode_name(armed_mode),
-				(unsigned long long)(HANG_AFTER_NS / 1000000));
-			abort();
-		}
-		if (!stopped_at && t >= stop_at) {
-			replay_stop = 1;
-			stopped_at = t;
-		}
-		next = stopped_at ? stopped_at + HANG_AFTER_NS : stop_at;
-		ts = (struct timespec){ .tv_sec = next / 1000000000ull,
-					.tv_nsec = next % 1000000000ull };
-		pthread_cond_timedwait(&cond, &lock, &ts);
-	}
-	return NULL;
-}
-
-static int at_stage(void *arg, int stage, uint64_t *start_mono)
-{
-	(void)arg;
-	if (stage == REPLAY_STAGE_START) {
-		pthread_mutex_lock(&lock);
-		if (!stopped_at)
-			stop_at = *start_mono + STOP_AFTER_NS;
-		pthread_cond_signal(&cond);
-		pthread_mutex_unlock(&lock);
-	}
-	return 0;
-}
-
-static void discard_warning(const char *msg)
-{
-	(void)msg;
-}
 
 /* elastic: dep mode's models on (group commit, absorbed writes, split flushes), the null engine
  * slowed by a few us per I/O and per flush so that I/Os and flushes are in flight together */
 static void replay_once(const char *trace, const char *target, int mode, uint32_t elastic)
 {
-	struct replay_opts o = {
-		.trace = trace,
-		.target = target,
-		.engine = "null",
-		.mode = mode,
-		.mode_set = mode != REPLAY_MODE_AUTO,
-		.allow_writes = true,
-		.prefill = REPLAY_PREFILL_WARN,
-		.warn = discard_warning,
-		.hook = at_stage,
-		/* dep refuses a trace without completion times (every synthesized one): its
-		 * fallback then is fuzzed too */
-		.dep_fallback_set = true,
-		.dep_fallback = REPLAY_TIMED,
-	};
+	struct replay_opts o;
 	struct replay_result res;
 	char err[1024];
 	uint64_t t0;
 	int ret;
 
-	dep_opts_default(&o.dep);
+	fuzz_replay_opts(&o, trace, mode);
+	o.target = target;
+	o.prefill = REPLAY_PREFILL_WARN;
 	if (elastic) {
 		o.dep.group_commit = o.dep.absorb = o.dep.split = true;
 		o.dep_set = true;
 		o.null_lat_ns = 1000 * (elastic % 16);
 		o.null_flush_lat_ns = 1000 * (elastic / 16 % 128);
 	}
-	pthread_mutex_lock(&lock);
-	replay_stop = 0;
 	t0 = now_ns();
-	stop_at = t0 + SETUP_STOP_NS;
-	stopped_at = 0;
-	armed_mode = mode;
-	armed = true;
-	pthread_cond_signal(&cond);
-	pthread_mutex_unlock(&lock);
+	watchdog_arm(mode);
 
 	ret = replay_run(&o, &res, err, sizeof(err));
 	if (verbose)
@@ -156,28 +65,11 @@ static void replay_once(const char *trace, const char *target, int mode, uint32_
 			replay_mode_name(mode), ret, ret ? err : "", (unsigned long long)res.ios,
 			(now_ns() - t0) / 1e6, replay_stop ? ", stopped" : "");
 
-	pthread_mutex_lock(&lock);
-	armed = false;
-	pthread_mutex_unlock(&lock);
+	watchdog_disarm();
 	replay_result_free(&res);
 }
 
 /* ---- recipes: inputs that are not a trace file describe one, written by the trace writer ---- */
-
-struct cursor {
-	const uint8_t *p;
-	size_t left;
-};
-
-/* The next n bytes (at most 8) little-endian; zeros once the input is used up. */
-static uint64_t take(struct cursor *c, unsigned int n)
-{
-	uint64_t v = 0;
-
-	for (unsigned int i = 0; i < n && c->left; i++, c->left--)
-		v |= (uint64_t)*c->p++ << (8 * i);
-	return v;
-}
 
 static struct trace_meta meta;
 
@@ -300,7 +192,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0) {
 		char tmpl[] = "/tmp/fuzz_replay_target.XXXXXX";
-		pthread_t th;
 
 		/* the target: a regular file (O_DIRECT works on it, unlike a memfd), unlinked at
 		 * once so that nothing is left behind; replay reopens it through /proc */
@@ -311,9 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fd = fuzz_memfd("fuzz_replay", path);
 		if (fd < 0)
 			abort();
-		if (pthread_create(&th, NULL, watchdog, NULL))
-			abort();
-		pthread_detach(th);
+		watchdog_start();
 		verbose = getenv("FUZZ_REPLAY_VERBOSE");
 	}
 	if (size >= 4 && get_u32(data) == RECIPE_MAGIC) {
