@@ -172,6 +172,11 @@ static void usage(FILE *f)
 "                           default) or once the application's threads have issued\n"
 "                           everything before it (progress: writeback lags a slower\n"
 "                           database as the kernel's does)\n"
+"      --dep-writer-clock deps|trace  a thread that has only written, never read nor\n"
+"                           flushed (a checkpointer, a background writer): follows its\n"
+"                           dependencies (deps, the default) or keeps its own clock\n"
+"                           (trace: no other thread's flush woke it; after a pause, its\n"
+"                           next batch at its trace time)\n"
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
@@ -262,6 +267,7 @@ enum replay_opt {
 	OPT_DEP_CHAIN,
 	OPT_DEP_COMMIT_LOCK,
 	OPT_DEP_KTHREAD_CLOCK,
+	OPT_DEP_WRITER_CLOCK,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ALLOW_WRITES,
@@ -312,6 +318,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-chain", required_argument, 0, OPT_DEP_CHAIN },
 	{ "dep-commit-lock", required_argument, 0, OPT_DEP_COMMIT_LOCK },
 	{ "dep-kthread-clock", required_argument, 0, OPT_DEP_KTHREAD_CLOCK },
+	{ "dep-writer-clock", required_argument, 0, OPT_DEP_WRITER_CLOCK },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
@@ -340,6 +347,18 @@ static int parse_on_off(const char *name, const char *arg, bool *on)
 	}
 	cli_error("--%s: on or off, not '%s'", name, arg);
 	return -1;
+}
+
+/* One of two words (off: the default), naming both in the error. */
+static int parse_either(const char *name, const char *arg, const char *off, const char *on,
+			const char *both, bool *is_on)
+{
+	if (strcmp(arg, off) && strcmp(arg, on)) {
+		cli_error("--%s '%s': give %s", name, arg, both);
+		return -1;
+	}
+	*is_on = !strcmp(arg, on);
+	return 0;
 }
 
 static int parse_when(int c, const char *arg, struct replay_opts *o)
@@ -555,14 +574,19 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 		break;
 	}
 	case OPT_DEP_KTHREAD_CLOCK:
-		if (strcmp(arg, "trace") && strcmp(arg, "progress")) {
-			cli_error("--dep-kthread-clock '%s': give trace (kernel threads' new work at "
-				  "its trace time, the default) or progress (once the application's "
-				  "threads have come that far)", arg);
+	case OPT_DEP_WRITER_CLOCK: {
+		bool k = c == OPT_DEP_KTHREAD_CLOCK;
+
+		if (parse_either(k ? "dep-kthread-clock" : "dep-writer-clock", arg,
+				 k ? "trace" : "deps", k ? "progress" : "trace",
+				 k ? "trace (kernel threads' new work at its trace time, the default) "
+				     "or progress (once the application's threads have come that far)"
+				   : "deps (a thread that only writes follows its dependencies as any "
+				     "thread, the default) or trace (it keeps its own clock)",
+				 k ? &o->dep.kthread_progress : &o->dep.writer_clock))
 			return EXIT_USAGE;
-		}
-		o->dep.kthread_progress = arg[0] == 'p';
 		break;
+	}
 	case OPT_DEP_FALLBACK:
 		if (strcmp(arg, "timed") && strcmp(arg, "afap")) {
 			cli_error("--dep-fallback '%s': give timed or afap", arg);

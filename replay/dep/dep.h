@@ -107,6 +107,8 @@ struct dep_opts {
 				* worker, not on the scheduling thread (dep_run.c "Chains") */
 	bool kthread_progress; /* block level: kernel threads' new work waits for the
 				* application's progress to reach its trace time (dep_pace.c) */
+	bool writer_clock;     /* a user thread that has only written keeps its own clock:
+				* no barrier edges, its next batch after a pause at trace time */
 };
 
 void dep_opts_default(struct dep_opts *o);
@@ -124,6 +126,7 @@ struct dep_stats {
 	uint64_t flushes;	   /* flushes without data (DEP_F_FLUSH) */
 	uint64_t redundant;	   /* of which DEP_F_REDUNDANT */
 	uint64_t split_grounded;   /* I/Os with DEP_F_SPLIT */
+	uint64_t writer;	   /* I/Os of timed writers (--dep-writer-clock trace) */
 };
 
 struct dep_infer *dep_infer__new(const struct dep_opts *o);

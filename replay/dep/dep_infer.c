@@ -41,6 +41,7 @@ struct tid_state {
 	uint64_t max_c_seq;
 	uint32_t nwrites; /* writes so far, and whether it read: a background writer? */
 	bool reader;
+	bool flusher; /* it issued a flush-class I/O: it commits (not a timed writer) */
 	/* completions of its I/Os still in flight (a small min-heap), for its depth */
 	uint64_t *inflight;
 	uint32_t ninflight, capinflight;
@@ -117,6 +118,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->commit_lock = true; /* file level only: dep_run.c; measured in replay/README.md */
 	o->commit_lock_block = false; /* block level: only when --dep-commit-lock on is given */
 	o->kthread_progress = false;  /* dep_pace.c: not measured to help yet */
+	o->writer_clock = false;      /* replay/README.md "--dep-writer-clock": measured there */
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
@@ -596,7 +598,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 	bool kthread = ev->flags & IO_F_KTHREAD;
 	struct tid_state *t;
 	uint64_t prev_cov_q = 0;
-	bool fresh, bg;
+	bool fresh, bg, timer;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = DEP_OPEN;
@@ -621,7 +623,17 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 		t->reader = true;
 	if (ev->op == IO_OP_WRITE)
 		t->nwrites++;
+	if ((cls & DEP_F_COVERS) || is_flush_class(ev))
+		t->flusher = true;
 	bg = kthread || (d->o.bg_by_mix && !t->reader && t->nwrites >= DEP_BG_WRITES);
+	/* --dep-writer-clock trace: a user thread that has only written, never read nor flushed,
+	 * is a writer on a timer of its own (PostgreSQL's checkpointer and background writer,
+	 * whose *_flush_after hands their pages to the block layer): no other thread's flush
+	 * woke it, and after a pause its next batch is due at its trace time */
+	timer = !kthread && d->o.writer_clock && !t->reader && !t->flusher &&
+		t->nwrites >= DEP_BG_WRITES;
+	if (timer)
+		d->st.writer++;
 	if (!fresh) {
 		uint64_t since = q > d->o.eps_ns ? q - d->o.eps_ns : 0;
 
@@ -635,7 +647,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 		} else if (q - t->max_c > d->o.think_max_ns) {
 			/* with --dep-absorb a file-level background writer's next batch is new
 			 * work too, as a kernel thread's: its writes can then be absorbed */
-			if (!kthread && !(bg && d->o.absorb)) {
+			if (!kthread && !(bg && d->o.absorb) && !timer) {
 				out->kind = DEP_WAIT;
 				add_edge(d, out, seq, t->max_c_seq, DEP_WAIT, q - t->max_c);
 			} else if (!kthread) {
@@ -650,7 +662,7 @@ void dep_infer__next_as(struct dep_infer *d, const struct io_event *ev, uint8_t 
 
 			out->kind = DEP_SYNC;
 			add_edge(d, out, seq, t->max_c_seq, DEP_SYNC, q - t->max_c);
-			if (d->o.barrier != DEP_BARRIER_NONE)
+			if (d->o.barrier != DEP_BARRIER_NONE && !timer)
 				f = barrier_find(d, ev->tid, t->max_c, since,
 						 q > d->o.xwin_ns ? q - d->o.xwin_ns : 0);
 			if (f) {
