@@ -39,12 +39,7 @@ with open(sys.argv[1], "w") as f:
 PY
 mktrace "$d/t.csv" "$d/t.ioreel"
 
-for m in deps trace; do
-	"$IOREEL" replay "$d/t.ioreel" --target "$d/t.img" --engine null --mode dep \
-		--null-latency 1ms,5ms --allow-writes --dep-writer-clock $m -o "$d/$m.ioreel" \
-		--json -q >"$d/$m.json" 2>"$d/$m.err" || fail "replay ($m): $(cat "$d/$m.err")"
-	result_csv "$d/$m.ioreel" >"$d/$m.csv"
-done
+dep_null_each "$d" --dep-writer-clock "deps trace" "$d/t.ioreel" "$d/t.img" --null-latency 1ms,5ms
 python3 - "$d" <<'PY' || fail "--dep-writer-clock (above)"
 import csv, json, sys
 d = sys.argv[1]
