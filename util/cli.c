@@ -173,12 +173,13 @@ int cli_set_once(const char **slot, const char *name, const char *val)
 
 static int check_stdout(int rc, bool close)
 {
-	/* main() closes it again after every verb: for those that did not (help, record) */
-	static bool closed;
+	/* main() closes it again after every verb: for those that did not (help, record); a
+	 * failure said once (a verb's flush, then main's close) is not said again */
+	static bool closed, failed;
 	int err = 0;
 
-	if (closed)
-		return rc;
+	if (closed || failed)
+		return failed && rc == EXIT_OK ? EXIT_RUNTIME : rc;
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout))
 		err = errno ? errno : EIO;
@@ -190,6 +191,7 @@ static int check_stdout(int rc, bool close)
 	}
 	if (!err)
 		return rc;
+	failed = true;
 	cli_error("cannot write the output (standard output): %s", strerror(err));
 	return rc == EXIT_OK ? EXIT_RUNTIME : rc;
 }

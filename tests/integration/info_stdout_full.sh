@@ -30,6 +30,9 @@ for verb in record replay analyze synth bench study convert info; do
 	full "ioreel $verb: cannot write the output (standard output)" "$IOREEL" $verb --help
 done
 full "standard output" "$IOREEL" record --level file --help
+# a verb that flushes stdout itself (synth) before main closes it says so once, not twice
+full "standard output.*No space left" "$IOREEL" synth --list-presets
+[ "$(wc -l <err)" = 1 ] || fail "synth --list-presets > /dev/full: one message, not: $(cat err)"
 # and with a writable stdout, all is well
 "$IOREEL" info t.ioreel >/dev/null || fail "info to /dev/null"
 "$IOREEL" convert t.ioreel - --to csv >/dev/null || fail "convert to stdout"
