@@ -51,7 +51,7 @@ static void dep_print(const struct replay_result *r, FILE *out)
 			(unsigned long long)r->kthread_paced,
 			fmt_ns(r->kthread_paced ? r->kthread_pace_ns / r->kthread_paced : 0, a,
 			       sizeof(a)));
-	if (r->dep.writer)
+	if (r->writer_clock)
 		fprintf(out, "  timed writers (--dep-writer-clock trace): %llu I/Os of threads that "
 			     "only write kept their own clock\n",
 			(unsigned long long)r->dep.writer);
@@ -92,7 +92,7 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
 			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu, "
 			 "\"chained\": %llu, \"kthread_clock\": \"%s\", \"kthread_paced\": %llu, "
-			 "\"kthread_pace_ns\": %llu, \"writer_ios\": %llu}",
+			 "\"kthread_pace_ns\": %llu, \"writer_clock\": \"%s\", \"writer_ios\": %llu}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
 			 (unsigned long long)r->dep.dropped_far,
@@ -102,7 +102,8 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 (unsigned long long)r->held_depth, (unsigned long long)r->window_full,
 			 (unsigned long long)r->chained, r->kthread_progress ? "progress" : "trace",
 			 (unsigned long long)r->kthread_paced,
-			 (unsigned long long)r->kthread_pace_ns, (unsigned long long)r->dep.writer);
+			 (unsigned long long)r->kthread_pace_ns, r->writer_clock ? "trace" : "deps",
+			 (unsigned long long)r->dep.writer);
 }
 
 static double share(uint64_t part, uint64_t whole)

@@ -252,6 +252,7 @@ struct replay_result {
 	bool kthread_progress;	    /* --dep-kthread-clock progress (dep_pace.c) */
 	uint64_t kthread_paced;	    /* kernel threads' I/Os held for the application's progress */
 	uint64_t kthread_pace_ns;   /* the time they were held, in all */
+	bool writer_clock;	    /* --dep-writer-clock trace (dep_infer.c) */
 	uint64_t window_full;	    /* times the dependency window stopped reading ahead */
 	uint64_t chained;	    /* I/Os made by their thread's worker after the one before
 				     * (--dep-chain), not released by the scheduling thread */

@@ -57,6 +57,7 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	    dep_pace_init(d, o->kthread_progress && !d->file_level))
 		return -ENOMEM;
 	r->res->kthread_progress = d->pace;
+	r->res->writer_clock = o->writer_clock;
 	r->res->elastic.group_commit = o->group_commit;
 	r->res->elastic.splits = o->split;
 	r->res->elastic.absorb = d->el.absorb;

@@ -54,6 +54,8 @@ for m in ("deps", "trace"):
     early = sum(1 for j, b in enumerate(bursts) if j and b < flushes[5 * j])
     print("%s: %d I/Os, %d of a timed writer's, %d of 9 bursts before the flush recorded "
           "before them completed" % (m, f["ios"], dep["writer_ios"], early))
+    if dep["writer_clock"] != m:
+        bad.append("%s: the report names the clock" % m)
     if f["ios"] != 140 or len(flushes) != 50 or len(bursts) != 10:
         bad.append("%s: every I/O once" % m)
     if m == "deps" and (dep["writer_ios"] != 0 or early != 0):
