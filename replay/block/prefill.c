@@ -15,6 +15,7 @@
 #include "replay/block/prefill.h"
 #include "replay/core/run.h"
 #include "util/cli.h"
+#include "util/fileio.h"
 
 _Static_assert(REPLAY_MAX_TARGETS == TRACE_MAX_DEVICES, "one replay_unwritten per trace device");
 
@@ -104,15 +105,17 @@ static int fill_range(void *arg, uint64_t from, uint64_t to)
 
 	for (uint64_t off = from; off < to;) {
 		size_t n = to - off < PREFILL_CHUNK ? (size_t)(to - off) : PREFILL_CHUNK;
+		int ret;
 
 		if (replay_stop)
 			return -EINTR;
 		/* every 4 KiB block different, so deduplicating targets store them all */
 		for (size_t k = 0; k < n; k += 4096)
 			*(uint64_t *)(f->buf + k) = (off + k) ^ f->seed;
-		if (pwrite(f->fd, f->buf, n, (off_t)off) != (ssize_t)n) {
+		ret = pwrite_whole(f->fd, f->buf, n, off);
+		if (ret) {
 			f->fail_at = off;
-			return errno ? -errno : -EIO;
+			return ret;
 		}
 		off += n;
 		f->done += n;

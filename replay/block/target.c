@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include "replay/block/target.h"
 #include "util/cli.h"
+#include "util/fileio.h"
 
 static uint32_t read_sysfs_u32(const char *path, uint32_t dflt)
 {
@@ -60,10 +61,9 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 
 		n = (n + 511) & ~(size_t)511;
 		pattern_fill(buf, off, (uint32_t)n, PATTERN_FILL_MAGIC);
-		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n) {
-			ret = errno ? -errno : -EIO;
+		ret = pwrite_whole(fd, buf, n, off);
+		if (ret)
 			break;
-		}
 	}
 	free(buf);
 	if (!ret && fdatasync(fd))

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include "replay/file/file_int.h"
 #include "util/cli.h"
+#include "util/fileio.h"
 #include "util/num.h"
 
 #define LAYOUT_CHUNK (4u << 20)
@@ -502,14 +503,16 @@ static int write_range(struct layout *l, int fd, uint64_t from, uint64_t to)
 {
 	for (uint64_t off = from; off < to;) {
 		size_t n = to - off < LAYOUT_CHUNK ? (size_t)(to - off) : LAYOUT_CHUNK;
+		int ret;
 
 		if (replay_stop)
 			return -EINTR;
 		/* every 4 KiB block different: deduplicating or compressing targets store them all */
 		for (size_t k = 0; k + 8 <= n; k += 4096)
 			*(uint64_t *)(l->buf + k) = (off + k) ^ l->seed;
-		if (pwrite(fd, l->buf, n, (off_t)off) != (ssize_t)n)
-			return errno ? -errno : -ENOSPC;
+		ret = pwrite_whole(fd, l->buf, n, off);
+		if (ret)
+			return ret;
 		off += n;
 		l->done += n;
 		if (l->f->o->progress && now_mono_ns() >= l->next_progress) {

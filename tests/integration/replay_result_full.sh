@@ -3,7 +3,8 @@
 # A replay's result trace (-o) is written under a temporary name and renamed into place when the
 # replay ends. On a full disk (a 128 KiB tmpfs) the replay says what failed, exits 1, leaves no
 # temporary file, and an earlier result of that name stays as it was; a replay stopped by
-# --runtime still keeps the trace of what ran. Block and file level.
+# --runtime still keeps the trace of what ran. Block and file level. A lay-out under --root,
+# a --prefill and a --size fill that fill their disk name ENOSPC as the cause.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -49,6 +50,39 @@ grep -q "result trace $d/tiny/res.ioreel.*No space left on device; $d/tiny/res.i
 	fail "no clear message at file level (above)"
 assert_eq "$(md5sum <"$d/tiny/res.ioreel")" "$before" "the earlier result (file level)"
 assert_eq "$(ls -A "$d/tiny")" "res.ioreel" "what the full disk holds (file level)"
+
+# a --root or a --prefill target on a filesystem too small for what is laid out there: the
+# cause named (ENOSPC), not a stale errno (a short write sets none: "No such file or directory",
+# "No such device or address" were printed). An odd size, so that a write comes back short.
+mkdir "$d/odd"
+mount -t tmpfs -o size=1100k tmpfs "$d/odd" || fail "mount tmpfs"
+cleanup_push "umount -l '$d/odd'"
+mkdir "$d/odd/root"
+rc=0
+"$IOREEL" replay "$d/f.ioreel" --root "$d/odd/root" --allow-writes -q >/dev/null 2>"$d/err" || rc=$?
+cat "$d/err"
+assert_eq "$rc" 1 "exit status of a lay-out that filled the disk"
+grep -q "laying out $d/odd/root/.*: No space left on device" "$d/err" || fail "lay-out: no ENOSPC"
+rm -rf "$d/odd/root"
+"$IOREEL" synth --rw randread --bs 1m --size 4m --number-ios 4 -o "$d/r4.ioreel" >/dev/null ||
+	fail "synth r4"
+truncate -s 4m "$d/odd/p.img"
+rc=0
+"$IOREEL" replay "$d/r4.ioreel" --target "$d/odd/p.img" --buffered --allow-writes --prefill -q \
+	>/dev/null 2>"$d/err" || rc=$?
+cat "$d/err"
+assert_eq "$rc" 1 "exit status of a prefill that filled the disk"
+grep -q "prefilling $d/odd/p.img failed at offset [0-9]*: No space left on device" "$d/err" ||
+	fail "prefill: no ENOSPC"
+rm -f "$d/odd/p.img"
+rc=0
+"$IOREEL" replay "$d/r4.ioreel" --target "$d/odd/t.img" --size 4m --buffered --allow-writes -q \
+	>/dev/null 2>"$d/err" || rc=$?
+cat "$d/err"
+assert_eq "$rc" 1 "exit status of a --size fill that filled the disk"
+grep -q "cannot fill target file $d/odd/t.img .*: No space left on device" "$d/err" ||
+	fail "--size: no ENOSPC"
+[ ! -e "$d/odd/t.img" ] || fail "the target file replay made and could not fill was left"
 
 # stopped by --runtime: the trace of what ran, under its name, readable with its index
 "$IOREEL" replay "$d/big.ioreel" --target "$d/target" --mode afap --runtime 0.02 \
