@@ -192,7 +192,7 @@ static void *collect_main(void *arg)
 	uint64_t last = now_mono_ns(), sleep_ns = PASS_MAX_NS;
 	sigset_t all;
 
-	/* SIGINT/SIGTERM go to the main thread, whose sleep they cut short. */
+	/* SIGINT/SIGTERM/SIGHUP go to the main thread, whose sleep they cut short. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	raise_priority(c);

@@ -3,7 +3,7 @@
  * ioreel record --level file: the calls chosen processes make on files (record/FILE.md), into a
  * file-level trace (formats/FORMAT.md, section 5). Loads bpf/file.bpf.c (file_load.c), reads the
  * files open at start, then drains the rings on a short timer, orders calls by their start
- * (file_drain.c) and writes them, flushing a chunk once a second. Stops on SIGINT/SIGTERM,
+ * (file_drain.c) and writes them, flushing a chunk once a second. Stops on SIGINT/SIGTERM/SIGHUP,
  * --duration, --max-size, or when the --pid process exits.
  */
 #include <errno.h>
@@ -62,7 +62,7 @@ static void usage(FILE *f)
 		"Records the calls processes make on files (reads and writes with their offsets,\n"
 		"fsync, fdatasync, open flags over time, fallocate, truncate, rename, unlink;\n"
 		"system calls, libaio and io_uring) and the files they touch (path, size, holes),\n"
-		"until SIGINT/SIGTERM, a limit, or the --pid process exits. See record/FILE.md.\n"
+		"until SIGINT/SIGTERM/SIGHUP, a limit, or the --pid process exits. See record/FILE.md.\n"
 		"\n"
 		"  -o, --output FILE    trace to write (created 0600)\n"
 		"      --pid PID        process PID and the processes it starts (PostgreSQL's\n"
@@ -561,6 +561,11 @@ int cmd_record_file(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/*
+	 * The terminal of a recording started over ssh going away: a clean stop, as SIGTERM (by
+	 * default it killed the recorder, leaving a trace without its index and counters).
+	 */
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* Calls begun from now on are recorded; files open before are read right after, so a
 	 * file opened in between is seen both ways (file_drain.c keeps it once). */

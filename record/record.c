@@ -81,7 +81,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: ioreel record [-d DEV]... -o FILE.ioreel [options]\n"
 		"\n"
-		"Records the block I/O of devices with eBPF until SIGINT/SIGTERM or a limit.\n"
+		"Records the block I/O of devices with eBPF until SIGINT/SIGTERM/SIGHUP or a\n"
+		"limit.\n"
 		"\n"
 		"  -d, --device DEV     /dev/X, a partition, or MAJ:MIN (repeatable; none = every disk)\n"
 		"  -o, --output FILE    trace to write (created 0600)\n"
@@ -831,6 +832,11 @@ int cmd_record(int argc, char **argv)
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/*
+	 * The terminal of a recording started over ssh going away: a clean stop, as SIGTERM (by
+	 * default it killed the recorder, leaving a trace without its index and counters).
+	 */
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	err = rec_collect__start(&c,
 				 &(struct rec_collect_src){ .rg = &rg, .oldest = table_oldest,

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# How a recording ends: SIGINT and SIGTERM close the trace cleanly (all events readable, the
-# counts agree with --json); kill -9 leaves a readable trace that lost at most the last flush
-# interval (1 s); a full disk (a 1 MiB tmpfs as the output) stops the recorder with a clear
-# message, exit 1, and a trace whole up to its last flush, its index and counters in. Trace files are mode 0600.
+# How a recording ends: SIGINT, SIGTERM and SIGHUP (the terminal of an ssh session gone) close
+# the trace cleanly (all events readable, the counts agree with --json); kill -9 leaves a
+# readable trace that lost at most the last flush interval (1 s); a full disk (a 1 MiB tmpfs as
+# the output) stops the recorder with a clear message, exit 1, and a trace whole up to its last
+# flush, its index and counters in. Trace files are mode 0600.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
@@ -16,7 +17,7 @@ load() { # SECONDS: 4k random reads and writes on the zram
 		--iodepth=8 --size=64M --time_based --runtime="$1" >/dev/null
 }
 
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
 	rec_start "$dir/$sig.ioreel" -d "$dev"
 	load 2 || fail "fio"
 	rec_stop $sig || fail "SIG$sig: ioreel record exited $?"
