@@ -90,6 +90,7 @@ static int from_sysfs(uint32_t maj, uint32_t min, enum rec_level_req req, struct
 	if (sysfs_read(disk, "dev", buf, sizeof(buf)) || sscanf(buf, "%u:%u", &dmaj, &dmin) != 2)
 		return -ENOENT;
 	t->disk_dev = rec_mkdev(dmaj, dmin);
+	t->diskseq = sysfs_u64(disk, "diskseq");
 	t->nr_sectors = sysfs_u64(dir, "size");
 	t->td.size_bytes = t->nr_sectors * 512;
 	t->td.logical_block_size = (uint32_t)sysfs_u64(disk, "queue/logical_block_size");
@@ -110,6 +111,20 @@ static int from_sysfs(uint32_t maj, uint32_t min, enum rec_level_req req, struct
 		t->level = t->has_mq ? REC_LEVEL_RQ : REC_LEVEL_BIO;
 	}
 	return 0;
+}
+
+const char *rec_device_gone(const struct rec_target *t)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", t->disk_dev >> 20,
+		 t->disk_dev & 0xfffff);
+	if (!exists(dir, "dev"))
+		return "was removed";
+	if (t->diskseq && sysfs_u64(dir, "diskseq") != t->diskseq)
+		return "was detached or changed (a new disk sequence number: a loop device "
+		       "detached or set to another file, a medium changed)";
+	return NULL;
 }
 
 int rec_device_resolve(const char *spec, enum rec_level_req req, struct rec_target *t)

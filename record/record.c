@@ -456,6 +456,8 @@ struct rec_result {
 	uint64_t unwritten; /* given to the writer after it failed: lost (rec_unwritten) */
 	int werr;     /* writer error that ended the recording (-ENOSPC ...) */
 	bool max_size; /* stopped at --max-size */
+	int gone;      /* a -d device that went away and ended the recording, or -1 */
+	const char *gone_why;
 };
 
 /* The drain thread's view of the in-flight table (rec_collect_src.oldest). */
@@ -473,10 +475,11 @@ static int drain_release(void *d, uint64_t before)
  * second, until a signal or a limit. The drain thread does not wait for this one. */
 static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_drain *d,
 		     struct trace_writer *w, const struct rec_opts *o, int ncpu,
-		     struct rec_cpuload *cl, struct rec_result *r)
+		     struct rec_cpuload *cl, const struct rec_target *t, int nt,
+		     struct rec_result *r)
 {
 	uint64_t start = ktime_now(), tick = start + 1000000000ULL;
-	uint64_t last_events = 0, last_bytes = 0, last_t = start;
+	uint64_t last_events = 0, last_bytes = 0, last_t = start, warned = 0;
 
 	while (!stop_signal) {
 		struct timespec poll = { 0, POLL_MS * 1000000L };
@@ -515,6 +518,27 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 			last_events = r->ds.events;
 			last_bytes = r->ds.bytes_io;
 			last_t = now;
+			/*
+			 * A device detached or removed: its dev_t may come to name another one,
+			 * whose I/O would be recorded as the first one's. Named with -d, the
+			 * recording stops there; of every disk, the others go on.
+			 */
+			for (int i = 0; i < nt && r->gone < 0; i++) {
+				const char *why = warned >> i & 1 ? NULL : rec_device_gone(&t[i]);
+
+				if (why && o->ndevs) {
+					r->gone = i;
+					r->gone_why = why;
+				} else if (why) {
+					warned |= 1ULL << i;
+					cli_warn("%s (%u:%u) %s after %.1f s: I/O of that number "
+						 "recorded from now on may be of another device",
+						 t[i].td.name, t[i].td.major, t[i].td.minor, why,
+						 (now - start) / 1e9);
+				}
+			}
+			if (r->gone >= 0)
+				break;
 			if (o->c.max_size && r->trace_bytes >= o->c.max_size) {
 				r->max_size = true;
 				break;
@@ -745,7 +769,7 @@ int cmd_record(int argc, char **argv)
 	static struct rec_target t[TRACE_MAX_DEVS];
 	static struct trace_meta meta;
 	struct rec_opts o = { 0 };
-	struct rec_result r = { 0 };
+	struct rec_result r = { .gone = -1 };
 	struct record_bpf *skel = NULL;
 	struct rec_rings rg = { 0 };
 	struct trace_writer *w = NULL;
@@ -853,7 +877,7 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
 
-	run_loop(skel, c, d, w, &o, ncpu, &cl, &r);
+	run_loop(skel, c, d, w, &o, ncpu, &cl, t, nt, &r);
 	/* the CPU load ends at the stop, not after the wait for the I/O in flight and the
 	 * detach (finish) */
 	int lerr = r.werr ? 0 : rec_cpuload_tick(&cl, w, ktime_now(), true);
@@ -892,6 +916,13 @@ int cmd_record(int argc, char **argv)
 		if (stat(o.c.out, &sb) == 0)
 			r.trace_bytes = sb.st_size;
 		rc = EXIT_OK;
+	}
+	if (!r.werr && r.gone >= 0) {
+		cli_error("%s (%u:%u) %s after %.1f s: the recording stopped there, %s holds the "
+			  "%llu events before it", t[r.gone].td.name, t[r.gone].td.major,
+			  t[r.gone].td.minor, r.gone_why, r.elapsed_ns / 1e9, o.c.out,
+			  (unsigned long long)r.ds.events);
+		rc = EXIT_RUNTIME;
 	}
 	if (!o.c.quiet && !r.werr) {
 		struct trace_counter cs[REC_COUNTERS];

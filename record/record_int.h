@@ -18,6 +18,7 @@ struct rec_target {
 	uint32_t level;		/* enum rec_level actually used */
 	bool is_partition;
 	bool has_mq;		/* the disk has a blk-mq request queue (rq level possible) */
+	uint64_t diskseq;	/* the disk's sequence number at the start; 0: kernel has none */
 };
 
 /* --level */
@@ -29,6 +30,13 @@ int rec_device_resolve(const char *spec, enum rec_level_req req, struct rec_targ
 /* Every whole disk in /sys/block with a non-zero size; returns the count or -errno. */
 int rec_device_all(enum rec_level_req req, struct rec_target *t, int max);
 const char *rec_level_name(uint32_t level);
+/*
+ * NULL while t's disk is still the one resolved at the start, else what became of it: removed
+ * (zram hot_remove, a disk unplugged) or given a new sequence number (a loop device detached
+ * or attached to another file, a medium changed). Its dev_t may then name another device,
+ * whose I/O the recorder would take for the first one's.
+ */
+const char *rec_device_gone(const struct rec_target *t);
 
 /* Kernel dev_t encoding used by the BPF side. */
 static inline uint32_t rec_mkdev(uint32_t major, uint32_t minor)

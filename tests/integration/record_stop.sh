@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # How a recording ends: SIGINT, SIGTERM and SIGHUP (the terminal of an ssh session gone) close
 # the trace cleanly (all events readable, the counts agree with --json); kill -9 leaves a
-# readable trace that lost at most the last flush interval (1 s); a full disk (a 1 MiB tmpfs as
+# readable trace that lost at most the last flush interval (1 s); a -d device detached stops
+# the recorder (exit 1, a message naming it, the trace closed); a full disk (a 1 MiB tmpfs as
 # the output) stops the recorder with a clear message, exit 1, and a trace whole up to its last
 # flush, its index and counters in. Trace files are mode 0600.
 # timeout: 120
@@ -58,6 +59,32 @@ sys.exit(0 if rows and lost < 2.9 else 1)
 PY
 "$IOREEL" info "$dir/k9.ioreel" --json >"$dir/k9.info" || fail "ioreel info after kill -9"
 assert_eq "$(json_get "$dir/k9.info" index)" False "index after kill -9"
+
+# A -d device detached mid-recording: its number may name another device next (a loop device
+# attached to another file), whose I/O would be taken for the first one's. The recorder says
+# so, exits 1, and the trace holds the I/O before, closed with its index.
+truncate -s 64M "$dir/gone.img"
+gdev=$(losetup -f --show "$dir/gone.img") || fail "losetup"
+# detached below; at exit only if it is still ours (the number may be another test's by then)
+cleanup_push "[ \"\$(losetup -n -O BACK-FILE '$gdev')\" = '$dir/gone.img' ] && losetup -d '$gdev'"
+rec_start "$dir/gone.ioreel" -d "$gdev"
+dd if=/dev/zero of="$gdev" bs=4k count=100 oflag=direct 2>/dev/null || fail "dd onto $gdev"
+losetup -d "$gdev" || fail "losetup -d $gdev"
+for ((i = 0; i < 100; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$REC_PID" 2>/dev/null; then
+	rec_stop
+	fail "record went on 10 s after its device was detached: $(cat "$dir/gone.ioreel.err")"
+fi
+rc=0
+wait "$REC_PID" || rc=$?
+cat "$dir/gone.ioreel.err"
+assert_eq "$rc" 1 "exit status when the recorded device was detached"
+grep -q "$(basename "$gdev") .* was detached or changed .*the recording stopped there" \
+	"$dir/gone.ioreel.err" || fail "no clear message for the detached device (above)"
+assert_eq "$(json_get "$dir/gone.ioreel.json" ok)" False "ok in --json (detached)"
+"$IOREEL" info "$dir/gone.ioreel" --json >"$dir/gone.info" || fail "ioreel info (detached)"
+assert_eq "$(json_get "$dir/gone.info" index)" True "index after the device was detached"
+assert_eq "$(json_get "$dir/gone.info" events)" 100 "events before the device was detached"
 
 # Disk full: the output on a 1 MiB tmpfs fills within a second of 4k I/O.
 mkdir "$dir/tiny"
