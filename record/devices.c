@@ -127,6 +127,22 @@ const char *rec_device_gone(const struct rec_target *t)
 	return NULL;
 }
 
+bool rec_device_holds(const struct rec_target *t, dev_t dev)
+{
+	char dir[80], buf[64];
+	unsigned int dmaj, dmin;
+
+	if (major(dev) == t->td.major && minor(dev) == t->td.minor)
+		return true;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	if (t->is_partition || !exists(dir, "partition"))
+		return false;
+	/* a partition's parent directory in sysfs is its disk */
+	strcat(dir, "/..");
+	return !sysfs_read(dir, "dev", buf, sizeof(buf)) &&
+	       sscanf(buf, "%u:%u", &dmaj, &dmin) == 2 && rec_mkdev(dmaj, dmin) == t->disk_dev;
+}
+
 int rec_device_resolve(const char *spec, enum rec_level_req req, struct rec_target *t)
 {
 	unsigned int maj, min;

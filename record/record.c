@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -764,6 +765,30 @@ static struct record_bpf *load(const struct rec_opts *o, const struct rec_target
 	return err ? NULL : skel;
 }
 
+/*
+ * The trace written on a recorded device: the recorder leaves out the I/O it submits itself
+ * (self_tgid), but the page cache's writeback of the trace is submitted by the kernel's flusher
+ * threads, as the workload's is, and recorded. Not a loop (a few bytes of trace per I/O), but
+ * not the workload's either: said; --pid, --comm or --cgroup leave it out.
+ */
+static void warn_own_writes(const struct rec_common *o, const struct rec_target *t, int nt)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", o->out);
+	if (o->pid || o->comm || o->cgroup || stat(dirname(dir), &st))
+		return;
+	for (int i = 0; i < nt; i++)
+		if (rec_device_holds(&t[i], st.st_dev)) {
+			cli_warn("%s is on %s, a recorded device: the writeback of the trace "
+				 "itself (by the kernel's flusher threads) will be in it; write it "
+				 "elsewhere, or record with --pid or --comm to leave it out",
+				 o->out, t[i].td.name);
+			return;
+		}
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static struct rec_target t[TRACE_MAX_DEVS];
@@ -834,6 +859,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot create %s: %s", o.c.out, outfile_strerror(errno));
 		goto out;
 	}
+	warn_own_writes(&o.c, t, nt);
 	d = rec_drain__new(w, t, nt, genesis);
 	if (!d) {
 		cli_error("out of memory for the reorder buffer");

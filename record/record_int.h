@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "formats/trace.h"
 #include "bpf/record.h"
 
@@ -37,6 +38,9 @@ const char *rec_level_name(uint32_t level);
  * whose I/O the recorder would take for the first one's.
  */
 const char *rec_device_gone(const struct rec_target *t);
+/* Whether a file on the filesystem of device dev (st_dev) is on t: t itself, or a partition
+ * of t when t is a whole disk. */
+bool rec_device_holds(const struct rec_target *t, dev_t dev);
 
 /* Kernel dev_t encoding used by the BPF side. */
 static inline uint32_t rec_mkdev(uint32_t major, uint32_t minor)

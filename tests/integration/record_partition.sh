@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Recording a partition of a loop device (losetup -P + sfdisk): offsets are relative to the
 # partition (what fio wrote on /dev/loopNp1), I/O on the other partition is not recorded,
-# and the device table has the partition's name and size. Both levels.
+# and the device table has the partition's name and size. Both levels. A trace written on a
+# recorded partition or disk is said to hold its own writes.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd sfdisk losetup
@@ -56,5 +57,23 @@ PY
 	fi
 	grep -q "\"name\":\"$name\".*\"size\":67108864" "$dir/$level.ioreel.json" ||
 		fail "device table: $(cat "$dir/$level.ioreel.json")"
+done
+
+# The trace written on a filesystem of a recorded device (the partition, or the disk holding
+# it): its own writeback goes into it, which the recorder says; on the other partition, not.
+mkfs.ext4 -q -F "$p2" >/dev/null 2>&1 || fail "mkfs.ext4 $p2"
+mkdir "$dir/mnt"
+mount "$p2" "$dir/mnt" || fail "mount $p2"
+cleanup_push "umount -l '$dir/mnt'"
+for d in "$dev" "$p2" "$p1"; do
+	"$IOREEL" record -d "$d" -o "$dir/mnt/self.ioreel" -q --duration 0.5 2>"$dir/self.err" ||
+		fail "record -d $d onto its own filesystem: $(cat "$dir/self.err")"
+	err=$(cat "$dir/self.err")
+	if [ "$d" = "$p1" ]; then
+		grep -q "a recorded device" <<<"$err" && fail "warned for $p1: $err"
+	else
+		grep -q "self.ioreel is on $(basename "$d"), a recorded device: the writeback of" \
+			<<<"$err" || fail "record -d $d: its own writeback not named: $err"
+	fi
 done
 echo PASS
