@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -89,7 +91,7 @@ static void usage(FILE *f)
 		"  -o, --output FILE    trace to write (created 0600)\n"
 		"      --duration T     stop after T (\"60\", \"1.5s\", \"10m\")\n"
 		"      --max-size SIZE  stop when the trace reaches SIZE (\"512m\", \"2g\")\n"
-		"      --pid PID        only I/O submitted by process PID\n"
+		"      --pid PID        only I/O submitted by process PID (stops when it exits)\n"
 		"      --comm NAME      only I/O submitted by tasks named NAME\n"
 		"      --cgroup PATH    only I/O submitted from cgroup v2 PATH (or below)\n"
 		"      --level L        bio, rq or auto (default: rq for blk-mq disks, else bio);\n"
@@ -457,6 +459,7 @@ struct rec_result {
 	uint64_t unwritten; /* given to the writer after it failed: lost (rec_unwritten) */
 	int werr;     /* writer error that ended the recording (-ENOSPC ...) */
 	bool max_size; /* stopped at --max-size */
+	bool pid_exited; /* the --pid process exited, which ended the recording */
 	int gone;      /* a -d device that went away and ended the recording, or -1 */
 	const char *gone_why;
 };
@@ -472,11 +475,17 @@ static int drain_release(void *d, uint64_t before)
 	return rec_drain__release(d, before);
 }
 
+/* Whether the process of a pidfd has exited (the pidfd reads ready then). */
+static bool process_exited(int pidfd)
+{
+	return poll(&(struct pollfd){ .fd = pidfd, .events = POLLIN }, 1, 0) == 1;
+}
+
 /* Takes what the drain thread collected, releases it in queue-time order, flushes once a
  * second, until a signal or a limit. The drain thread does not wait for this one. */
 static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_drain *d,
 		     struct trace_writer *w, const struct rec_opts *o, int ncpu,
-		     struct rec_cpuload *cl, const struct rec_target *t, int nt,
+		     struct rec_cpuload *cl, const struct rec_target *t, int nt, int pidfd,
 		     struct rec_result *r)
 {
 	uint64_t start = ktime_now(), tick = start + 1000000000ULL;
@@ -547,6 +556,14 @@ static void run_loop(struct record_bpf *skel, struct rec_collect *c, struct rec_
 		}
 		if (o->c.duration_ns && now - start >= o->c.duration_ns)
 			break;
+		/*
+		 * As at file level: nothing more of the --pid process can come, and its PID, once
+		 * reused, would bring another process's I/O into the trace.
+		 */
+		if (pidfd >= 0 && process_exited(pidfd)) {
+			r->pid_exited = true;
+			break;
+		}
 	}
 	if (!o->c.quiet && isatty(2))
 		fputc('\n', stderr);
@@ -642,7 +659,7 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       "\"merged\":%llu,\"ended_unseen\":%llu,\"out_of_order\":%llu,"
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
 	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"drain_priority\":\"%s\","
-	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu,\"devices\":[",
+	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu,\"pid_exited\":%s,\"devices\":[",
 	       ok ? "true" : "false", raw ? "raw_tp" : "tp_btf", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
@@ -655,7 +672,8 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
 	       r->elapsed_ns ? r->ds.events / (r->elapsed_ns / 1e9) : 0.0,
 	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
-	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak);
+	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak,
+	       r->pid_exited ? "true" : "false");
 	for (int i = 0; i < nt; i++) {
 		printf("%s{\"name\":", i ? "," : "");
 		json_str(stdout, t[i].td.name);
@@ -803,7 +821,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_table tab = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec_cpuload cl = { .map_fd = -1 };
-	int nt = 0, ncpu, cgfd = -1, err, rc = EXIT_RUNTIME;
+	int nt = 0, ncpu, cgfd = -1, pidfd = -1, err, rc = EXIT_RUNTIME;
 	bool raw, io_start = true;
 	uint64_t genesis;
 
@@ -903,7 +921,13 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "ioreel record: %s (%u:%u) at %s level\n", t[i].td.name,
 				t[i].td.major, t[i].td.minor, rec_level_name(t[i].level));
 
-	run_loop(skel, c, d, w, &o, ncpu, &cl, t, nt, &r);
+	if (o.c.pid) {
+		pidfd = (int)syscall(SYS_pidfd_open, o.c.pid, 0);
+		if (pidfd < 0 && errno == ESRCH)
+			r.pid_exited = true; /* gone since the options were read */
+	}
+	if (!r.pid_exited)
+		run_loop(skel, c, d, w, &o, ncpu, &cl, t, nt, pidfd, &r);
 	/* the CPU load ends at the stop, not after the wait for the I/O in flight and the
 	 * detach (finish) */
 	int lerr = r.werr ? 0 : rec_cpuload_tick(&cl, w, ktime_now(), true);
@@ -954,10 +978,11 @@ int cmd_record(int argc, char **argv)
 		struct trace_counter cs[REC_COUNTERS];
 		char why[160];
 
-		fprintf(stderr, "ioreel record: %llu events, %llu dropped%s, %s written%s%s\n",
+		fprintf(stderr, "ioreel record: %llu events, %llu dropped%s, %s written%s%s%s\n",
 			(unsigned long long)r.ds.events, (unsigned long long)dropped_total(&r),
 			rec_drops_why(cs, counters(&r, cs), why, sizeof(why)), o.c.out,
 			r.max_size ? " (stopped at --max-size)" : "",
+			r.pid_exited ? " (the process exited)" : "",
 			stop_signal ? " (stopped by signal)" : "");
 	}
 	if (o.c.json)
@@ -973,5 +998,7 @@ out:
 	record_bpf__destroy(skel);
 	if (cgfd >= 0)
 		close(cgfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	return rc;
 }

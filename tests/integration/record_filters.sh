@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Filters keep exactly the right I/Os: -d (another device busy at the same time), --comm
-# (fio and dd on the same device), --pid (two dd processes, one recorded) and --cgroup (a dd
-# in a cgroup of our own, another outside it).
+# (fio and dd on the same device), --pid (two dd processes, one recorded; the recorder stops
+# when it exits) and --cgroup (a dd in a cgroup of our own, another outside it).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd dd mkfifo
@@ -46,7 +46,13 @@ rec_start "$dir/pid.ioreel" -d "$a" --pid "$p1"
 echo go >"$dir/go1"
 echo go >"$dir/go2"
 wait $p1 $p2 || fail "dd failed"
-rec_stop || fail "record exited $?"
+# the recorder stops by itself when the --pid process exits (its PID may come to name another)
+for ((i = 0; i < 100; i++)); do kill -0 "$REC_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$REC_PID" 2>/dev/null && { rec_stop; fail "record went on 10 s after its --pid exited"; }
+wait "$REC_PID" || fail "record exited $?: $(cat "$dir/pid.ioreel.err")"
+assert_eq "$(json_get "$dir/pid.ioreel.json" pid_exited)" True "pid_exited in --json"
+grep -q "(the process exited)" "$dir/pid.ioreel.err" ||
+	fail "the exit not said: $(cat "$dir/pid.ioreel.err")"
 trace_csv "$dir/pid.ioreel" >"$dir/pid.csv" || fail "export"
 assert_eq "$(tail -n +2 "$dir/pid.csv" | wc -l)" 123 "I/Os in the --pid trace"
 assert_eq "$(tail -n +2 "$dir/pid.csv" | awk -F, -v p="$p1" '$10 != p' | wc -l)" 0 \
