@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 #include "replay/block/target.h"
+#include "replay/core/run.h"
 #include "util/cli.h"
 #include "util/fileio.h"
 
@@ -59,6 +60,11 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 	for (uint64_t off = from & ~511ULL; off < to; off += chunk) {
 		size_t n = to - off < chunk ? (size_t)(to - off) : chunk;
 
+		/* a 20G target takes minutes: Ctrl-C ends it (and the caller removes a file it made) */
+		if (replay_stop) {
+			ret = -EINTR;
+			break;
+		}
 		n = (n + 511) & ~(size_t)511;
 		pattern_fill(buf, off, (uint32_t)n, PATTERN_FILL_MAGIC);
 		ret = pwrite_whole(fd, buf, n, off);
@@ -158,6 +164,14 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 			ret = fallocate(t->fd, 0, 0, (off_t)o->create_size) ? -errno : 0;
 			if (ret != -ENOSPC)
 				ret = fill_file(t->fd, t->size, o->create_size);
+			if (ret == -EINTR) {
+				snprintf(err, errlen, "interrupted while filling target file %s to "
+					 "%llu bytes (--size): nothing was replayed%s", path,
+					 (unsigned long long)o->create_size,
+					 *made ? "; the file was removed" : "");
+				target_close(t);
+				return ret;
+			}
 			if (ret) {
 				snprintf(err, errlen, "cannot fill target file %s to %llu bytes: %s",
 					 path, (unsigned long long)o->create_size, strerror(-ret));

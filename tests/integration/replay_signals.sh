@@ -4,7 +4,7 @@
 # hour away (it used to sleep to the deadline and look at the signal only after it), one whose
 # times lie past 2^63 ns, a dep replay of the same gap; at several moments. Each ends at once
 # with its result trace complete and readable (the first I/O in it), and says it was
-# interrupted.
+# interrupted. So does one still filling its new --size target, which it removes.
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -59,6 +59,29 @@ for sig in INT TERM; do
 	done
 	stop "$d/far.ioreel" $sig 1 timed
 done
+# Ctrl-C while --size fills a new file target (4 GiB: seconds of writing) ends it at once, exit 1
+# with a message, and the file it made is removed; an earlier result under -o stays as it was
+if [ "$(df --output=avail -k "$d" | tail -1)" -gt $((5 << 20)) ]; then
+	cp "$d/gap.ioreel" "$d/earlier.ioreel"
+	"$IOREEL" replay "$d/gap.ioreel" --target "$d/new.img" --size 4g --allow-writes -q \
+		-o "$d/earlier.ioreel" >/dev/null 2>"$d/err" &
+	pid=$!
+	for _ in $(seq 500); do [ -e "$d/new.img" ] && break; sleep 0.01; done
+	kill -INT $pid
+	for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "--size fill still running 10 s after SIGINT"; }
+	rc=0
+	wait $pid || rc=$?
+	cat "$d/err"
+	assert_eq "$rc" 1 "exit status of a replay interrupted in its --size fill"
+	grep -q "interrupted while filling target file $d/new.img .*the file was removed" "$d/err" ||
+		fail "the interrupted fill not said (above)"
+	[ ! -e "$d/new.img" ] || fail "the half-filled target $d/new.img was left"
+	cmp -s "$d/gap.ioreel" "$d/earlier.ioreel" || fail "the earlier result was changed"
+else
+	echo "NOTE: under 5 GiB free in $d: the --size fill interruption not checked"
+fi
+
 # --speed far below 1 stretches the gap further still; an absurd one is refused
 "$IOREEL" replay "$d/gap.ioreel" --target "$d/t.img" --mode timed --speed 1e-20 -q \
 	>/dev/null 2>"$d/err" && fail "--speed 1e-20 accepted"
