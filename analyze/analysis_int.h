@@ -45,6 +45,7 @@ struct an_sums {
 
 struct an_op {
 	uint64_t ios, bytes, errors, seq;
+	int first_error; /* errno of its first failed I/O (fio's "error"), 0 if none failed */
 	struct hist slat, clat, lat; /* buckets, count, min, max live; mean/m2 set by an_finish() */
 	struct an_sums slat_s, clat_s, lat_s;
 	uint64_t lat_bins[AN_LAT_BINS];

@@ -17,6 +17,8 @@ void an_op_add(struct an_op *d, const struct an_op *s)
 {
 	d->ios += s->ios;
 	d->bytes += s->bytes;
+	if (!d->errors)
+		d->first_error = s->first_error;
 	d->errors += s->errors;
 	d->seq += s->seq;
 	/* buckets, count, min and max; mean and m2 are derived from the sums by an_finish() */

@@ -80,11 +80,16 @@ static void json_job(FILE *f, const struct analysis *a, const struct an_group *g
 		     const char *extra)
 {
 	uint64_t lat[AN_LAT_BINS] = { 0 }, nlat = 0, ndepth = 0;
+	int error = 0;
 
+	/* fio's "error" is the errno that failed the job: here, of a failed I/O (the first of
+	 * the first op with any; the counts are in "ioreel"/"ops" and the replay's fidelity) */
+	for (unsigned int op = 0; op < IO_OP__COUNT && !error; op++)
+		error = g->op[op].first_error;
 	fprintf(f, "{\"jobname\": ");
 	json_str(f, g->name);
-	fprintf(f, ", \"groupid\": 0, \"error\": 0, \"job_runtime\": %llu, \"elapsed\": %llu",
-		(unsigned long long)(an_runtime_ns(a) / 1000000),
+	fprintf(f, ", \"groupid\": 0, \"error\": %d, \"job_runtime\": %llu, \"elapsed\": %llu",
+		error, (unsigned long long)(an_runtime_ns(a) / 1000000),
 		(unsigned long long)(an_runtime_ns(a) / 1000000000));
 	for (unsigned int op = 0; op < IO_OP__COUNT; op++) {
 		for (unsigned int i = 0; i < AN_LAT_BINS; i++) {

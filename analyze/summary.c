@@ -509,7 +509,8 @@ static void add_one(struct analysis *a, const struct io_event *e)
 	struct an_op *o = &g->op[e->op];
 	o->ios++;
 	o->bytes += e->length;
-	o->errors += e->error != 0;
+	if (e->error && !o->errors++)
+		o->first_error = e->error < 0 ? -e->error : e->error;
 	g->events++;
 
 	uint64_t end = t;

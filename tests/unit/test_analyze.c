@@ -5,6 +5,7 @@
  * no-completion inputs; the bounded interval series; grouping; clat without issue times (bio
  * level); closed-loop traces (no runtime).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,34 @@ static void test_replay_label(void)
 	analysis__free(a);
 }
 
+/* fio's "error": the errno of a failed I/O (0 when none failed); the counts per op beside */
+static void test_error_field(void)
+{
+	for (int fail = 0; fail < 2; fail++) {
+		struct analysis *a = analysis__new(NULL, NULL, "err");
+		char *buf = NULL;
+		size_t len = 0;
+
+		for (unsigned int k = 0; k < 10; k++) {
+			struct io_event e = ev(k * 1000, k * 1000 + 10, k * 1000 + 500, k * 4096,
+					       4096, k & 1 ? IO_OP_WRITE : IO_OP_READ);
+
+			if (fail && k >= 3 && (k & 1)) /* writes 3, 5, 7, 9 */
+				e.error = k == 3 ? -ENOSPC : -EIO;
+			analysis__add(a, &e, 1);
+		}
+		FILE *f = open_memstream(&buf, &len);
+		analysis__print_json(a, f, "\"fidelity\": {}");
+		fclose(f);
+		CHECK(strstr(buf, fail ? "\"error\": 28," : "\"error\": 0,") != NULL,
+		      "fio's error field (%s): %.200s", fail ? "failed I/Os" : "none failed", buf);
+		CHECK(!fail || strstr(buf, "\"write\": {\"total_ios\": 5, \"errors\": 4,") != NULL,
+		      "the failed writes counted");
+		free(buf);
+		analysis__free(a);
+	}
+}
+
 /*
  * Bio level: queue and completion, no issue. clat is queue to completion (fio's clat), equal to
  * lat; slat stays empty. Beside I/Os with an issue time, clat keeps issue to completion.
@@ -330,6 +359,7 @@ int main(void)
 	test_clat_without_issue();
 	test_closed_loop();
 	test_replay_label();
+	test_error_field();
 	test_bucket_copy();
 	test_exact();
 	test_depth();
