@@ -338,7 +338,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	bool timed = clocked && h->count;
 	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
 	char spin[32] = "null";	   /* and a spin before their deadlines */
-	char dep[1024];
+	char dep[2048]; /* dep_json's ~40 numbers, each up to 20 digits, and their keys */
 
 	if (clocked) {
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);
@@ -352,7 +352,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
 		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %s, "
 		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
-		"\"errors\": %llu, \"cap_hits\": %llu, \"max_inflight\": %llu, \"inflight_cap\": %llu, "
+		"\"errors\": %llu, \"interrupted\": %s, \"cap_hits\": %llu, \"max_inflight\": %llu, \"inflight_cap\": %llu, "
 		"\"buffer_waits\": %llu, "
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
@@ -365,7 +365,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		timed ? (double)r->late_100us / (double)h->count : 0.0, stretch,
 		(unsigned long long)r->trace_span_ns, (unsigned long long)r->replay_span_ns,
 		(unsigned long long)r->ios, (unsigned long long)r->errors,
-		(unsigned long long)r->cap_hits, (unsigned long long)r->max_inflight_seen,
+		r->interrupted ? "true" : "false", (unsigned long long)r->cap_hits, (unsigned long long)r->max_inflight_seen,
 		(unsigned long long)r->inflight_cap, (unsigned long long)r->buffer_waits,
 		(unsigned long long)r->starved, (unsigned long long)r->remapped,
 		(unsigned long long)r->realigned, (unsigned long long)r->converted,

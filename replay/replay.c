@@ -237,6 +237,22 @@ static void print_report(const struct replay_result *res, bool json)
 	replay_cpu_print(res, stdout);
 }
 
+/* I/Os or calls that failed on the target: how many, and the first with what failed */
+static void report_failures(const struct replay_result *res)
+{
+	const struct replay_file_result *f = res->file;
+	unsigned long long n = res->errors, all = res->ios;
+
+	if (f && f->first_fail_rel[0])
+		cli_error("%llu of %llu calls failed on the target (first: %s of %s/%s: %s); the "
+			  "report counts them per call", n, all, io_fop_name(f->first_fail_op),
+			  f->root, f->first_fail_rel, strerror(-res->first_error));
+	else
+		cli_error("%llu of %llu %s failed on the target (first: %s at offset %llu); the "
+			  "report counts them", n, all, f ? "calls" : "I/Os",
+			  strerror(-res->first_error), (unsigned long long)res->first_error_offset);
+}
+
 /* The long options without a short one: named, grouped as --help groups them. */
 enum replay_opt {
 	/* when: the mode and its clock */
@@ -764,7 +780,7 @@ int cmd_replay(int argc, char **argv)
 	struct replay_result res;
 	bool json, quiet;
 	char err[1024] = "";
-	int ret;
+	int ret, rc;
 
 	ret = replay_cli_parse(argc, argv, &cli);
 	if (cli.help || cli.bad_option) {
@@ -814,6 +830,9 @@ int cmd_replay(int argc, char **argv)
 	o.command_line = argv_join("ioreel", argc, argv);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* a replay started over ssh whose connection drops: its report and result trace as on
+	 * Ctrl-C, not death by SIGHUP with a temporary file left beside -o */
+	signal(SIGHUP, on_signal);
 
 	ret = replay_run(&o, &res, err, sizeof(err));
 	if (ret && !res.ios) {
@@ -826,13 +845,13 @@ int cmd_replay(int argc, char **argv)
 	if (ret)
 		cli_error("%s", err);
 	else if (res.errors)
-		cli_warn("%llu %s failed (first: %s at offset %llu on the target)",
-			 (unsigned long long)res.errors, res.file ? "calls" : "I/Os",
-			 strerror(-res.first_error),
-			 (unsigned long long)res.first_error_offset);
-	if (replay_stop)
-		cli_warn("interrupted: the report covers what was replayed before the signal");
+		report_failures(&res);
+	if (res.interrupted)
+		cli_error("interrupted: the report covers what was replayed before the signal, "
+			  "not the whole trace");
+	/* a script's `replay && publish` must not publish a partial or failing run as a result */
+	rc = ret || res.errors || res.interrupted ? EXIT_RUNTIME : EXIT_OK;
 	free((char *)o.command_line);
 	replay_result_free(&res);
-	return cli_close_stdout(ret ? EXIT_RUNTIME : EXIT_OK);
+	return cli_close_stdout(rc);
 }

@@ -200,6 +200,10 @@ struct replay_file_result {
 	char counter_names[64][TRACE_COUNTER_NAME_MAX];
 	unsigned int ncounters;
 	uint64_t dropped; /* the recorder's dropped calls (index), UINT64_MAX unknown */
+	/* the first call that failed on the target: its op (enum io_fop) and file, relative to
+	 * root ("" when it named none) */
+	unsigned int first_fail_op;
+	char first_fail_rel[4096];
 };
 
 /* Closed mode: what a stream's latency search (fio's latency_target) found. */
@@ -221,6 +225,7 @@ struct replay_result {
 	uint64_t errors;	    /* completed with an error */
 	uint64_t first_error_offset;
 	int first_error;
+	bool interrupted;	    /* SIGINT, SIGTERM or SIGHUP ended it before the trace did */
 	uint64_t skipped[5];	    /* per enum io_op: not replayed (writes without --allow-writes) */
 	uint64_t converted;	    /* writes replayed as reads */
 	uint64_t remapped;	    /* offsets wrapped or scaled into the target */

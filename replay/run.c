@@ -289,6 +289,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		goto out;
 	}
 	ret = run_schedule(r);
+	res->interrupted = replay_stop != 0;
 	run_cpu_stop(r);
 	run_stop_helper(r);
 	if (!ret && (r->rerr || r->werr))

@@ -260,6 +260,16 @@ void file_skip(struct run *r, const struct sev *s)
 }
 
 /* On the helper thread: the result trace, the analysis, the figures per call. */
+/* The first call that failed on the target, by its op and file, for the message that says
+ * so (the file's name at its first sight: a later rename is not followed) */
+static void first_failure(struct frun *f, const struct io_event *ev, const struct io_fext *x)
+{
+	f->res->first_fail_op = ev->op;
+	if (x->file && x->file < f->nfiles)
+		snprintf(f->res->first_fail_rel, sizeof(f->res->first_fail_rel), "%s",
+			 f->names[f->files[x->file].name].rel);
+}
+
 void file_out(struct run *r, const struct done_ev *dv)
 {
 	const struct done_fev *d = (const struct done_fev *)dv;
@@ -274,6 +284,8 @@ void file_out(struct run *r, const struct done_ev *dv)
 	}
 	res->replayed[ev->op]++;
 	res->failed[ev->op] += ev->error != 0;
+	if (ev->error && !r->res->errors) /* the first failure (out_event counts it next) */
+		first_failure(frun_of(r), ev, &d->x);
 	if (ev->complete_ns >= ev->queue_ns)
 		hist_add(&res->lat[ev->op], ev->complete_ns - ev->queue_ns);
 	/* the summary's read/write/flush figures, as of a device */

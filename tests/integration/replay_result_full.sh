@@ -4,9 +4,11 @@
 # replay ends. On a full disk (a 128 KiB tmpfs) the replay says what failed, exits 1, leaves no
 # temporary file, and an earlier result of that name stays as it was; a replay stopped by
 # --runtime still keeps the trace of what ran. Block and file level. A lay-out under --root,
-# a --prefill and a --size fill that fill their disk name ENOSPC as the cause.
+# a --prefill and a --size fill that fill their disk name ENOSPC as the cause. Calls that fail
+# on the target make the replay exit 1, the first named.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/replay_common.inc"
 need_root
 
 d=$(scratch_dir)
@@ -83,6 +85,24 @@ assert_eq "$rc" 1 "exit status of a --size fill that filled the disk"
 grep -q "cannot fill target file $d/odd/t.img .*: No space left on device" "$d/err" ||
 	fail "--size: no ENOSPC"
 [ ! -e "$d/odd/t.img" ] || fail "the target file replay made and could not fill was left"
+
+# calls that fail on the target (a root out of inodes: the creates past the limit get ENOSPC):
+# counted, the first named by call and file, and exit 1, so that `replay && publish` stops
+mkdir "$d/few"
+mount -t tmpfs -o size=1m,nr_inodes=16 tmpfs "$d/few" || fail "mount tmpfs"
+cleanup_push "umount -l '$d/few'"
+printf '[c]\nioengine=filecreate\nnrfiles=40\nfilesize=4k\n' >"$d/c.fio"
+"$IOREEL" synth --fio-job "$d/c.fio" -o "$d/c.ioreel" >/dev/null 2>&1 || fail "synth c.fio"
+mkdir "$d/few/root"
+rc=0
+"$IOREEL" replay "$d/c.ioreel" --root "$d/few/root" --allow-writes --json >"$d/c.json" \
+	2>"$d/err" || rc=$?
+cat "$d/err"
+assert_eq "$rc" 1 "exit status of a replay whose calls failed"
+grep -q "[0-9]* of [0-9]* calls failed on the target (first: open of $d/few/root/c\.0\.[0-9]*: No space left on device)" \
+	"$d/err" || fail "the first failed call not named (above)"
+[ "$(json_get "$d/c.json" "d['fidelity']['errors']")" -gt 0 ] || fail "errors not counted"
+assert_eq "$(json_get "$d/c.json" "d['fidelity']['interrupted']")" False "interrupted in --json"
 
 # stopped by --runtime: the trace of what ran, under its name, readable with its index
 "$IOREEL" replay "$d/big.ioreel" --target "$d/target" --mode afap --runtime 0.02 \

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Ctrl-C and SIGTERM end a replay whatever it waits for: a timed replay whose next I/O is an
+# Ctrl-C, SIGTERM and SIGHUP end a replay whatever it waits for: a timed replay whose next I/O is an
 # hour away (it used to sleep to the deadline and look at the signal only after it), one whose
 # times lie past 2^63 ns, a dep replay of the same gap; at several moments. Each ends at once
-# with its result trace complete and readable (the first I/O in it), and says it was
-# interrupted. So does one still filling its new --size target, which it removes.
+# with its result trace complete and readable (the first I/O in it), says it was interrupted
+# (stderr, --json) and exits 1: a partial run is not a result. So does one still filling its new --size target, which it removes.
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -28,7 +28,7 @@ mktrace "$d/far.csv" "$d/far.ioreel"
 # stop TRACE SIGNAL DELAY_S MODE: replay, signal it after DELAY_S, check it ends and its result
 stop() {
 	local trace=$1 sig=$2 delay=$3 mode=$4 out=$d/res-$2-$3-$4.ioreel pid t0 t1 rc
-	"$IOREEL" replay "$trace" --target "$d/t.img" --mode "$mode" -o "$out" -q \
+	"$IOREEL" replay "$trace" --target "$d/t.img" --mode "$mode" -o "$out" -q --json \
 		>"$d/out" 2>"$d/err" &
 	pid=$!
 	sleep "$delay"
@@ -48,12 +48,15 @@ stop() {
 	echo "SIG$sig after ${delay}s ($mode, $(basename "$trace")): ended in" \
 		"$(((t1 - t0) / 1000000)) ms, exit $rc"
 	[ "$rc" -lt 128 ] || fail "replay died of SIG$sig (exit $rc) instead of finishing its output"
+	# a partial run is not a result: exit 1, said on stderr and in --json
+	assert_eq "$rc" 1 "exit status of a replay interrupted by SIG$sig"
 	grep -q interrupted "$d/err" || fail "an interrupted replay did not say so: $(cat "$d/err")"
+	assert_eq "$(json_get "$d/out" "d['fidelity']['interrupted']")" True "interrupted in --json"
 	"$IOREEL" info "$out" >"$d/info" 2>&1 || fail "result trace after SIG$sig unreadable: $(cat "$d/info")"
 	grep -Eq '^  events +1:' "$d/info" || fail "result after SIG$sig does not hold the first I/O: $(cat "$d/info")"
 }
 
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
 	for delay in 0.5 2; do
 		stop "$d/gap.ioreel" $sig $delay timed
 	done
