@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include "formats/trace.h"
 #include "bpf/record.h"
+#include "record/common.h"
 
 /* One recorded device (whole disk or partition); its index is its trace device index. */
 struct rec_target {
@@ -170,5 +171,26 @@ void rec_collect__warn(const struct rec_collect *c);
 
 /* blk_status_t -> -errno, as blk_status_to_errno() does. */
 int rec_status_errno(uint32_t status);
+
+/* --attach: which program type carries the programs (bpf/record.bpf.c). */
+enum rec_attach { REC_ATTACH_AUTO, REC_ATTACH_TP_BTF, REC_ATTACH_RAW_TP };
+
+struct rec_opts {
+	struct rec_common c; /* the options the file level takes too (common.h) */
+	const char *devs[TRACE_MAX_DEVS];
+	int ndevs;
+	enum rec_level_req level;
+	enum rec_attach attach;
+};
+
+/* load.c: the block level's programs */
+struct record_bpf;
+bool rec_has_level(const struct rec_target *t, int nt, uint32_t level);
+/* block_io_start (v6.5) is in the kernel's BTF (or IOREEL_RECORD_FAULT says it is not) */
+bool rec_kernel_has_io_start(void);
+/* Loads and attaches the programs --attach asks for (auto: tp_btf, else raw_tp); on failure
+ * says what failed and what to do and returns NULL. *raw says which set runs. */
+struct record_bpf *rec_load(const struct rec_opts *o, const struct rec_target *t, int nt,
+			   int ncpu, int cgfd, bool io_start, bool *raw);
 
 #endif
