@@ -15,9 +15,7 @@ need_cmd python3
 d=$(scratch_dir)
 truncate -s 64M "$d/t.img"
 
-python3 - "$d/t.csv" "$CSV_HEADER" <<'PY'
-import sys
-rows = []
+csv_trace "$d/t.csv" "$d/t.ioreel" <<'PY'
 def io(q, c, op, off, tid, comm, pid, flags=""):
     rows.append((q * 1000, "", c * 1000, "dev0", off, 4096, op, flags, 0, pid, tid, comm, 0, 0))
 for i in range(100):
@@ -26,13 +24,7 @@ for i in range(100):
 for k in range(10):
     q = 2000 + 2000 * k
     io(q, q + 100, "write", (1 << 20) + 4096 * k, 7, "kworker", 0, "kthread")
-rows.sort(key=lambda r: r[0])
-with open(sys.argv[1], "w") as f:
-    f.write(sys.argv[2] + "\n")
-    for r in rows:
-        f.write(",".join(str(x) for x in r) + "\n")
 PY
-mktrace "$d/t.csv" "$d/t.ioreel"
 
 dep_null_each "$d" --dep-kthread-clock "trace progress" "$d/t.ioreel" "$d/t.img" --null-latency 1ms
 python3 - "$d" <<'PY' || fail "--dep-kthread-clock (above)"

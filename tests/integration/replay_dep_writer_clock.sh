@@ -17,9 +17,7 @@ need_cmd python3
 d=$(scratch_dir)
 truncate -s 64M "$d/t.img"
 
-python3 - "$d/t.csv" "$CSV_HEADER" <<'PY'
-import sys
-rows = []
+csv_trace "$d/t.csv" "$d/t.ioreel" <<'PY'
 def io(q, c, op, off, tid, length=4096):
     rows.append((q * 1000, "", c * 1000, "dev0", off, length, op, "", 0, 42, tid, "postgres",
                  0, 0))
@@ -31,13 +29,7 @@ for j in range(10):                      # the writer (tid 9): 20 us after commi
     q = 5000 * j + 180
     for i in range(4):
         io(q + 10 * i, q + 10 * i + 50, "write", (1 << 20) + 4096 * (4 * j + i), 9)
-rows.sort(key=lambda r: r[0])
-with open(sys.argv[1], "w") as f:
-    f.write(sys.argv[2] + "\n")
-    for r in rows:
-        f.write(",".join(str(x) for x in r) + "\n")
 PY
-mktrace "$d/t.csv" "$d/t.ioreel"
 
 dep_null_each "$d" --dep-writer-clock "deps trace" "$d/t.ioreel" "$d/t.img" --null-latency 1ms,5ms
 python3 - "$d" <<'PY' || fail "--dep-writer-clock (above)"
