@@ -167,6 +167,19 @@ char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t l
 	return buf;
 }
 
+void rec_ring_warn(const struct rec_common *o, uint64_t dropped_ring, double gap_ms,
+		   const char *what)
+{
+	if (!dropped_ring)
+		return;
+	cli_warn("%llu %s were dropped because a CPU's ring was full: the drain thread left the "
+		 "rings unread for up to %.0f ms, longer than a ring of %llu %s lasted (the machine "
+		 "was busy or its CPU stalled); a larger --ring-size (now %llu KiB per CPU) holds "
+		 "longer",
+		 (unsigned long long)dropped_ring, what, gap_ms, 1ULL << o->ring_shift, what,
+		 (unsigned long long)(o->ring_size >> 10));
+}
+
 uint64_t rec_unwritten(const struct trace_writer *w, uint64_t handed, uint64_t pending)
 {
 	uint64_t in = trace_writer__events(w);

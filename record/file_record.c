@@ -77,8 +77,8 @@ static void usage(FILE *f)
 		"                       (tracepoint), the raw sys_enter/sys_exit ones (raw,\n"
 		"                       dearer), or auto (default: tracepoint, else raw)\n"
 		"      --inflight N     libaio/io_uring requests tracked in flight (65536)\n"
-		"      --ring-size SIZE ring of calls per CPU, a power of two (default 8m,\n"
-		"                       256m shared past 32 CPUs; 136 B a call, drained every\n"
+		"      --ring-size SIZE ring of calls per CPU, a power of two (default 16m,\n"
+		"                       256m shared past 16 CPUs; 136 B a call, drained every\n"
 		"                       1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
@@ -116,10 +116,11 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 	int c, r;
 
 	o->c.inflight = 65536;
-	/* 32,768 calls a CPU, as many records as the block level's 4 MiB: one CPU doing nothing but
-	 * system calls on tmpfs makes ~400k calls/s, which filled half of a 4 MiB ring between
-	 * two 20 ms passes, and all of it once on a loaded host (record/FILE.md) */
-	o->c.ring_size = 8 << 20;
+	/* 65,536 calls a CPU: one CPU doing nothing but system calls on tmpfs makes ~400k
+	 * calls/s, which filled half of a 4 MiB ring between two 20 ms passes, and all of it once
+	 * on a loaded host (record/FILE.md); 8 MiB until block-level rings were seen unread for
+	 * over 110 ms (record/README.md, "Why this design") */
+	o->c.ring_size = 16 << 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, REC_SHORT_OPTIONS, lo, NULL)) != -1) {
 		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
@@ -432,7 +433,7 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	       "\"io_uring\":%s,\"start_files\":\"%s\",\"duration_s\":%.3f,\"events\":%llu,"
 	       "\"io_bytes\":%llu,\"trace_bytes\":%llu,\"bytes_per_event\":%.2f,"
 	       "\"pid_exited\":%s,\"uncovered\":%llu,\"drain_priority\":\"%s\","
-	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu",
+	       "\"ring_peak\":%.3f,\"drain_gap_max_ms\":%.1f,\"buffer_peak_bytes\":%llu",
 	       ok ? "true" : "false", b->raw ? "raw" : "tracepoint",
 	       b->uring ? "true" : "false", b->iter ? "iter" : "proc", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)r->ds.bytes_io,
@@ -440,7 +441,7 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
 	       r->pid_exited ? "true" : "false", (unsigned long long)uncovered(r),
 	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
-	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak);
+	       r->cs.ring_peak, r->cs.gap_max_ns / 1e6, (unsigned long long)r->cs.buffer_peak);
 	for (size_t i = 0; i < n; i++)
 		printf(",\"%s\":%llu", c[i].name, (unsigned long long)c[i].value);
 	printf("}\n");
@@ -636,6 +637,8 @@ int cmd_record_file(int argc, char **argv)
 			r.max_size ? " (stopped at --max-size)" : "",
 			r.pid_exited ? " (the process exited)" : "",
 			stop_signal ? " (stopped by signal)" : "");
+	if (!r.werr)
+		rec_ring_warn(&o.c, r.k[FL_DROP_RING], r.cs.gap_max_ns / 1e6, "calls");
 	if (o.c.json)
 		print_json(&o, &b, &r, rc == EXIT_OK);
 out:

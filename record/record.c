@@ -88,8 +88,8 @@ static void usage(FILE *f)
 		"      --attach MODE    tp_btf, raw_tp or auto (default: tp_btf, and raw_tp if\n"
 		"                       tp_btf fails to load or attach on this kernel)\n"
 		"      --inflight N     I/Os tracked in flight at once (default 16384)\n"
-		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two (default 4m,\n"
-		"                       256m shared past 64 CPUs; 80 B per I/O, drained every 1-20 ms)\n"
+		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two (default 16m,\n"
+		"                       256m shared past 16 CPUs; 80 B per I/O, drained every 1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
 		"                       refused, so busy applications cannot crowd it off the CPUs\n"
@@ -130,7 +130,10 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	int c, r;
 
 	o->c.inflight = 16384;
-	o->c.ring_size = 4 << 20;
+	/* 131,072 I/Os a CPU: 0.4-0.7 s of tests/integration/record_saturation.sh, whose
+	 * completions bunch on one CPU. A CI run of it filled a 4 MiB ring (3 % dropped at 254k
+	 * IOPS): the rings went unread for longer than the 110-170 ms those held. */
+	o->c.ring_size = 16 << 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:" REC_SHORT_OPTIONS, lo, NULL)) != -1) {
 		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
@@ -503,7 +506,8 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       "\"merged\":%llu,\"ended_unseen\":%llu,\"out_of_order\":%llu,"
 	       "\"outside_partitions\":%llu,\"io_bytes\":%llu,\"trace_bytes\":%llu,"
 	       "\"bytes_per_event\":%.2f,\"iops\":%.1f,\"drain_priority\":\"%s\","
-	       "\"ring_peak\":%.3f,\"buffer_peak_bytes\":%llu,\"pid_exited\":%s,\"devices\":[",
+	       "\"ring_peak\":%.3f,\"drain_gap_max_ms\":%.1f,\"buffer_peak_bytes\":%llu,"
+	       "\"pid_exited\":%s,\"devices\":[",
 	       ok ? "true" : "false", raw ? "raw_tp" : "tp_btf", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)dropped_total(r),
 	       (unsigned long long)r->tt.drop_reserve, (unsigned long long)r->tt.drop_inflight,
@@ -516,7 +520,7 @@ static void print_json(const struct rec_opts *o, const struct rec_target *t, int
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
 	       r->elapsed_ns ? r->ds.events / (r->elapsed_ns / 1e9) : 0.0,
 	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
-	       r->cs.ring_peak, (unsigned long long)r->cs.buffer_peak,
+	       r->cs.ring_peak, r->cs.gap_max_ns / 1e6, (unsigned long long)r->cs.buffer_peak,
 	       r->pid_exited ? "true" : "false");
 	for (int i = 0; i < nt; i++) {
 		printf("%s{\"name\":", i ? "," : "");
@@ -730,6 +734,8 @@ int cmd_record(int argc, char **argv)
 			r.pid_exited ? " (the process exited)" : "",
 			stop_signal ? " (stopped by signal)" : "");
 	}
+	if (!r.werr)
+		rec_ring_warn(&o.c, r.tt.drop_reserve, r.cs.gap_max_ns / 1e6, "I/Os");
 	if (o.c.json)
 		print_json(&o, t, nt, &r, rc == EXIT_OK, raw);
 out:

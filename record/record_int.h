@@ -134,6 +134,7 @@ enum rec_prio { REC_PRIO_KEPT, REC_PRIO_FIFO, REC_PRIO_NICE };
 struct rec_collect_stats {
 	uint64_t stale;	      /* in-flight entries removed as stale (rec_collect_src.oldest) */
 	double ring_peak;     /* fullest ring seen by a pass, 0..1 */
+	uint64_t gap_max_ns;  /* longest the rings went unread: between two passes' starts */
 	uint64_t buffer_peak; /* bytes of batches it allocated (at most BUFFER_MAX) */
 };
 

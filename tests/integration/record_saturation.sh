@@ -47,6 +47,7 @@ print(sum(1 for r in csv.DictReader(sys.stdin) if r["op"] == "read" and
 	echo "run $run: $name read $((after - before)) (device), fio $fio_ios at $fio_iops IOPS;" \
 		"recorded $events ($by_fio by fio), dropped $dropped; drain thread" \
 		"$(json_get "$out.json" drain_priority), fullest ring $(json_get "$out.json" ring_peak)," \
+		"rings unread for up to $(json_get "$out.json" drain_gap_max_ms) ms," \
 		"buffer $(json_get "$out.json" buffer_peak_bytes) B"
 	assert_eq "$dropped" 0 "run $run: dropped I/Os ($(cat "$out.json"))"
 	assert_eq "$((by_fio + dropped))" "$fio_ios" \
