@@ -43,6 +43,7 @@ struct replay_io {
 	uint32_t pool;	      /* its buffer's index in a pool of the scheduler's, or UINT32_MAX */
 	uint32_t tag;	      /* the scheduler's own (dep mode: its window slot) */
 	uint32_t tid;	      /* the recorded thread's (for the result trace) */
+	uint32_t fgen;	      /* file level: its slot's generation when issued (file_run.c) */
 	uint64_t burn_ns;     /* CPU time to spend before the call, as the recorded thread did
 			       * (replay --cpu replay, engines that burns_cpu); 0: none */
 	uint64_t oncpu_ns;    /* engine_params.cpu_stats: the calling thread's time on a CPU

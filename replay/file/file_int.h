@@ -78,11 +78,21 @@ struct fslot_info {
 
 /* Per slot while the replay runs (scheduling thread). */
 struct fslot {
-	uint64_t done_uses; /* calls on it completed */
+	uint64_t done_uses; /* calls on it completed since its open */
+	uint64_t issued;    /* calls on it issued since its open */
 	uint64_t close_at;  /* close the descriptor once done_uses reaches this; UINT64_MAX: open */
-	uint64_t open_base; /* done_uses at its open: a closed loop cycles a stream's open, calls
-			     * and close, and the close counts the calls since that open */
+	uint32_t gen;	    /* its opens so far: a closed loop cycles a stream's open, calls and
+			     * close, and may reopen the slot while the last cycle's close still
+			     * waits for its calls (each call carries the gen it was issued in) */
 	uint32_t oflags;    /* its flags now (x86-64 values), for the result */
+};
+
+/* A descriptor of an earlier generation of a slot, reopened while calls issued on this one were
+ * still in flight: closed when the last of them completes. */
+struct fretired {
+	uint32_t slot, gen;
+	int fd;
+	uint64_t left; /* its calls still in flight */
 };
 
 /* One entry of the recorded descriptor tables: (pid, fd) -> slot. */
@@ -166,6 +176,8 @@ struct frun {
 	/* scheduling thread: calls made there, handed back by the next reap */
 	struct replay_io **done;
 	unsigned int ndone;
+	struct fretired *retired; /* (file_run.c) */
+	uint32_t nretired, capretired;
 };
 
 /* file_root.c: the directory, names, lay-out */

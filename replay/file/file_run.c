@@ -11,7 +11,11 @@
  * A close releases the descriptor only once every call the trace made on it before the close
  * has completed: in dep mode another thread's read on it may not even be released yet, and
  * closing under an I/O (psync's workers) could let a new open reuse the number. The close
- * itself returns at once, as the kernel's does while an I/O still holds the file.
+ * itself returns at once, as the kernel's does while an I/O still holds the file. A closed
+ * loop that cycles may reopen the slot before that: the old descriptor is retired, closed when
+ * the calls issued on it are done, and the new one counts its own (each call is tagged with the
+ * slot's generation; before, the old close's count closed the new descriptor under its calls,
+ * which failed with EBADF).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,11 +37,32 @@ static bool uses_slot(uint8_t fop)
 	return fop != IO_FOP_OPEN && fop != IO_FOP_CLOSE;
 }
 
-/* A call on the slot completed: the descriptor closes once the last call before its close did. */
-static void use_done(struct frun *f, uint32_t slot)
+/* A call of an earlier generation of the slot completed: its descriptor closes with the last. */
+static void retired_done(struct frun *f, uint32_t slot, uint32_t gen)
+{
+	for (uint32_t i = 0; i < f->nretired; i++) {
+		struct fretired *t = &f->retired[i];
+
+		if (t->slot != slot || t->gen != gen)
+			continue;
+		if (--t->left)
+			return;
+		close(t->fd);
+		*t = f->retired[--f->nretired];
+		return;
+	}
+}
+
+/* A call on the slot, issued in generation gen, completed: the descriptor closes once the last
+ * call before its close did. */
+static void use_done(struct frun *f, uint32_t slot, uint32_t gen)
 {
 	struct fslot *s = &f->slots[slot];
 
+	if (gen != s->gen) {
+		retired_done(f, slot, gen);
+		return;
+	}
 	if (++s->done_uses < s->close_at)
 		return;
 	if (f->tg[slot].fd >= 0)
@@ -51,21 +76,54 @@ static const struct fname *name_of(const struct frun *f, uint64_t n)
 	return &f->names[(uint32_t)n];
 }
 
+/* The slot's next generation, on descriptor fd (-1: its open failed). The descriptor it held
+ * closes now, or once the calls still in flight on it are done. */
+static int slot_open(struct frun *f, uint32_t slot, int fd)
+{
+	struct fslot *s = &f->slots[slot];
+	int old = f->tg[slot].fd;
+
+	if (old >= 0 && s->issued > s->done_uses) {
+		if (f->nretired == f->capretired) {
+			uint32_t cap = f->capretired ? 2 * f->capretired : 8;
+			struct fretired *n = realloc(f->retired, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			f->retired = n;
+			f->capretired = cap;
+		}
+		f->retired[f->nretired++] = (struct fretired){ slot, s->gen, old,
+								s->issued - s->done_uses };
+	} else if (old >= 0) {
+		close(old);
+	}
+	s->gen++;
+	s->done_uses = s->issued = 0;
+	s->close_at = UINT64_MAX;
+	f->tg[slot].fd = fd;
+	return 0;
+}
+
 static int do_open(struct run *r, struct replay_io *io)
 {
 	struct frun *f = frun_of(r);
-	int fl = file_open_flags(r, io->aux), fd;
+	int fl = file_open_flags(r, io->aux), fd, ret;
 
 	fd = froot_open_name(f, (uint32_t)io->arg, fl, io->len & 07777);
 	if (fd == -EINVAL && (fl & O_DIRECT)) {
 		f->res->direct_refused++;
 		fd = froot_open_name(f, (uint32_t)io->arg, fl & ~O_DIRECT, io->len & 07777);
 	}
+	ret = slot_open(f, io->dev, fd >= 0 ? fd : -1);
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
 	if (fd < 0)
 		return fd;
-	f->tg[io->dev].fd = fd;
 	f->slots[io->dev].oflags = io->aux;
-	f->slots[io->dev].open_base = f->slots[io->dev].done_uses;
 	return fd;
 }
 
@@ -73,11 +131,11 @@ static int do_close(struct frun *f, const struct replay_io *io)
 {
 	struct fslot *s = &f->slots[io->dev];
 
-	s->close_at = s->open_base + io->arg; /* the calls since its open (once, unless cycled) */
+	s->close_at = io->arg; /* the calls on it since its open */
 	/* uses done already: close now (use_done's check, without counting a use) */
 	if (s->done_uses >= s->close_at) {
 		s->done_uses--;
-		use_done(f, io->dev);
+		use_done(f, io->dev, s->gen);
 	}
 	return 0;
 }
@@ -130,7 +188,10 @@ static int make_call(struct run *r, struct replay_io *io)
 		nfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (nfd < 0)
 			return -errno;
-		f->tg[io->arg].fd = nfd;
+		if (slot_open(f, (uint32_t)io->arg, nfd)) {
+			close(nfd);
+			return -ENOMEM;
+		}
 		f->slots[io->arg].oflags = f->slots[io->dev].oflags;
 		return nfd;
 	case IO_FOP_SETFL: {
@@ -185,6 +246,11 @@ int file_issue(struct run *r, struct replay_io *io)
 
 	io->flags = 0;
 	io->op = engine_op(io->fop);
+	if (io->dev != FSLOT_NONE) {
+		io->fgen = f->slots[io->dev].gen;
+		if (uses_slot(io->fop) && io->arg != DEP_ADDED_CALL)
+			f->slots[io->dev].issued++;
+	}
 	if (io->op != OP_HERE && (r->eng->moves_no_data || f->tg[io->dev].fd >= 0))
 		return 0; /* to the engine */
 	/* made here, timed as psync times a call: clat is the whole call */
@@ -248,15 +314,19 @@ void file_complete(struct run *r, struct replay_io *io, struct done_ev *dv)
 		f->res->short_reads++;
 	/* a dup's is the descriptor it copied; a call dep mode added was never counted */
 	if (!by_name && uses_slot(io->fop) && io->arg != DEP_ADDED_CALL)
-		use_done(f, io->dev);
+		use_done(f, io->dev, io->fgen);
 }
 
 /* A call dep mode took out (a coalesced sync): a use of its descriptor all the same, so a
  * close waiting for the calls before it still comes. */
 void file_skip(struct run *r, const struct sev *s)
 {
-	if (s->dev != FSLOT_NONE && uses_slot(s->op))
-		use_done(frun_of(r), s->dev);
+	struct frun *f = frun_of(r);
+
+	if (s->dev != FSLOT_NONE && uses_slot(s->op)) {
+		f->slots[s->dev].issued++;
+		use_done(f, s->dev, f->slots[s->dev].gen);
+	}
 }
 
 /* On the helper thread: the result trace, the analysis, the figures per call. */

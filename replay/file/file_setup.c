@@ -386,6 +386,9 @@ static void file_free(struct run *r)
 	for (uint32_t i = 0; f->tg && i < f->nslots; i++)
 		if (f->tg[i].fd >= 0)
 			close(f->tg[i].fd);
+	for (uint32_t i = 0; i < f->nretired; i++)
+		close(f->retired[i].fd);
+	free(f->retired);
 	fdec_free(&f->dec);
 	froot_free(f);
 	free(f->files);

@@ -155,16 +155,16 @@ printf '[o]\nioengine=libaio\niodepth=4\nrw=randread\nnrfiles=3\nopenfiles=1\nfi
 mkdir -p "$mnt/o"
 "$IOREEL" replay "$out/o.ioreel" --root "$mnt/o" --allow-writes --engine libaio --json \
 	>"$out/o.json" || fail "replay o.ioreel"
-# with no --engine, a stream at depth 4 keeps io_uring (threads would make its calls one by one)
+# with no --engine, a stream at depth 4 keeps io_uring (threads would make its calls one by one),
+# and no call fails: the cycle reopens a file while the last cycle's reads on it may still be in
+# flight, whose close once closed the new descriptor under its reads (EBADF in ~1 run of 10
+# here); five runs
 mkdir -p "$mnt/o-default"
-# (a few calls of this run fail with EBADF now and then, io_uring stopped by --runtime: a known
-# defect, counted and said, which exits 1 since failed calls do; this check is of the engine)
-rc=0
-"$IOREEL" replay "$out/o.ioreel" --root "$mnt/o-default" --allow-writes --runtime 0.2 --json \
-	>"$out/o-default.json" 2>"$out/o-default.err" || rc=$?
-cat "$out/o-default.err"
-[ $rc = 0 ] || { [ $rc = 1 ] && grep -q "calls failed on the target" "$out/o-default.err"; } ||
-	fail "replay o.ioreel with no --engine (exit $rc)"
+for i in 1 2 3 4 5; do
+	"$IOREEL" replay "$out/o.ioreel" --root "$mnt/o-default" --allow-writes --runtime 0.2 \
+		--json >"$out/o-default.json" 2>"$out/o-default.err" ||
+		fail "replay o.ioreel with no --engine, run $i: $(cat "$out/o-default.err")"
+done
 python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["fidelity"]["engine"]; print("depth 4, no --engine:", e); sys.exit(e != "io_uring")' \
 	"$out/o-default.json" || fail "depth 4 with no --engine: not io_uring (above)"
 python3 - "$out/o.json" <<'PY' || fail "openfiles, time based (above)"
