@@ -73,6 +73,7 @@ struct rec_collect {
 	uint32_t nalloc;       /* batches allocated (thread only) */
 	double ring_peak;      /* fullest ring seen at a pass (thread only) */
 	uint64_t gap_max;      /* longest time between two passes' starts, ns (thread only) */
+	bool buffer_full;      /* a pass found every batch waiting for the writer (thread only) */
 };
 
 /* Batch pointers through the util/ ring: full ones to the writer, spare ones back. */
@@ -136,8 +137,10 @@ static int batch_add(void *ctx, const void *payload)
 	}
 	if (!c->cur) {
 		c->cur = batch_get(c);
-		if (!c->cur)
+		if (!c->cur) {
+			c->buffer_full = true;
 			return -ENOBUFS;
+		}
 	}
 	memcpy(c->cur->rec + (size_t)c->cur->n++ * c->esize, payload, c->esize);
 	return 0;
@@ -325,6 +328,7 @@ int rec_collect__stop(struct rec_collect *c, rec_sink_fn push, rec_release_fn re
 	st->stale = rec_collect__stale(c);
 	st->ring_peak = c->ring_peak;
 	st->gap_max_ns = c->gap_max;
+	st->buffer_full = c->buffer_full;
 	st->buffer_peak = (uint64_t)c->nalloc * sizeof(struct rec_batch);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include "util/cli.h"
 #include "formats/trace.h"
 #include "record/common.h"
+#include "record/record_int.h"
 
 int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *help)
 {
@@ -167,17 +168,25 @@ char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t l
 	return buf;
 }
 
-void rec_ring_warn(const struct rec_common *o, uint64_t dropped_ring, double gap_ms,
-		   const char *what)
+void rec_ring_warn(const struct rec_common *o, uint64_t dropped_ring,
+		   const struct rec_collect_stats *cs, const char *what)
 {
+	double gap_ms = cs->gap_max_ns / 1e6;
+
 	if (!dropped_ring)
 		return;
-	cli_warn("%llu %s were dropped because a CPU's ring was full: the drain thread left the "
-		 "rings unread for up to %.0f ms, longer than a ring of %llu %s lasted (the machine "
-		 "was busy or its CPU stalled); a larger --ring-size (now %llu KiB per CPU) holds "
-		 "longer",
-		 (unsigned long long)dropped_ring, what, gap_ms, 1ULL << o->ring_shift, what,
-		 (unsigned long long)(o->ring_size >> 10));
+	if (cs->buffer_full)
+		cli_warn("%llu %s were dropped because a CPU's ring was full: the trace's writer fell "
+			 "%llu MiB behind (the disk of -o too slow, or the machine's CPUs busy); "
+			 "write the trace to a faster disk", (unsigned long long)dropped_ring, what,
+			 (unsigned long long)(cs->buffer_peak >> 20));
+	else
+		cli_warn("%llu %s were dropped because a CPU's ring was full: the drain thread left "
+			 "the rings unread for up to %.0f ms, longer than a ring of %llu %s lasted "
+			 "(the machine was busy or its CPU stalled); a larger --ring-size (now %llu "
+			 "KiB per CPU) holds longer",
+			 (unsigned long long)dropped_ring, what, gap_ms, 1ULL << o->ring_shift, what,
+			 (unsigned long long)(o->ring_size >> 10));
 }
 
 uint64_t rec_unwritten(const struct trace_writer *w, uint64_t handed, uint64_t pending)

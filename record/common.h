@@ -84,10 +84,12 @@ struct trace_counter;
  * 0, for status lines; "" when none is. Returns buf. */
 char *rec_drops_why(const struct trace_counter *c, size_t n, char *buf, size_t len);
 
-/* When a ring overflowed (dropped_ring > 0): warns how long the drain thread left the rings
- * unread at most (gap_ms) against what a ring holds, and what to do. `what`: "I/Os", "calls". */
-void rec_ring_warn(const struct rec_common *o, uint64_t dropped_ring, double gap_ms,
-		   const char *what);
+/* When a ring overflowed (dropped_ring > 0): warns why (the writer's buffer full, or how long
+ * the drain thread left the rings unread against what a ring holds) and what to do. `what`:
+ * "I/Os", "calls". */
+struct rec_collect_stats;
+void rec_ring_warn(const struct rec_common *o, uint64_t dropped_ring,
+		   const struct rec_collect_stats *cs, const char *what);
 struct trace_writer;
 struct trace_stats;
 /* A recording the trace's writer stopped (werr: a full disk): the events given to it (handed)

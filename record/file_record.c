@@ -638,7 +638,7 @@ int cmd_record_file(int argc, char **argv)
 			r.pid_exited ? " (the process exited)" : "",
 			stop_signal ? " (stopped by signal)" : "");
 	if (!r.werr)
-		rec_ring_warn(&o.c, r.k[FL_DROP_RING], r.cs.gap_max_ns / 1e6, "calls");
+		rec_ring_warn(&o.c, r.k[FL_DROP_RING], &r.cs, "calls");
 	if (o.c.json)
 		print_json(&o, &b, &r, rc == EXIT_OK);
 out:

@@ -735,7 +735,7 @@ int cmd_record(int argc, char **argv)
 			stop_signal ? " (stopped by signal)" : "");
 	}
 	if (!r.werr)
-		rec_ring_warn(&o.c, r.tt.drop_reserve, r.cs.gap_max_ns / 1e6, "I/Os");
+		rec_ring_warn(&o.c, r.tt.drop_reserve, &r.cs, "I/Os");
 	if (o.c.json)
 		print_json(&o, t, nt, &r, rc == EXIT_OK, raw);
 out:

@@ -135,6 +135,7 @@ struct rec_collect_stats {
 	uint64_t stale;	      /* in-flight entries removed as stale (rec_collect_src.oldest) */
 	double ring_peak;     /* fullest ring seen by a pass, 0..1 */
 	uint64_t gap_max_ns;  /* longest the rings went unread: between two passes' starts */
+	bool buffer_full;     /* the batches ran out once: the writer was BUFFER_MAX behind */
 	uint64_t buffer_peak; /* bytes of batches it allocated (at most BUFFER_MAX) */
 };
 
