@@ -94,6 +94,8 @@ int fl_cgroup_rel(const char *dir, char *out, size_t len);
 bool fl_path_is_under(const char *under, const char *path);
 /* The filesystems (kernel dev_t) of DIR and of every mount below it; returns the count. */
 int fl_under_devs(const char *dir, uint32_t *devs, int max);
+/* The same, one per mount, with the mounts' ids (devs may repeat): to see the mounts change. */
+int fl_under_mounts(const char *dir, uint32_t *devs, uint32_t *ids, int max);
 
 struct fl_files_stats {
 	uint64_t files;	       /* entries written to the trace */

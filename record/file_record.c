@@ -219,6 +219,7 @@ struct fl_result {
 	uint64_t trace_bytes, elapsed_ns;
 	int werr;
 	bool max_size, pid_exited;
+	bool mounts_changed; /* a filesystem was mounted or unmounted at or under --under */
 };
 
 static uint64_t dropped(const struct fl_result *r)
@@ -246,6 +247,9 @@ struct fl_loop {
 	const struct fl_opts *o;
 	struct rec_cpuload cl;
 	int ncpu, pidfd;
+	/* --under: the mounts there now, and the filesystems the programs filter by (at start) */
+	uint32_t mnt_ids[FL_UNDER_DEVS], mnt_devs[FL_UNDER_DEVS], filter_devs[FL_UNDER_DEVS];
+	int nmnt, nfilter;
 };
 
 static void refresh(struct fl_loop *l, struct fl_result *r)
@@ -287,6 +291,49 @@ static int drain_release(void *d, uint64_t before)
 	return fl_drain__release(d, before);
 }
 
+static bool has(const uint32_t *v, int n, uint32_t x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/*
+ * --under's filesystems are chosen when the recording starts (the programs filter by their
+ * devices). Once a second: a filesystem unmounted there (its files still open are still
+ * recorded, as a lazy unmount leaves them in use), or one mounted there since (recorded only
+ * if it is on a device filtered from the start) is said, and the JSON says mounts_changed.
+ */
+static void check_mounts(struct fl_loop *l, struct fl_result *r, double t)
+{
+	uint32_t ids[FL_UNDER_DEVS], devs[FL_UNDER_DEVS];
+	const char *dir = l->o->under;
+	int n = fl_under_mounts(dir, devs, ids, FL_UNDER_DEVS);
+
+	for (int i = 0; i < l->nmnt; i++)
+		if (!has(ids, n, l->mnt_ids[i])) {
+			cli_warn("%s: the filesystem on %u:%u mounted there or below was unmounted "
+				 "after %.1f s; calls on its files still open are still recorded",
+				 dir, l->mnt_devs[i] >> 20, l->mnt_devs[i] & 0xfffff, t);
+			r->mounts_changed = true;
+		}
+	for (int i = 0; i < n; i++)
+		if (!has(l->mnt_ids, l->nmnt, ids[i])) {
+			bool in = has(l->filter_devs, l->nfilter, devs[i]);
+
+			cli_warn("%s: a filesystem on %u:%u was mounted there or below after %.1f s: "
+				 "%s", dir, devs[i] >> 20, devs[i] & 0xfffff, t,
+				 in ? "it is recorded (a device recorded from the start)"
+				    : "its calls are NOT recorded (the filesystems under --under are "
+				      "chosen at the start): start the recording again to record it");
+			r->mounts_changed = true;
+		}
+	memcpy(l->mnt_ids, ids, sizeof(ids));
+	memcpy(l->mnt_devs, devs, sizeof(devs));
+	l->nmnt = n;
+}
+
 /* Takes what the drain thread collected, releases it in start order, flushes once a second,
  * until a signal or a limit. The drain thread does not wait for this one. */
 static void run_loop(struct fl_loop *l, struct fl_result *r)
@@ -294,6 +341,10 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 	uint64_t start = now_mono_ns(), tick = start + 1000000000ULL, last_t = start;
 	uint64_t last_events = 0, last_bytes = 0;
 
+	if (l->o->under[0]) {
+		l->nmnt = fl_under_mounts(l->o->under, l->mnt_devs, l->mnt_ids, FL_UNDER_DEVS);
+		l->nfilter = fl_under_devs(l->o->under, l->filter_devs, FL_UNDER_DEVS);
+	}
 	while (!stop_signal) {
 		struct timespec poll_ts = {0, POLL_MS * 1000000L};
 		uint64_t now;
@@ -320,6 +371,8 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 				break;
 			}
 			refresh(l, r);
+			if (l->o->under[0])
+				check_mounts(l, r, (now - start) / 1e9);
 			r->trace_bytes = trace_writer__bytes(l->w);
 			if (!l->o->c.quiet)
 				status_line(r, now - start, (r->ds.events - last_events) / dt,
@@ -432,14 +485,16 @@ static void print_json(const struct fl_opts *o, const struct fl_bpf *b, const st
 	printf(",\"ok\":%s,\"level\":\"file\",\"syscalls\":\"%s\","
 	       "\"io_uring\":%s,\"start_files\":\"%s\",\"duration_s\":%.3f,\"events\":%llu,"
 	       "\"io_bytes\":%llu,\"trace_bytes\":%llu,\"bytes_per_event\":%.2f,"
-	       "\"pid_exited\":%s,\"uncovered\":%llu,\"drain_priority\":\"%s\","
+	       "\"pid_exited\":%s,\"mounts_changed\":%s,\"uncovered\":%llu,"
+	       "\"drain_priority\":\"%s\","
 	       "\"ring_peak\":%.3f,\"drain_gap_max_ms\":%.1f,\"buffer_peak_bytes\":%llu",
 	       ok ? "true" : "false", b->raw ? "raw" : "tracepoint",
 	       b->uring ? "true" : "false", b->iter ? "iter" : "proc", r->elapsed_ns / 1e9,
 	       (unsigned long long)r->ds.events, (unsigned long long)r->ds.bytes_io,
 	       (unsigned long long)r->trace_bytes,
 	       r->ds.events ? (double)r->trace_bytes / r->ds.events : 0.0,
-	       r->pid_exited ? "true" : "false", (unsigned long long)uncovered(r),
+	       r->pid_exited ? "true" : "false", r->mounts_changed ? "true" : "false",
+	       (unsigned long long)uncovered(r),
 	       r->prio == REC_PRIO_FIFO ? "fifo" : r->prio == REC_PRIO_NICE ? "nice" : "inherited",
 	       r->cs.ring_peak, r->cs.gap_max_ns / 1e6, (unsigned long long)r->cs.buffer_peak);
 	for (size_t i = 0; i < n; i++)

@@ -20,6 +20,7 @@
 #define MAX_MOUNTS 4096
 
 struct mount {
+	uint32_t id;  /* the mount's id (mountinfo's first field): a new mount has a new one */
 	uint32_t dev; /* kernel encoding */
 	char fs[16];
 	char *point;
@@ -300,12 +301,13 @@ static void load_mounts(struct mount *m, int *n)
 		free(m[i].point);
 	*n = 0;
 	while (f && *n < MAX_MOUNTS && fgets(line, sizeof(line), f)) {
-		unsigned int maj, min;
+		unsigned int id, maj, min;
 		char point[4096], fs[64], *dash = strstr(line, " - ");
 
-		if (!dash || sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, point) != 3 ||
+		if (!dash || sscanf(line, "%u %*u %u:%u %*s %4095s", &id, &maj, &min, point) != 4 ||
 		    sscanf(dash, " - %63s", fs) != 1)
 			continue;
+		m[*n].id = id;
 		m[*n].dev = maj << 20 | min;
 		snprintf(m[*n].fs, sizeof(m[*n].fs), "%.15s", fs);
 		m[*n].point = strdup(point);
@@ -339,6 +341,11 @@ bool fl_path_is_under(const char *under, const char *path)
 
 int fl_under_devs(const char *dir, uint32_t *devs, int max)
 {
+	return fl_under_mounts(dir, devs, NULL, max);
+}
+
+int fl_under_mounts(const char *dir, uint32_t *devs, uint32_t *ids, int max)
+{
 	static struct mount m[MAX_MOUNTS];
 	int n = 0, k = 0, best = -1;
 	size_t best_len = 0;
@@ -354,17 +361,23 @@ int fl_under_devs(const char *dir, uint32_t *devs, int max)
 			best_len = l;
 		}
 	}
-	if (best >= 0 && k < max)
+	if (best >= 0 && k < max) {
+		if (ids)
+			ids[k] = m[best].id;
 		devs[k++] = m[best].dev;
+	}
 	for (int i = 0; i < n && k < max; i++) {
 		bool seen = false;
 
-		if (!fl_path_is_under(dir, m[i].point))
+		if (!fl_path_is_under(dir, m[i].point) || i == best)
 			continue;
 		for (int j = 0; j < k; j++)
-			seen |= devs[j] == m[i].dev;
-		if (!seen)
-			devs[k++] = m[i].dev;
+			seen |= ids ? ids[j] == m[i].id : devs[j] == m[i].dev;
+		if (seen)
+			continue;
+		if (ids)
+			ids[k] = m[i].id;
+		devs[k++] = m[i].dev;
 	}
 	for (int i = 0; i < n; i++)
 		free(m[i].point);
