@@ -253,6 +253,10 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 								 : "none");
 	fprintf(out, "replay fidelity (%s mode, %s engine%s):\n", replay_mode_name(r->mode),
 		r->engine, sp);
+	if (r->writeback_writes)
+		fprintf(out, "  %llu writes made as the kernel's writeback (--async-writes "
+			     "writeback: through the page cache, written back at once)\n",
+			(unsigned long long)r->writeback_writes);
 
 	if (clocked && r->lateness.count) {
 		fprintf(out,
@@ -348,7 +352,8 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 
 	int n = snprintf(
 		buf, len,
-		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", \"spin_ns\": %s, "
+		"\"fidelity\": {\"mode\": \"%s\", \"engine\": \"%s\", \"writeback_writes\": %llu, "
+		"\"spin_ns\": %s, "
 		"\"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, \"p999\": %llu, \"max\": %llu, "
 		"\"mean\": %.1f}, \"late_100us_share\": %.6f, \"stretch\": %s, "
 		"\"trace_span_ns\": %llu, \"replay_span_ns\": %llu, \"ios\": %llu, "
@@ -357,7 +362,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 		"\"decoder_behind\": %llu, \"remapped\": %llu, \"realigned\": %llu, "
 		"\"writes_as_reads\": %llu, \"skipped\": {\"read\": %llu, \"write\": %llu, "
 		"\"flush\": %llu, \"discard\": %llu, \"write-zeroes\": %llu}%s",
-		replay_mode_name(r->mode), r->engine, spin,
+		replay_mode_name(r->mode), r->engine, (unsigned long long)r->writeback_writes, spin,
 		(unsigned long long)(timed ? hist_percentile(h, 50) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99) : 0),
 		(unsigned long long)(timed ? hist_percentile(h, 99.9) : 0),

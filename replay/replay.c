@@ -43,6 +43,11 @@ static void usage(FILE *f)
 "      --offsets HOW        wrap (default), scale, or strict: for offsets beyond the target\n"
 "      --buffered           through the page cache (default O_DIRECT); file level: opens\n"
 "                           without the O_DIRECT the recording had\n"
+"      --async-writes HOW   block level: the writes recorded as the kernel's writeback\n"
+"                           makes them (no sync flag): direct (default: O_DIRECT, as sync\n"
+"                           writes), or writeback (through the page cache, written back at\n"
+"                           once: the device's writeback throttling and I/O scheduler see\n"
+"                           async writes, as they did)\n"
 "safety:\n"
 "      --allow-writes       replay writes, discards and write-zeroes (destroys target data)\n"
 "      --writes-as-reads    replay writes as reads of the same range\n"
@@ -286,6 +291,7 @@ enum replay_opt {
 	OPT_DEP_WRITER_CLOCK,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
+	OPT_ASYNC_WRITES,
 	OPT_ALLOW_WRITES,
 	OPT_WRITES_AS_READS,
 	OPT_FORCE,
@@ -336,6 +342,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-kthread-clock", required_argument, 0, OPT_DEP_KTHREAD_CLOCK },
 	{ "dep-writer-clock", required_argument, 0, OPT_DEP_WRITER_CLOCK },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
+	{ "async-writes", required_argument, 0, OPT_ASYNC_WRITES },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
 	{ "writes-as-reads", no_argument, 0, OPT_WRITES_AS_READS },
 	{ "force", no_argument, 0, OPT_FORCE },
@@ -651,6 +658,13 @@ static int parse_where(int c, char *arg, struct replay_opts *o, struct replay_ma
 		return cli_set_once(&o->engine, "--engine", arg) ? EXIT_USAGE : 0;
 	case OPT_BUFFERED:
 		o->buffered = true;
+		return 0;
+	case OPT_ASYNC_WRITES:
+		if (strcmp(arg, "direct") && strcmp(arg, "writeback")) {
+			cli_error("--async-writes %s: expected direct or writeback", arg);
+			return EXIT_USAGE;
+		}
+		o->async_writeback = !strcmp(arg, "writeback");
 		return 0;
 	case OPT_ALLOW_WRITES:
 		o->allow_writes = true;

@@ -90,6 +90,9 @@ struct replay_opts {
 				     * timed job numjobs x iodepth), closed the streams' depths up to
 				     * 4096 */
 	bool buffered;		    /* no O_DIRECT */
+	bool async_writeback;	    /* --async-writes writeback: block writes recorded without
+				     * REQ_SYNC go through the page cache and are written back at
+				     * once (engine.h ENGINE_F_WRITEBACK) */
 	bool allow_writes;
 	bool writes_as_reads;
 	bool force;
@@ -221,6 +224,7 @@ struct replay_lat_result {
 struct replay_result {
 	int mode;		    /* the mode actually used */
 	const char *engine;
+	uint64_t writeback_writes;  /* made as the kernel's writeback (--async-writes writeback) */
 	uint64_t ios;		    /* completed */
 	uint64_t errors;	    /* completed with an error */
 	uint64_t first_error_offset;

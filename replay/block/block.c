@@ -7,6 +7,7 @@
  * named after the targets.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,10 @@ static bool map_event(struct run *r, const struct io_event *ev, struct sev *s)
 	s->arg = 0;
 	s->op = op;
 	s->flags = ev->flags & IO_F__ALL;
+	/* a write the kernel's writeback made (no sync flag): as writeback, if asked */
+	if (op == IO_OP_WRITE && b->etg[ev->dev].wb_fd >= 0 &&
+	    !(ev->flags & (IO_F_SYNC | IO_F_FUA | IO_F_PREFLUSH)))
+		s->flags |= ENGINE_F_WRITEBACK;
 	s->stream = ev->stream;
 	s->tid = ev->tid;
 	s->t = run_deadline(r, io_event_time(ev));
@@ -260,6 +265,16 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 			return ret;
 		b->etg[i].fd = t->fd;
 		b->etg[i].is_blk = t->is_blk;
+		b->etg[i].wb_fd = -1;
+		if (writes && r->o->async_writeback) {
+			/* the page cache's side of the same target (engine.h, ENGINE_F_WRITEBACK) */
+			b->etg[i].wb_fd = open(path, O_RDWR | O_CLOEXEC);
+			if (b->etg[i].wb_fd < 0) {
+				snprintf(err, errlen, "--async-writes writeback: opening %s without "
+					 "O_DIRECT: %s", path, strerror(errno));
+				return -errno;
+			}
+		}
 		if (sched_align_len(p->max_dev_len[i], t->lbs) > t->size &&
 		    (p->count[IO_OP_READ] || p->count[IO_OP_WRITE])) {
 			snprintf(err, errlen,
@@ -535,7 +550,7 @@ static int scan(struct run *r, struct prescan *p, char *err, size_t errlen)
 		return -ENOMEM;
 	r->src_state = b;
 	for (unsigned int i = 0; i < TRACE_MAX_DEVICES; i++)
-		b->tg[i].fd = -1;
+		b->tg[i].fd = b->etg[i].wb_fd = -1;
 	b->ndev = r->meta->ndevices ? r->meta->ndevices : 1;
 	if (r->o->root) {
 		snprintf(err, errlen, "--root is for file-level traces (record --level file); %s is "
@@ -558,6 +573,8 @@ static void block_free(struct run *r)
 		if (b->tg[i].made && !r->start_mono && b->tg[i].fd >= 0)
 			unlink(b->tg[i].path);
 		target_close(&b->tg[i]);
+		if (b->etg[i].wb_fd >= 0)
+			close(b->etg[i].wb_fd);
 	}
 	readmap_free(b->rmap);
 	free(b);

@@ -175,7 +175,9 @@ static void complete(struct run *r, struct replay_io **done, int n)
 		ev->dev = io->dev;
 		ev->stream = io->stream;
 		ev->op = io->op;
-		ev->flags = io->flags;
+		ev->flags = io->flags & IO_F__ALL; /* not the engine's own (ENGINE_F_*) */
+		if (io->flags & ENGINE_F_WRITEBACK)
+			r->res->writeback_writes++;
 		ev->error = io->res < 0 ? io->res : 0;
 		/* the replaying thread's CPU figures, as a recording's (engine_cpu_clock) */
 		ev->oncpu_ns = io->oncpu_ns;

@@ -89,7 +89,20 @@ static inline int engine_rw_flags(const struct replay_io *io)
 struct engine_target {
 	int fd;
 	bool is_blk;
+	/* The target opened without O_DIRECT, for writes flagged ENGINE_F_WRITEBACK; -1: none. */
+	int wb_fd;
 };
+
+/*
+ * On replay_io.flags, past enum io_flag: a write the kernel's writeback made (recorded without
+ * REQ_SYNC), replayed as one: written into the page cache of wb_fd, then written back at once
+ * with sync_file_range(WRITE | WAIT_AFTER), which submits it as WB_SYNC_NONE writeback (no
+ * REQ_SYNC: the device's writeback throttling and its I/O scheduler treat it as async, as they
+ * did the recorded one; an O_DIRECT write is REQ_SYNC | REQ_IDLE, which wbt never throttles),
+ * and completes when it is on the device.
+ */
+#define ENGINE_F_WRITEBACK (1u << 7)
+_Static_assert(ENGINE_F_WRITEBACK > IO_F__ALL, "ENGINE_F_WRITEBACK collides with enum io_flag");
 
 struct engine_params {
 	const struct engine_target *targets;
@@ -170,6 +183,8 @@ const struct engine_ops *engine_find(const char *name);
  * Shared by psync and by the async engines for the ops their kernel interface lacks.
  */
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);
+/* io is a write to make as the kernel's writeback (ENGINE_F_WRITEBACK, and t has a wb_fd) */
+bool engine_is_writeback(const struct engine_target *t, const struct replay_io *io);
 
 /*
  * A worker thread's own scheduler counts (/proc/thread-self/schedstat: time on a CPU, time

@@ -116,6 +116,37 @@ static struct engine *uring_init(const struct engine_params *p, char *why, size_
 	return e;
 }
 
+/* A write's first half (the page cache write) whose CQE came: it failed (only a failure posts
+ * one, IOSQE_CQE_SKIP_SUCCESS), and its linked sync_file_range will come -ECANCELED. */
+#define WB_FIRST_HALF 1ul
+
+/*
+ * A write as the kernel's writeback makes it (engine.h, ENGINE_F_WRITEBACK): a buffered write to
+ * the target's wb_fd linked to sync_file_range(WRITE | WAIT_AFTER) of its range, both in
+ * io-wq as a writeback would be in a kworker; one CQE, the second's, unless the first fails.
+ */
+static int uring_queue_writeback(struct engine *e, const struct engine_target *t,
+				 struct replay_io *io)
+{
+	struct io_uring_sqe *sqe;
+
+	if (io_uring_sq_space_left(&e->ring) < 2)
+		return -EBUSY;
+	io->res = 0;
+	sqe = io_uring_get_sqe(&e->ring);
+	if (e->fixed_bufs)
+		io_uring_prep_write_fixed(sqe, t->wb_fd, io->buf, io->len, io->offset, 0);
+	else
+		io_uring_prep_write(sqe, t->wb_fd, io->buf, io->len, io->offset);
+	sqe->flags |= IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+	io_uring_sqe_set_data(sqe, (void *)((uintptr_t)io | WB_FIRST_HALF));
+	sqe = io_uring_get_sqe(&e->ring);
+	io_uring_prep_sync_file_range(sqe, t->wb_fd, io->len, io->offset,
+				      SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+	io_uring_sqe_set_data(sqe, io);
+	return 0;
+}
+
 static int uring_queue(struct engine *e, struct replay_io *io)
 {
 	const struct engine_target *t = &e->targets[io->dev];
@@ -131,6 +162,8 @@ static int uring_queue(struct engine *e, struct replay_io *io)
 		e->sync_done[e->nsync++] = io;
 		return 0;
 	}
+	if (engine_is_writeback(t, io))
+		return uring_queue_writeback(e, t, io);
 	sqe = io_uring_get_sqe(&e->ring);
 	if (!sqe)
 		return -EBUSY;
@@ -202,6 +235,9 @@ static void uring_complete(struct engine *e, struct replay_io *io, int res)
 		 * synchronously, as BLKDISCARD */
 		e->discard_cmd = false;
 		res = engine_exec_sync(t, io);
+	} else if (engine_is_writeback(t, io)) {
+		/* the sync_file_range's: 0, or cancelled after its write failed (io->res) */
+		res = res == -ECANCELED && io->res < 0 ? io->res : res < 0 ? res : (int)io->len;
 	} else if (res >= 0 && io->op != IO_OP_READ && io->op != IO_OP_WRITE) {
 		res = (int)io->len;
 	}
@@ -233,6 +269,11 @@ static int uring_reap(struct engine *e, struct replay_io **done, unsigned int ma
 		seen++;
 		if (!io)
 			continue;
+		if ((uintptr_t)io & WB_FIRST_HALF) {
+			io = (struct replay_io *)((uintptr_t)io & ~WB_FIRST_HALF);
+			io->res = cqe->res < 0 ? cqe->res : -EIO; /* short: the link is broken */
+			continue;
+		}
 		uring_complete(e, io, cqe->res);
 		done[n++] = io;
 	}

@@ -191,6 +191,7 @@ static int scan(struct run *r, struct prescan *p, char *err, size_t errlen)
 		return -ENOMEM;
 	for (uint32_t i = 0; i <= f->nslots; i++) {
 		f->tg[i].fd = -1;
+		f->tg[i].wb_fd = -1;
 		f->slots[i].close_at = UINT64_MAX;
 	}
 	return trace_reader__rewind(r->rd);
