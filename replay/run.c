@@ -184,6 +184,13 @@ static int prepare(struct run *r, struct prescan *p, char *err, size_t errlen)
 			    "reproduces (--cpu replay, host, load): ignored in %s mode with the CPU "
 			    "idle", r->mops->name);
 	r->res->engine = r->eng->name;
+	if (o->async_writeback && strcmp(r->eng->name, "io_uring") && !r->eng->moves_no_data) {
+		snprintf(err, errlen, "--async-writes writeback needs the io_uring engine (here %s): "
+			 "only its flush can leave the device's page cache alone, as the recorded "
+			 "preflush did", r->eng->name);
+		r->res->usage_error = true;
+		return -EINVAL;
+	}
 	resolve_spin(r);
 	if (r->src->ready && (ret = r->src->ready(r, p, err, errlen)))
 		return ret;

@@ -99,7 +99,9 @@ struct engine_target {
  * with sync_file_range(WRITE | WAIT_AFTER), which submits it as WB_SYNC_NONE writeback (no
  * REQ_SYNC: the device's writeback throttling and its I/O scheduler treat it as async, as they
  * did the recorded one; an O_DIRECT write is REQ_SYNC | REQ_IDLE, which wbt never throttles),
- * and completes when it is on the device.
+ * and completes when it is on the device. io_uring only (run.c refuses the others): a flush
+ * must not write back nor wait for those pages, as the recorded empty preflush did not, and
+ * only io_uring's fsync takes a range (engine_uring.c); fdatasync(2) syncs the whole device.
  */
 #define ENGINE_F_WRITEBACK (1u << 7)
 _Static_assert(ENGINE_F_WRITEBACK > IO_F__ALL, "ENGINE_F_WRITEBACK collides with enum io_flag");

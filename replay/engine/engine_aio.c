@@ -72,8 +72,7 @@ static int aio_queue(struct engine *e, struct replay_io *io)
 	const struct engine_target *t = &e->targets[io->dev];
 	struct iocb *cb = &e->iocbs[io->slot];
 
-	/* a write as writeback makes it: libaio has no buffered write and sync_file_range */
-	switch (engine_is_writeback(t, io) ? ENGINE_OP__END : io->op) {
+	switch (io->op) {
 	case IO_OP_READ:
 		io_prep_pread(cb, t->fd, io->buf, io->len, (long long)io->offset);
 		break;

@@ -160,25 +160,6 @@ bool engine_is_writeback(const struct engine_target *t, const struct replay_io *
 	return io->op == IO_OP_WRITE && (io->flags & ENGINE_F_WRITEBACK) && t->wb_fd >= 0;
 }
 
-/* A write as the kernel's writeback makes it (engine.h, ENGINE_F_WRITEBACK), synchronously. */
-static int writeback_sync(const struct engine_target *t, const struct replay_io *io)
-{
-	size_t done = 0;
-
-	while (done < io->len) {
-		ssize_t n = pwrite(t->wb_fd, (char *)io->buf + done, io->len - done,
-				   (off_t)(io->offset + done));
-
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	if (sync_file_range(t->wb_fd, (off_t)io->offset, (off_t)io->len,
-			    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER))
-		return -errno;
-	return (int)io->len;
-}
-
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 {
 	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };
@@ -190,8 +171,6 @@ int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 		n = pread(t->fd, io->buf, io->len, (off_t)io->offset);
 		break;
 	case IO_OP_WRITE:
-		if (engine_is_writeback(t, io))
-			return writeback_sync(t, io);
 		n = pwritev2(t->fd, &iov, 1, (off_t)io->offset, engine_rw_flags(io));
 		break;
 	case IO_OP_FLUSH:
