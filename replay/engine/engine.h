@@ -185,8 +185,6 @@ const struct engine_ops *engine_find(const char *name);
  * Shared by psync and by the async engines for the ops their kernel interface lacks.
  */
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io);
-/* io is a write to make as the kernel's writeback (ENGINE_F_WRITEBACK, and t has a wb_fd) */
-bool engine_is_writeback(const struct engine_target *t, const struct replay_io *io);
 
 /*
  * A worker thread's own scheduler counts (/proc/thread-self/schedstat: time on a CPU, time

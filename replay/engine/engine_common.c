@@ -155,11 +155,6 @@ void engine_call_sync(const struct engine_target *t, struct engine_cpu_clock *c,
 	engine_cpu_wait_more(c, io, cancel);
 }
 
-bool engine_is_writeback(const struct engine_target *t, const struct replay_io *io)
-{
-	return io->op == IO_OP_WRITE && (io->flags & ENGINE_F_WRITEBACK) && t->wb_fd >= 0;
-}
-
 int engine_exec_sync(const struct engine_target *t, const struct replay_io *io)
 {
 	struct iovec iov = { .iov_base = io->buf, .iov_len = io->len };

@@ -116,6 +116,11 @@ static struct engine *uring_init(const struct engine_params *p, char *why, size_
 	return e;
 }
 
+static bool is_writeback(const struct engine_target *t, const struct replay_io *io)
+{
+	return io->op == IO_OP_WRITE && (io->flags & ENGINE_F_WRITEBACK) && t->wb_fd >= 0;
+}
+
 /* A write's first half (the page cache write) whose CQE came: it failed (only a failure posts
  * one, IOSQE_CQE_SKIP_SUCCESS), and its linked sync_file_range will come -ECANCELED. */
 #define WB_FIRST_HALF 1ul
@@ -130,6 +135,10 @@ static int uring_queue_writeback(struct engine *e, const struct engine_target *t
 {
 	struct io_uring_sqe *sqe;
 
+	/* two entries where the ring has one per I/O in flight: a full batch of these is handed
+	 * to the kernel early (its entries are then free) rather than refused */
+	if (io_uring_sq_space_left(&e->ring) < 2 && io_uring_submit(&e->ring) < 0)
+		return -EBUSY;
 	if (io_uring_sq_space_left(&e->ring) < 2)
 		return -EBUSY;
 	io->res = 0;
@@ -162,7 +171,7 @@ static int uring_queue(struct engine *e, struct replay_io *io)
 		e->sync_done[e->nsync++] = io;
 		return 0;
 	}
-	if (engine_is_writeback(t, io))
+	if (is_writeback(t, io))
 		return uring_queue_writeback(e, t, io);
 	sqe = io_uring_get_sqe(&e->ring);
 	if (!sqe)
@@ -242,7 +251,7 @@ static void uring_complete(struct engine *e, struct replay_io *io, int res)
 		 * synchronously, as BLKDISCARD */
 		e->discard_cmd = false;
 		res = engine_exec_sync(t, io);
-	} else if (engine_is_writeback(t, io)) {
+	} else if (is_writeback(t, io)) {
 		/* the sync_file_range's: 0, or cancelled after its write failed (io->res) */
 		res = res == -ECANCELED && io->res < 0 ? io->res : res < 0 ? res : (int)io->len;
 	} else if (res >= 0 && io->op != IO_OP_READ && io->op != IO_OP_WRITE) {

@@ -79,6 +79,20 @@ buf = mmap.mmap(-1, 16384)
 os.preadv(fd, [buf], 16 << 20)
 sys.exit(0 if any(buf) else 1)
 PY
+# a closed loop at depth 128 of writes without flags (a synthesized trace's: all made as
+# writeback), two ring entries each where the ring has one per I/O in flight: none refused
+"$IOREEL" synth --rw randwrite --bs 4k --size 32m --number-ios 4096 --iodepth 128 \
+	-o "$d/deep.ioreel" >/dev/null 2>&1 || fail "synth deep.ioreel"
+"$IOREEL" replay "$d/deep.ioreel" --target "$dev" --allow-writes --force \
+	--async-writes writeback --json >"$d/deep.json" 2>"$d/deep.err" ||
+	fail "replay deep.ioreel: $(cat "$d/deep.err")"
+python3 - "$d/deep.json" <<'PY' || fail "depth 128 as writeback (above)"
+import json, sys
+f = json.load(open(sys.argv[1]))["fidelity"]
+print("depth 128: %d I/Os, %d as writeback, %d errors, %d in flight at most" %
+      (f["ios"], f["writeback_writes"], f["errors"], f["max_inflight"]))
+sys.exit(0 if f["ios"] == 4096 and f["writeback_writes"] == 4096 and not f["errors"] else 1)
+PY
 assert_status 2 "$IOREEL" replay "$d/t.ioreel" --target "$dev" --allow-writes --force \
 	--async-writes sometimes
 for eng in psync libaio threads; do
