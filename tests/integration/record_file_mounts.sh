@@ -33,8 +33,11 @@ sleep 0.3
 umount -l "$dir" || fail "umount -l $dir"
 mount -t tmpfs -o size=8m ioreel-test2 "$dir" || fail "mount a second tmpfs on $dir"
 echo new >"$dir/new"
-# the check is once a second
-sleep 2.5
+# the check is once a second: wait for its warning (up to 20 s on a loaded host)
+for ((i = 0; i < 200; i++)); do
+	grep -q "was mounted there or below" "$out/m.ioreel.err" && break
+	sleep 0.1
+done
 touch "$out/stop"
 wait "$writer" || fail "the writer failed"
 rec_stop || fail "record exited $?: $(cat "$out/m.ioreel.err")"
