@@ -38,6 +38,7 @@ for ((i = 0; i < 200; i++)); do
 	grep -q "was mounted there or below" "$out/m.ioreel.err" && break
 	sleep 0.1
 done
+sleep 0.5 # more writes to the lazily unmounted file
 touch "$out/stop"
 wait "$writer" || fail "the writer failed"
 rec_stop || fail "record exited $?: $(cat "$out/m.ioreel.err")"
@@ -51,5 +52,6 @@ writes=$(trace_csv "$out/m.ioreel" | python3 -c 'import csv, sys
 print(sum(1 for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#"))
           if r["op"] == "write" and r["path"].endswith("/data")))')
 echo "writes to the lazily unmounted file in the trace: $writes"
-[ "$writes" -gt 100 ] || fail "only $writes writes to $dir/data recorded"
+# ~30 were made in the 0.3 s before the unmount, one every 10 ms; the rest after it
+[ "$writes" -gt 60 ] || fail "only $writes writes to $dir/data recorded"
 echo PASS
