@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/burn.h"
 #include "util/cli.h"
 #include "util/prio.h"
 #include "util/spsc.h"
@@ -97,15 +98,6 @@ static struct rec_batch *q_get(struct spsc *q)
 	b = *slot;
 	spsc_pop(q);
 	return b;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* An empty batch: a spare one, a new one within BUFFER_MAX, or NULL (the writer is that far

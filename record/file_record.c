@@ -247,9 +247,9 @@ struct fl_loop {
 	const struct fl_opts *o;
 	struct rec_cpuload cl;
 	int ncpu, pidfd;
-	/* --under: the mounts there now, and the filesystems the programs filter by (at start) */
-	uint32_t mnt_ids[FL_UNDER_DEVS], mnt_devs[FL_UNDER_DEVS], filter_devs[FL_UNDER_DEVS];
-	int nmnt, nfilter;
+	/* --under: the mounts there now (the programs filter by the devices in their rodata) */
+	uint32_t mnt_ids[FL_UNDER_DEVS], mnt_devs[FL_UNDER_DEVS];
+	int nmnt;
 };
 
 static void refresh(struct fl_loop *l, struct fl_result *r)
@@ -320,7 +320,8 @@ static void check_mounts(struct fl_loop *l, struct fl_result *r, double t)
 		}
 	for (int i = 0; i < n; i++)
 		if (!has(l->mnt_ids, l->nmnt, ids[i])) {
-			bool in = has(l->filter_devs, l->nfilter, devs[i]);
+			bool in = has((const uint32_t *)l->b->skel->rodata->under_devs,
+				      (int)l->b->skel->rodata->nunder, devs[i]);
 
 			cli_warn("%s: a filesystem on %u:%u was mounted there or below after %.1f s: "
 				 "%s", dir, devs[i] >> 20, devs[i] & 0xfffff, t,
@@ -341,10 +342,8 @@ static void run_loop(struct fl_loop *l, struct fl_result *r)
 	uint64_t start = now_mono_ns(), tick = start + 1000000000ULL, last_t = start;
 	uint64_t last_events = 0, last_bytes = 0;
 
-	if (l->o->under[0]) {
+	if (l->o->under[0])
 		l->nmnt = fl_under_mounts(l->o->under, l->mnt_devs, l->mnt_ids, FL_UNDER_DEVS);
-		l->nfilter = fl_under_devs(l->o->under, l->filter_devs, FL_UNDER_DEVS);
-	}
 	while (!stop_signal) {
 		struct timespec poll_ts = {0, POLL_MS * 1000000L};
 		uint64_t now;
