@@ -414,6 +414,8 @@ int cmd_analyze(int argc, char **argv)
 		if (e) {
 			cli_error("cannot write the HTML report %s: %s", html, outfile_strerror(-e));
 			rc = EXIT_RUNTIME;
+		} else {
+			goto out; /* the report is whole and in place: a signal after that is late */
 		}
 	}
 	if (cli_stop)
