@@ -22,6 +22,32 @@ for t in "$here"/integration/*.sh; do
 	[ -f "$t" ] && tests+=("$t")
 done
 
+# watch_hang PID SECONDS OUT: if the test under timeout PID still runs after SECONDS, writes what
+# each of its processes and threads waits on (state, kernel wait channel, kernel stack) to OUT,
+# so that a hang seen once in CI says where it was before timeout kills it.
+watch_hang() {
+	local s
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep "$2" &
+	s=$!
+	wait "$s"
+	kill -0 "$1" 2>/dev/null || exit 0
+	{
+		echo "still running after $2 s; its processes (group $1):"
+		ps -e -o pgid,pid,ppid,stat,etimes,wchan:32,args 2>&1 | awk -v g="$1" 'NR == 1 || $1 == g' |
+			cut -c1-200
+		for p in $(ps -e -o pgid=,pid= | awk -v g="$1" '$1 == g {print $2}'); do
+			for task in /proc/"$p"/task/*; do
+				[ -r "$task/stack" ] || continue
+				echo "-- pid $p task ${task##*/} ($(cat "$task/comm" 2>/dev/null)):" \
+					"$(awk '{print $3}' "$task/stat" 2>/dev/null)" \
+					"$(sed 's/^\[<0>\] //; s/+0x.*//' "$task/stack" 2>/dev/null | tr '\n' ' ' |
+						cut -c1-300)"
+			done
+		done
+	} >"$3" 2>&1
+}
+
 pass=0 fail=0 skip=0 failed=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
@@ -30,12 +56,19 @@ for t in "${tests[@]}"; do
 	limit=$(grep -m1 -o '^# timeout: [0-9]*' "$t" 2>/dev/null | awk '{print $3}')
 	limit=${limit:-120}
 	start=$(date +%s.%N)
+	rm -f "$logs/$name.hung"
 	if [[ $t == *.sh ]]; then
-		timeout -k 10 "$limit" bash "$t" >"$logs/$name.log" 2>&1
+		timeout -k 10 "$limit" bash "$t" >"$logs/$name.log" 2>&1 &
 	else
-		timeout -k 10 "$limit" "$t" >"$logs/$name.log" 2>&1
+		timeout -k 10 "$limit" "$t" >"$logs/$name.log" 2>&1 &
 	fi
+	tpid=$!
+	watch_hang "$tpid" $((limit > 10 ? limit - 3 : limit)) "$logs/$name.hung" &
+	wpid=$!
+	wait "$tpid"
 	rc=$?
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
 	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1))
@@ -54,6 +87,7 @@ for t in "${tests[@]}"; do
 		[ $rc -eq 124 ] && why="timed out after ${limit}s" || why="exit $rc"
 		printf 'FAIL  %-40s %s (log: %s)\n' "$name" "$why" "$logs/$name.log"
 		tail -n 25 "$logs/$name.log" | sed 's/^/      | /'
+		[ -s "$logs/$name.hung" ] && head -n 80 "$logs/$name.hung" | sed 's/^/      # /'
 	fi
 done
 echo
