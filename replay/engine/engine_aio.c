@@ -106,9 +106,15 @@ static int aio_submit(struct engine *e)
 		if (ret == -EAGAIN || ret == -EINTR)
 			continue;
 		if (ret < 0) {
-			/* fail the rest so the scheduler sees each one's error */
-			e->npending = done;
-			return ret;
+			/* io_submit refuses the first iocb it cannot take (EINVAL, EBADF...) and
+			 * returns how many went before it: that one completes now with its error,
+			 * as io_uring would give it in its CQE, and the rest are submitted. Dropped
+			 * instead, it would stay in flight for the scheduler, which waits for it. */
+			struct replay_io *io = e->pending[done]->data;
+
+			io->res = ret;
+			e->sync_done[e->nsync++] = io;
+			ret = 1;
 		}
 		done += (unsigned int)ret;
 	}

@@ -238,7 +238,14 @@ static int uring_queue(struct engine *e, struct replay_io *io)
 
 static int uring_submit(struct engine *e)
 {
-	return io_uring_submit(&e->ring);
+	int ret;
+
+	do
+		ret = io_uring_submit(&e->ring);
+	while (ret == -EINTR);
+	/* the kernel could not take them now (completions it holds in overflow, memory): they
+	 * stay in the SQ ring and go with the next submit, or before uring_reap waits */
+	return ret == -EAGAIN || ret == -EBUSY ? 0 : ret;
 }
 
 static void uring_complete(struct engine *e, struct replay_io *io, int res)
@@ -268,6 +275,14 @@ static int uring_reap(struct engine *e, struct replay_io **done, unsigned int ma
 
 	while (e->nsync && n < max)
 		done[n++] = e->sync_done[--e->nsync];
+	/* a wait does not submit (IORING_ENTER_EXT_ARG): what a refused submit left in the SQ
+	 * ring would never complete, and the scheduler's drain would wait for it for ever */
+	if (io_uring_sq_ready(&e->ring)) {
+		int ret = uring_submit(e);
+
+		if (ret < 0)
+			return ret;
+	}
 	if (!n && timeout_ns) {
 		struct __kernel_timespec ts = { .tv_sec = (long long)(timeout_ns / 1000000000ULL),
 						.tv_nsec = (long long)(timeout_ns % 1000000000ULL) };
