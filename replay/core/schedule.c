@@ -162,6 +162,9 @@ void run_warn(struct run *r, const char *fmt, ...)
 	}
 }
 
+/* how long the final drain waits without a completion before it says so */
+#define DRAIN_QUIET_NS (30 * 1000000000ULL)
+
 int run_schedule(struct run *r)
 {
 	uint64_t start;
@@ -207,13 +210,27 @@ int run_schedule(struct run *r)
 	sched_wait_until(r->start_mono, 200000);
 
 	ret = r->mops->loop(r);
-	/* drain: every I/O submitted is waited for and recorded */
+	/* drain: every I/O submitted is waited for and recorded. The kernel cannot be made to
+	 * give up an I/O it holds, so a target that stops answering holds the replay here, said
+	 * once after DRAIN_QUIET_NS without a completion rather than silently. */
+	uint64_t last_done = now_mono_ns();
+	bool said = false;
+
 	while (r->inflight) {
 		int n = run_reap(r, 100000000);
 
 		if (n < 0 && n != -EINTR && n != -ETIME) {
 			ret = ret ? ret : n;
 			break;
+		}
+		if (n > 0) {
+			last_done = now_mono_ns();
+		} else if (!said && now_mono_ns() - last_done > DRAIN_QUIET_NS) {
+			run_warn(r, "still waiting for %u I/Os in flight, none completed for %llu s: "
+				 "the target does not answer (a device gone or hung?); the replay "
+				 "ends when they complete",
+				 r->inflight, (unsigned long long)(DRAIN_QUIET_NS / 1000000000ULL));
+			said = true;
 		}
 	}
 end:

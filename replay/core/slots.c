@@ -242,6 +242,9 @@ static int take_pool_buffer(struct run *r, struct replay_io *io, enum run_pool_k
 		if (ret)
 			return ret;
 		while (!p->nfree) {
+			/* none in flight: none will come back, and waiting would never end */
+			if (!r->inflight)
+				return -ENOBUFS;
 			ret = run_reap(r, 1000000);
 			if (ret < 0 && ret != -EINTR && ret != -ETIME)
 				return ret;
