@@ -796,6 +796,12 @@ int cmd_replay(int argc, char **argv)
 	char err[1024] = "";
 	int ret, rc;
 
+	/* first, so that a Ctrl-C in the checks before the first I/O is a clean stop too.
+	 * A replay started over ssh whose connection drops: its report and result trace as on
+	 * Ctrl-C, not death by SIGHUP with a temporary file left beside -o */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	ret = replay_cli_parse(argc, argv, &cli);
 	if (cli.help || cli.bad_option) {
 		usage(cli.help ? stdout : stderr);
@@ -842,11 +848,6 @@ int cmd_replay(int argc, char **argv)
 	}
 	o.progress = !quiet && !json && isatty(STDERR_FILENO);
 	o.command_line = argv_join("ioreel", argc, argv);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	/* a replay started over ssh whose connection drops: its report and result trace as on
-	 * Ctrl-C, not death by SIGHUP with a temporary file left beside -o */
-	signal(SIGHUP, on_signal);
 
 	ret = replay_run(&o, &res, err, sizeof(err));
 	if (ret && !res.ios) {
