@@ -48,7 +48,22 @@ watch_hang() {
 	} >"$3" 2>&1
 }
 
+# A Ctrl-C or a TERM reaches the runner only: `timeout` puts each test in a process group of its
+# own, and the watcher, a background job, ignores SIGINT. Pass it on (timeout hands the TERM to
+# the test, whose traps clean up), stop the watcher and say where it stopped.
+tpid='' wpid='' name=''
+stop_run() {
+	local cur=${tpid:+$name}
+	trap '' INT TERM
+	[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null
+	echo
+	echo "interrupted${cur:+ during $cur (its log: $logs/$cur.log)}:" \
+		"$pass passed, $fail failed, $skip skipped so far"
+	exit 130
+}
 pass=0 fail=0 skip=0 failed=()
+trap stop_run INT TERM
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	[ -n "$pattern" ] && [[ $name != *"$pattern"* ]] && continue
@@ -69,6 +84,7 @@ for t in "${tests[@]}"; do
 	rc=$?
 	kill "$wpid" 2>/dev/null
 	wait "$wpid" 2>/dev/null
+	tpid='' wpid=''
 	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1))
