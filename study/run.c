@@ -37,6 +37,7 @@ struct study {
 	int ncells;
 	bool done[STUDY_MAX_CAND][STUDY_MAX_WORK][STUDY_MAX_REPEATS];
 	int built; /* a candidate built and not torn down, per the state file; -1 none */
+	bool plan_changed; /* the state file was written for another version of the plan */
 	uint64_t est_ns[STUDY_MAX_WORK]; /* measured time of a cell of each workload */
 	int est_n[STUDY_MAX_WORK];
 	uint64_t span_ns[STUDY_MAX_WORK]; /* a recording's span, before a cell measured it */
@@ -182,13 +183,8 @@ static int state_read(struct study *s, const char *path)
 		lineno++;
 		if (lineno == 1 && strncmp(line, STATE_MAGIC, strlen(STATE_MAGIC)))
 			break;
-		if (sscanf(line, "plan %llx", &h) == 1 && h != s->p.hash) {
-			cli_error("%s holds the results of another version of the plan (it changed "
-				  "since): use another --results DIR, or put the plan back",
-				  s->p.results);
-			fclose(f);
-			return EXIT_USAGE;
-		}
+		if (sscanf(line, "plan %llx", &h) == 1 && h != s->p.hash)
+			s->plan_changed = true; /* open_results decides what that means */
 		if (sscanf(line, "done %127s %127s %d %lf %llu", a, b, &rep, &cpu, &wall) == 5) {
 			c = find_cand(s, a);
 			w = find_work(s, b);
@@ -204,8 +200,6 @@ static int state_read(struct study *s, const char *path)
 		}
 	}
 	fclose(f);
-	if (lineno && s->ncells == 0 && s->built < 0 && lineno < 2)
-		return 0;
 	return 0;
 }
 
@@ -549,12 +543,6 @@ static int open_results(struct study *s)
 
 	snprintf(path, sizeof(path), "%s/state", s->p.results);
 	exists = !stat(path, &st);
-	if (exists && !s->resume) {
-		cli_error("%s holds a study already: --resume to continue it, or give another "
-			  "--results DIR (nothing was written)",
-			  s->p.results);
-		return EXIT_USAGE;
-	}
 	if (mkdirs(s->p.results)) {
 		cli_error("cannot create the results directory %s: %s", s->p.results,
 			  strerror(errno));
@@ -587,6 +575,32 @@ static int open_results(struct study *s)
 	ret = state_read(s, path);
 	if (ret)
 		return ret;
+	if (exists && !s->ncells && s->built < 0) {
+		/* An earlier start that stopped before its first cell finished (a workload its
+		 * synth refused, a candidate that failed to build, a Ctrl-C) left nothing
+		 * measured and nothing standing: start again, under the plan as it is now, rather
+		 * than send the user to delete the directory. Its synthesized workloads are made
+		 * again (they may be of the plan's earlier version). */
+		if (ftruncate(s->state_fd, 0)) {
+			cli_error("cannot rewrite %s: %s", path, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (!s->x.quiet)
+			fprintf(stderr, "study: %s holds no finished cell and no candidate left "
+				"built: starting the study there again\n", s->p.results);
+		exists = false;
+		s->resume = false;
+	} else if (exists && !s->resume) {
+		cli_error("%s holds a study already (%d cells done): --resume to continue it, or "
+			  "give another --results DIR (nothing was written)",
+			  s->p.results, s->ncells);
+		return EXIT_USAGE;
+	} else if (exists && s->plan_changed) {
+		cli_error("%s holds the results of another version of the plan (it changed since): "
+			  "use another --results DIR, or put the plan back (nothing was written)",
+			  s->p.results);
+		return EXIT_USAGE;
+	}
 	if (!exists) {
 		state_line(s, STATE_MAGIC);
 		state_line(s, "plan %llx", (unsigned long long)s->p.hash);

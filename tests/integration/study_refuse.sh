@@ -115,4 +115,22 @@ timeout 20 "$IOREEL" study "$d/fifo.ini" --dry-run >"$d/out" 2>"$d/err" || rc=$?
 cat "$d/err"
 [ $rc = 2 ] || fail "a named pipe as the plan: exit status $rc, want 2 (124: it waited)"
 grep -q "cannot read the plan $d/fifo.ini: not a regular file" "$d/err" || fail "fifo plan: $(cat "$d/err")"
+
+# a workload its synth refuses stops the study before its first cell; once the plan is mended,
+# the same command starts the study again in its results directory (it had to be deleted by
+# hand: "holds a study already", and with --resume "another version of the plan")
+p=$(plan badsynth "devices=$A" fs=ext4)
+printf 'options=--no-such-option\n' >>"$p"
+rc=0
+"$IOREEL" study "$p" --allow-writes -q >"$d/out" 2>"$d/err" || rc=$?
+cat "$d/err"
+[ $rc != 0 ] || fail "a workload its synth refuses: the study exited 0"
+grep -q "workload \[rand\]: ioreel synth failed" "$d/err" || fail "no message naming the workload"
+sed -i '/^options=--no-such-option$/d' "$p"
+"$IOREEL" study "$p" --allow-writes >"$d/out" 2>"$d/err" ||
+	{ tail -n 20 "$d/err"; fail "the mended plan in the same results directory failed"; }
+grep -q "holds no finished cell and no candidate left built: starting the study there again" \
+	"$d/err" || fail "the restart was not said: $(head -n 5 "$d/err")"
+assert_eq "$(grep -c '^done ' "${p%.ini}.results/state")" 1 "cells done after the restart"
+[ -z "$(awk -v a="$A" '$1 == a' /proc/mounts)" ] || fail "$A left mounted by the study"
 echo "ok"
