@@ -38,6 +38,7 @@ struct study {
 	bool done[STUDY_MAX_CAND][STUDY_MAX_WORK][STUDY_MAX_REPEATS];
 	int built; /* a candidate built and not torn down, per the state file; -1 none */
 	bool plan_changed; /* the state file was written for another version of the plan */
+	bool state_foreign; /* DIR/state is not empty and not a study's state file */
 	uint64_t est_ns[STUDY_MAX_WORK]; /* measured time of a cell of each workload */
 	int est_n[STUDY_MAX_WORK];
 	uint64_t span_ns[STUDY_MAX_WORK]; /* a recording's span, before a cell measured it */
@@ -181,8 +182,10 @@ static int state_read(struct study *s, const char *path)
 		double cpu;
 
 		lineno++;
-		if (lineno == 1 && strncmp(line, STATE_MAGIC, strlen(STATE_MAGIC)))
+		if (lineno == 1 && strncmp(line, STATE_MAGIC, strlen(STATE_MAGIC))) {
+			s->state_foreign = true;
 			break;
+		}
 		if (sscanf(line, "plan %llx", &h) == 1 && h != s->p.hash)
 			s->plan_changed = true; /* open_results decides what that means */
 		if (sscanf(line, "done %127s %127s %d %lf %llu", a, b, &rep, &cpu, &wall) == 5) {
@@ -575,6 +578,11 @@ static int open_results(struct study *s)
 	ret = state_read(s, path);
 	if (ret)
 		return ret;
+	if (exists && s->state_foreign) {
+		cli_error("%s is not the state file of an ioreel study: give another --results "
+			  "DIR (nothing was written)", path);
+		return EXIT_USAGE;
+	}
 	if (exists && !s->ncells && s->built < 0) {
 		/* An earlier start that stopped before its first cell finished (a workload its
 		 * synth refused, a candidate that failed to build, a Ctrl-C) left nothing

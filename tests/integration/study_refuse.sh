@@ -133,4 +133,12 @@ grep -q "holds no finished cell and no candidate left built: starting the study 
 	"$d/err" || fail "the restart was not said: $(head -n 5 "$d/err")"
 assert_eq "$(grep -c '^done ' "${p%.ini}.results/state")" 1 "cells done after the restart"
 [ -z "$(awk -v a="$A" '$1 == a' /proc/mounts)" ] || fail "$A left mounted by the study"
+# a results directory whose "state" is somebody else's file: refused, the file left as it was
+mkdir "$d/foreign" && printf 'not ours\n' >"$d/foreign/state"
+rc=0
+"$IOREEL" study "$p" --results "$d/foreign" --allow-writes -q >"$d/out" 2>"$d/err" || rc=$?
+[ $rc = 2 ] || fail "a foreign state file: exit status $rc, want 2"
+grep -q "$d/foreign/state is not the state file of an ioreel study" "$d/err" ||
+	fail "a foreign state file: $(cat "$d/err")"
+assert_eq "$(cat "$d/foreign/state")" "not ours" "the foreign state file"
 echo "ok"
