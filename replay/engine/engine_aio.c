@@ -103,8 +103,16 @@ static int aio_submit(struct engine *e)
 	while (done < e->npending) {
 		int ret = io_submit(e->ctx, (long)(e->npending - done), e->pending + done);
 
-		if (ret == -EAGAIN || ret == -EINTR)
+		if (ret == -EINTR)
 			continue;
+		if (ret == -EAGAIN) {
+			/* the context has no room until completions are reaped: the rest wait
+			 * for the next reap (aio_reap submits them first), as io_uring's SQEs
+			 * do; retried here at once, it would spin for as long as none is reaped */
+			memmove(e->pending, e->pending + done, (e->npending - done) * sizeof(*e->pending));
+			e->npending -= done;
+			return (int)done;
+		}
 		if (ret < 0) {
 			/* io_submit refuses the first iocb it cannot take (EINVAL, EBADF...) and
 			 * returns how many went before it: that one completes now with its error,
@@ -130,6 +138,8 @@ static int aio_reap(struct engine *e, struct replay_io **done, unsigned int max,
 	unsigned int n = 0;
 	int ret;
 
+	if (e->npending)
+		aio_submit(e); /* what io_submit had no room for (EAGAIN) */
 	while (e->nsync && n < max)
 		done[n++] = e->sync_done[--e->nsync];
 	if (n >= max)
