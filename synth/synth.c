@@ -490,9 +490,10 @@ int cmd_synth(int argc, char **argv)
 			 * for an option with a value) or its value was left out; taking the
 			 * option as the value blamed the argument after it instead */
 			if (!strcmp(val, "-o") || !strcmp(val, "-h") || !strncmp(val, "--", 2)) {
-				cli_error("--%s is followed by the option %s where its value should "
-					  "be: give --%s=VALUE if it takes one (ioreel synth --help lists "
-					  "the options)", key, val, key);
+				cli_error("--%s is followed by the option %s where its value "
+					  "should be: give --%s=VALUE if it takes one (ioreel "
+					  "synth --help lists the options)",
+					  key, val, key);
 				goto out;
 			}
 		}

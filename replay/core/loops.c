@@ -760,11 +760,12 @@ static int loop_closed(struct run *r)
 				 * (iodepth_batch_submit=1). One submit for the whole refill held the
 				 * first I/Os back while the kernel prepared the rest under one plug:
 				 * random writes to a file on ext4 over a loop device ran at 0.88-0.94
-				 * of fio's IOPS that way, and at 1.01-1.02 one by one. Chained calls
-				 * queue behind their worker's current one anyway: they go CHAIN_SUBMIT
-				 * at a time, one lock of the engine's each time instead of one a call
-				 * (two streams punching one file spent ~40 % of the scheduling
-				 * thread's CPU on that lock, taken from the streams' threads). */
+				 * of fio's IOPS that way, and at 1.01-1.02 one by one. Chained
+				 * calls queue behind their worker's current one anyway: they go
+				 * CHAIN_SUBMIT at a time, one lock of the engine's each time, not
+				 * one a call (two streams punching one file spent ~40 % of the
+				 * scheduling thread's CPU on that lock, taken from the streams'
+				 * threads). */
 				if (!(r->nbatch && r->batch[r->nbatch - 1]->chained) ||
 				    r->nbatch >= CHAIN_SUBMIT) {
 					ret = run_submit(r);

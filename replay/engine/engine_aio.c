@@ -109,7 +109,8 @@ static int aio_submit(struct engine *e)
 			/* the context has no room until completions are reaped: the rest wait
 			 * for the next reap (aio_reap submits them first), as io_uring's SQEs
 			 * do; retried here at once, it would spin for as long as none is reaped */
-			memmove(e->pending, e->pending + done, (e->npending - done) * sizeof(*e->pending));
+			memmove(e->pending, e->pending + done,
+				(e->npending - done) * sizeof(*e->pending));
 			e->npending -= done;
 			return (int)done;
 		}
