@@ -688,6 +688,7 @@ static int loop_closed(struct run *r)
 			uint32_t i = (first + k) % cl->ncs;
 			struct cstream *c = &cl->cs[i];
 			uint64_t t = now - gstart;
+			bool ahead;
 
 			if (c->rec.group != group) {
 				if (c->n && c->rec.group > group && c->rec.group < next)
@@ -738,7 +739,8 @@ static int loop_closed(struct run *r)
 					if (d >= 0)
 						c->rate_bytes[d] += c->ev[c->pos].len;
 				}
-				if (c->inflight >= c->depth) { /* chained: ahead, not in flight */
+				ahead = c->inflight >= c->depth; /* chained: ahead, not in flight */
+				if (ahead) {
 					c->ahead++;
 					r->ahead++;
 					r->res->chained++;
@@ -766,8 +768,7 @@ static int loop_closed(struct run *r)
 				 * one a call (two streams punching one file spent ~40 % of the
 				 * scheduling thread's CPU on that lock, taken from the streams'
 				 * threads). */
-				if (!(r->nbatch && r->batch[r->nbatch - 1]->chained) ||
-				    r->nbatch >= CHAIN_SUBMIT) {
+				if (!ahead || r->nbatch >= CHAIN_SUBMIT) {
 					ret = run_submit(r);
 					if (ret)
 						return ret;

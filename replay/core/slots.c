@@ -372,12 +372,13 @@ bool run_to_engine(const struct run *r, const struct sev *s)
 
 int run_submit(struct run *r)
 {
-	uint64_t t = now_mono_ns() - r->start_mono, back;
+	uint64_t t, back;
 	unsigned int n = r->nbatch;
 	int ret;
 
 	if (!n)
-		return 0;
+		return 0; /* called once per stream and pass of the closed loop: no clock read */
+	t = now_mono_ns() - r->start_mono;
 	for (unsigned int i = 0; i < n; i++)
 		r->batch[i]->submit_ns = t;
 	if (!r->first_submit_set) {
