@@ -60,6 +60,21 @@ static void dep_print(const struct replay_result *r, FILE *out)
 			     "its previous one, without the scheduling thread\n",
 			(unsigned long long)r->chained,
 			n ? 100.0 * (double)r->chained / (double)n : 0.0);
+	if (r->wbt.on) {
+		const struct wbt_report *w = &r->wbt;
+
+		fprintf(out, "  writeback throttle (--dep-wbt, target's wbt_lat_usec %s, %u "
+			     "requests, %s): of %llu writeback writes %llu waited for it (their "
+			     "thread's later ones behind them), %s each on average; background "
+			     "depth %u-%u, at most %u in flight; %llu of %llu windows over the "
+			     "latency\n",
+			fmt_ns(w->lat_ns, a, sizeof(a)), w->queue_depth,
+			w->write_cache ? "write back" : "write through",
+			(unsigned long long)w->throttled, (unsigned long long)w->held,
+			fmt_ns(w->held ? w->held_ns / w->held : 0, b, sizeof(b)), w->bg_min,
+			w->bg_max, w->max_inflight, (unsigned long long)w->exceeded,
+			(unsigned long long)w->windows);
+	}
 	dep_elastic_print(&r->elastic, (unsigned long long)r->dep.flushes,
 			  (unsigned long long)r->dep.redundant, out);
 }
@@ -92,7 +107,12 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
 			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu, "
 			 "\"chained\": %llu, \"kthread_clock\": \"%s\", \"kthread_paced\": %llu, "
-			 "\"kthread_pace_ns\": %llu, \"writer_clock\": \"%s\", \"writer_ios\": %llu}",
+			 "\"kthread_pace_ns\": %llu, \"writer_clock\": \"%s\", "
+			 "\"writer_ios\": %llu, \"wbt\": {\"on\": %s, \"lat_ns\": %llu, \"queue_depth\": %u, "
+			 "\"write_cache\": %s, \"throttled\": %llu, \"held\": %llu, "
+			 "\"held_ns\": %llu, \"windows\": %llu, \"exceeded\": %llu, "
+			 "\"background_min\": %u, \"background_max\": %u, "
+			 "\"max_inflight\": %u}}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
 			 (unsigned long long)r->dep.dropped_far,
@@ -103,7 +123,13 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 (unsigned long long)r->chained, r->kthread_progress ? "progress" : "trace",
 			 (unsigned long long)r->kthread_paced,
 			 (unsigned long long)r->kthread_pace_ns, r->writer_clock ? "trace" : "deps",
-			 (unsigned long long)r->dep.writer);
+			 (unsigned long long)r->dep.writer, r->wbt.on ? "true" : "false",
+			 (unsigned long long)r->wbt.lat_ns, r->wbt.queue_depth,
+			 r->wbt.write_cache ? "true" : "false",
+			 (unsigned long long)r->wbt.throttled,
+			 (unsigned long long)r->wbt.held, (unsigned long long)r->wbt.held_ns,
+			 (unsigned long long)r->wbt.windows, (unsigned long long)r->wbt.exceeded,
+			 r->wbt.bg_min, r->wbt.bg_max, r->wbt.max_inflight);
 }
 
 static double share(uint64_t part, uint64_t whole)
@@ -342,7 +368,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	bool timed = clocked && h->count;
 	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
 	char spin[32] = "null";	   /* and a spin before their deadlines */
-	char dep[2048]; /* dep_json's ~40 numbers, each up to 20 digits, and their keys */
+	char dep[3072]; /* dep_json's ~50 numbers, each up to 20 digits, and their keys */
 
 	if (clocked) {
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);

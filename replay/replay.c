@@ -182,6 +182,12 @@ static void usage(FILE *f)
 "                           dependencies (deps, the default) or keeps its own clock\n"
 "                           (trace: no other thread's flush woke it; after a pause, its\n"
 "                           next batch at its trace time)\n"
+"      --dep-wbt on|off|TIME  block level: the kernel's writeback throttling (wbt) for\n"
+"                           the recorded writes it throttles (no REQ_SYNC: writeback),\n"
+"                           which the replay's O_DIRECT writes escape: they wait while\n"
+"                           the target's reads run slower than its wbt_lat_usec, as the\n"
+"                           kernel scales their depth (on: each target's own setting;\n"
+"                           TIME: that latency; default off)\n"
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
@@ -289,6 +295,7 @@ enum replay_opt {
 	OPT_DEP_COMMIT_LOCK,
 	OPT_DEP_KTHREAD_CLOCK,
 	OPT_DEP_WRITER_CLOCK,
+	OPT_DEP_WBT,
 	/* where: targets, what may be written, and how */
 	OPT_BUFFERED,
 	OPT_ASYNC_WRITES,
@@ -341,6 +348,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-commit-lock", required_argument, 0, OPT_DEP_COMMIT_LOCK },
 	{ "dep-kthread-clock", required_argument, 0, OPT_DEP_KTHREAD_CLOCK },
 	{ "dep-writer-clock", required_argument, 0, OPT_DEP_WRITER_CLOCK },
+	{ "dep-wbt", required_argument, 0, OPT_DEP_WBT },
 	{ "buffered", no_argument, 0, OPT_BUFFERED },
 	{ "async-writes", required_argument, 0, OPT_ASYNC_WRITES },
 	{ "allow-writes", no_argument, 0, OPT_ALLOW_WRITES },
@@ -610,6 +618,17 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 			return EXIT_USAGE;
 		break;
 	}
+	case OPT_DEP_WBT:
+		if (!strcmp(arg, "off") || !strcmp(arg, "on")) {
+			o->dep.wbt = arg[1] == 'n' ? DEP_WBT_TARGET : DEP_WBT_OFF;
+		} else if (!parse_duration_ns(arg, &o->dep.wbt_lat_ns) && o->dep.wbt_lat_ns) {
+			o->dep.wbt = DEP_WBT_SET;
+		} else {
+			cli_error("--dep-wbt '%s': give on (each target's own wbt_lat_usec), off, "
+				  "or the read latency to aim at (e.g. 2ms)", arg);
+			return EXIT_USAGE;
+		}
+		break;
 	case OPT_DEP_FALLBACK:
 		if (strcmp(arg, "timed") && strcmp(arg, "afap")) {
 			cli_error("--dep-fallback '%s': give timed or afap", arg);

@@ -12,6 +12,7 @@
 #include "analyze/hist.h"
 #include "formats/file.h"
 #include "replay/dep/dep.h"
+#include "replay/dep/dep_wbt.h"
 
 /* --cpu-fill: by default on at file level, off at block level (measured: README, "The
  * replayer's own CPU") */
@@ -266,6 +267,7 @@ struct replay_result {
 	uint64_t chained;	    /* I/Os made by their thread's worker after the one before
 				     * (--dep-chain), not released by the scheduling thread */
 	struct dep_elastic elastic; /* what group commit and absorbed writes changed */
+	struct wbt_report wbt;	    /* --dep-wbt: the writes the kernel's throttle held */
 	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
 	uint64_t thinks;	    /* pauses taken */
 	uint64_t think_ns;	    /* their length, summed over streams (pauses that ended) */

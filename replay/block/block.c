@@ -561,6 +561,13 @@ static int scan(struct run *r, struct prescan *p, char *err, size_t errlen)
 	return prescan(r, p, err, errlen);
 }
 
+static int target_wbt(struct run *r, uint32_t dev, struct wbt_target *out)
+{
+	struct brun *b = brun_of(r);
+
+	return dev < b->ndev ? target_wbt_read(&b->tg[dev], out) : -ENODEV;
+}
+
 static void block_free(struct run *r)
 {
 	struct brun *b = brun_of(r);
@@ -590,6 +597,7 @@ const struct replay_source_ops replay_source_block = {
 	.ready = ready,
 	.buffers = buffers,
 	.engine_targets = engine_targets,
+	.target_wbt = target_wbt,
 	.open_output = open_output,
 	.each = each,
 	.feed = feed,

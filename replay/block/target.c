@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 #include "replay/block/target.h"
+#include "replay/dep/dep_wbt.h"
 #include "replay/core/run.h"
 #include "util/cli.h"
 #include "util/fileio.h"
@@ -241,6 +242,43 @@ int target_sysfs_read(const char *path, char *buf, size_t len)
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
 	return ret;
+}
+
+/* The three files of a queue directory (fmt: the device's own, or a partition's disk's). */
+static int wbt_files(const char *sys, const char *fmt, char v[3][64])
+{
+	static const char *const name[] = { "wbt_lat_usec", "nr_requests", "write_cache" };
+	char path[PATH_MAX + 64];
+
+	for (int i = 0; i < 3; i++) {
+		int ret;
+
+		snprintf(path, sizeof(path), fmt, sys, name[i]);
+		ret = target_sysfs_read(path, v[i], sizeof(v[i]));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int target_wbt_read(const struct target *t, struct wbt_target *out)
+{
+	char sys[PATH_MAX], v[3][64];
+	int ret;
+
+	if (!t->is_blk)
+		return -ENOTBLK;
+	ret = sysfs_dev_path(t->rdev, sys, sizeof(sys));
+	if (!ret && wbt_files(sys, "%s/queue/%s", v))
+		ret = wbt_files(sys, "%s/../queue/%s", v); /* a partition: its disk's queue */
+	if (ret)
+		return ret;
+	*out = (struct wbt_target){ .lat_ns = strtoull(v[0], NULL, 10) * 1000,
+				    .queue_depth = (uint32_t)strtoul(v[1], NULL, 10),
+				    .write_cache = !strcmp(v[2], "write back") };
+	if (!out->queue_depth)
+		out->queue_depth = 1;
+	return 0;
 }
 
 /* Is d the target or one of its partitions? */

@@ -42,6 +42,11 @@ int target_open(struct target *t, const char *path, const struct target_open_opt
 		size_t errlen);
 void target_close(struct target *t);
 
+/* The target's writeback throttling as its queue (sysfs) has it: wbt_lat_usec, nr_requests,
+ * write_cache (replay/dep/dep_wbt.h). 0, or -errno: not a block device, no such files. */
+struct wbt_target;
+int target_wbt_read(const struct target *t, struct wbt_target *out);
+
 /* The first line of a sysfs file, without its newline; 0 or -errno. */
 int target_sysfs_read(const char *path, char *buf, size_t len);
 

@@ -121,6 +121,9 @@ struct replay_source_ops {
 	 * in flight (a filesystem that verifies checksums in it) */
 	void (*buffers)(struct run *r, uint32_t *align, bool *own_reads);
 	void (*engine_targets)(struct run *r, struct engine_params *ep);
+	/* block targets: target dev's writeback throttling as its queue has it (dep_wbt.h);
+	 * 0, or -errno where it has none to tell (a file); NULL: no such targets */
+	int (*target_wbt)(struct run *r, uint32_t dev, struct wbt_target *out);
 	int (*open_output)(struct run *r);
 	/* every I/O of the trace, mapped, in file order (for modes that load them all: closed);
 	 * NULL when the source cannot (its calls depend on each other) */

@@ -109,6 +109,15 @@ struct dep_opts {
 				* application's progress to reach its trace time (dep_pace.c) */
 	bool writer_clock;     /* a user thread that has only written keeps its own clock:
 				* no barrier edges, its next batch after a pause at trace time */
+	int wbt;	       /* block level: enum dep_wbt (dep_wbt.c) */
+	uint64_t wbt_lat_ns;   /* DEP_WBT_SET: the read latency the throttle aims at */
+};
+
+/* --dep-wbt: the kernel's writeback throttling for the writes it throttled (dep_wbt.c) */
+enum dep_wbt {
+	DEP_WBT_OFF = 0,
+	DEP_WBT_TARGET, /* as each target's queue has it (sysfs wbt_lat_usec; 0: none) */
+	DEP_WBT_SET,	/* aiming at wbt_lat_ns, whatever the target says */
 };
 
 void dep_opts_default(struct dep_opts *o);

@@ -56,6 +56,7 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	if (!d->work || !d->splitq || dep_el_init(&d->el, o->group_commit, o->absorb, o->split) ||
 	    dep_pace_init(d, o->kthread_progress && !d->file_level))
 		return -ENOMEM;
+	d->wbt_ask = *o; /* the targets are not open yet: dep_loop looks at them */
 	r->res->kthread_progress = d->pace;
 	r->res->writer_clock = o->writer_clock;
 	r->res->elastic.group_commit = o->group_commit;
@@ -82,6 +83,7 @@ static void dep_sched_free(struct dep_sched *d)
 	free(d->chainq);
 	free(d->paceq);
 	dep_lock_free(d);
+	dep_wbt_free(d);
 	dep_el_free(&d->el);
 	free(d);
 }
@@ -286,6 +288,8 @@ static void finish(struct run *r, uint32_t w0, uint64_t complete_ns)
 		struct dslot *s = &d->slot[w];
 		struct dstream *st = &d->st[s->stream];
 
+		if (d->wbt_on && s->state == DS_INFLIGHT)
+			dep_wbt_done(r, w, complete_ns);
 		if (s->state == DS_INFLIGHT || (s->flags & SF_DEPTH))
 			st->inflight--;
 		s->complete_ns = complete_ns;
@@ -480,10 +484,14 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 		}
 		if ((s->flags & SF_GHEAD) && dep_lock_wait(r, w, now_rel))
 			continue; /* its file's commit lock is another group's */
-		dep_note_release(r, s);
-		if ((d->el.absorb && try_absorb(r, w, now_rel)) ||
-		    (d->el.gc && try_coalesce(r, w, now_rel)))
-			continue;
+		if (!(s->flags & SF_WBT)) { /* not back from the writeback throttle */
+			dep_note_release(r, s);
+			if ((d->el.absorb && try_absorb(r, w, now_rel)) ||
+			    (d->el.gc && try_coalesce(r, w, now_rel)))
+				continue;
+			if (d->wbt_on && dep_wbt_hold(r, w, now_rel))
+				continue; /* the kernel would have held it (dep_wbt.c) */
+		}
 		s->s.stream = s->kind; /* the result trace's stream says how it was released */
 		nbatch = r->nbatch;
 		ret = run_issue(r, &s->s, s->release, w);
@@ -533,18 +541,22 @@ static int dep_loop(struct run *r)
 	bool starved = false;
 	int ret = 0;
 
-	if (!issued)
+	if (!issued || dep_wbt_init(r, d, &d->wbt_ask)) {
+		free(issued);
 		return -ENOMEM;
+	}
 	/* Not at the mode's setup: the engine is final only after it (threads, when none is
 	 * named, for --cpu-wait's default and --cpu host); decided there, a file-level replay
 	 * ran with its chains off, every call two wake-ups away from the one before. */
-	d->chain = d->chain_asked && r->eng->chains;
+	d->chain = d->chain_asked && r->eng->chains && !d->wbt_on;
 	while (!run_stopping(r)) {
 		uint64_t now, due;
 		unsigned int n = 0;
 
 		if (r->inflight)
 			run_reap(r, 0);
+		if (d->wbt_on)
+			dep_wbt_tick(r, now_mono_ns() - r->start_mono);
 		ret = admit_ready(r);
 		if (d->pace)
 			dep_pace_release(r, now_mono_ns() - r->start_mono);
@@ -606,6 +618,8 @@ static int dep_loop(struct run *r)
 			struct dslot *s = &d->slot[issued[i]];
 
 			s->submit_ns = r->last_submit;
+			if (d->wbt_on)
+				dep_wbt_issued(d, issued[i]);
 			if (s->flags & DEP_F_WRITE)
 				dep_el_write_out(&d->el, s->stream, s->key);
 			if (s->flags & DEP_F_FLUSH)

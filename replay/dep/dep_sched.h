@@ -13,6 +13,7 @@
 #include "replay/core/run.h"
 #include "replay/dep/dep.h"
 #include "replay/dep/dep_el.h"
+#include "replay/dep/dep_wbt.h"
 #include "util/heap.h"
 
 #define NONE UINT32_MAX
@@ -56,6 +57,7 @@ enum dslot_state {
 #define SF_XDEP 0x2000	/* has a parent in another thread (the commit lock's groups have none
 			 * past their first write) */
 #define SF_PACED 0x4000 /* a kernel thread's new work, on the application's clock (dep_pace.c) */
+#define SF_WBT 0x8000	/* a throttled write counted in its target's throttle (dep_wbt.c) */
 
 /*
  * Chains (engines that chain, --dep-chain): a thread's call whose only parent left is its own
@@ -173,6 +175,11 @@ struct dep_sched {
 	size_t npace;
 	uint64_t ufloor; /* the application's oldest I/O not issued is at or after it */
 	uint64_t last_t; /* the trace time of the latest I/O read */
+	/* --dep-wbt: each target's writeback throttle (dep_wbt.c) */
+	struct dep_opts wbt_ask; /* what was asked (its wbt fields) */
+	struct wbt_dev *wbt;
+	uint32_t nwbt;
+	bool wbt_on;
 };
 
 static inline uint32_t wslot(uint64_t seq)
@@ -218,6 +225,13 @@ void dep_pace_admit(struct dep_sched *d, struct dslot *s);
 bool dep_pace_hold(struct run *r, uint32_t w);
 void dep_pace_release(struct run *r, uint64_t now_rel);
 
+/* dep_wbt.c */
+int dep_wbt_init(struct run *r, struct dep_sched *d, const struct dep_opts *o);
+bool dep_wbt_hold(struct run *r, uint32_t w, uint64_t now);
+void dep_wbt_issued(struct dep_sched *d, uint32_t w);
+void dep_wbt_done(struct run *r, uint32_t w, uint64_t complete_ns);
+void dep_wbt_tick(struct run *r, uint64_t now);
+void dep_wbt_free(struct dep_sched *d);
 /* dep_chain.c */
 int dep_chain_refill(struct run *r);
 void dep_chain_done(struct run *r, struct dslot *s, const struct replay_io *io);
