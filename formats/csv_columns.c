@@ -340,6 +340,13 @@ int csv_columns_resolve(char *const *names, int n, const struct csv_opts *o,
 			}
 			u = o->time_unit;
 		}
+		if (c->col[f] >= 0 && !strcmp(names[c->col[f]], names[j])) {
+			/* --columns names columns by their header: it cannot tell these apart */
+			snprintf(err, len, "columns %d and %d are both named '%s': rename one in "
+				 "the header line (the file's first line) and give it to --columns "
+				 "as NAME=- to leave it out", c->col[f] + 1, j + 1, names[j]);
+			return -EINVAL;
+		}
 		if (c->col[f] >= 0) {
 			snprintf(err, len, "columns %d '%s' and %d '%s' both give %s: leave one out "
 				 "with --columns '%s=-' (or '%s=-')", c->col[f] + 1, names[c->col[f]],

@@ -120,6 +120,8 @@ refused 'ts_ns,frob,size,rw' "lba/sector/offset_sectors"
 # ambiguous: two columns for one field, or a completion given twice
 refused 'ts_ns,offset,lba,size,rw' "columns 2 'offset' and 3 'lba' both give offset: leave one out with --columns 'lba=-' (or 'offset=-')"
 refused 'ts_ns,time_us,lba,size,rw' "columns 1 'ts_ns' and 2 'time_us' both give queue_ns"
+# two columns of one name: --columns cannot tell them apart, so the header must
+refused 'ts_ns,lba,size,rw,rw' "columns 4 and 5 are both named 'rw': rename one in the header line"
 refused 'ts_ns,lba,size,rw,complete_ns,lat_us' "'complete_ns' and 'lat_us' both give the completion time"
 refused 'lat_us,lba,size,rw' "'lat_us' is a latency, but no column gives the start"
 refused 'time,lba,size,rw' "column 1 'time' is a time without a unit (ns, us, ms or s?)"
