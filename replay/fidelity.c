@@ -63,7 +63,7 @@ static void dep_print(const struct replay_result *r, FILE *out)
 	if (r->wbt.on) {
 		const struct wbt_report *w = &r->wbt;
 
-		fprintf(out, "  writeback throttle (--dep-wbt, target's wbt_lat_usec %s, %u "
+		fprintf(out, "  writeback throttle (--dep-wbt, aiming at reads within %s, %u "
 			     "requests, %s): of %llu writeback writes %llu waited for it (their "
 			     "thread's later ones behind them), %s each on average; background "
 			     "depth %u-%u, at most %u in flight; %llu of %llu windows over the "

@@ -56,7 +56,8 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	if (!d->work || !d->splitq || dep_el_init(&d->el, o->group_commit, o->absorb, o->split) ||
 	    dep_pace_init(d, o->kthread_progress && !d->file_level))
 		return -ENOMEM;
-	d->wbt_ask = *o; /* the targets are not open yet: dep_loop looks at them */
+	d->wbt_ask = o->wbt; /* the targets are not open yet: dep_loop looks at them */
+	d->wbt_ask_lat_ns = o->wbt_lat_ns;
 	r->res->kthread_progress = d->pace;
 	r->res->writer_clock = o->writer_clock;
 	r->res->elastic.group_commit = o->group_commit;
@@ -541,7 +542,7 @@ static int dep_loop(struct run *r)
 	bool starved = false;
 	int ret = 0;
 
-	if (!issued || dep_wbt_init(r, d, &d->wbt_ask)) {
+	if (!issued || dep_wbt_init(r, d)) {
 		free(issued);
 		return -ENOMEM;
 	}

@@ -176,7 +176,8 @@ struct dep_sched {
 	uint64_t ufloor; /* the application's oldest I/O not issued is at or after it */
 	uint64_t last_t; /* the trace time of the latest I/O read */
 	/* --dep-wbt: each target's writeback throttle (dep_wbt.c) */
-	struct dep_opts wbt_ask; /* what was asked (its wbt fields) */
+	int wbt_ask;		 /* --dep-wbt as asked (enum dep_wbt): dep_loop opens it */
+	uint64_t wbt_ask_lat_ns;
 	struct wbt_dev *wbt;
 	uint32_t nwbt;
 	bool wbt_on;
@@ -226,7 +227,7 @@ bool dep_pace_hold(struct run *r, uint32_t w);
 void dep_pace_release(struct run *r, uint64_t now_rel);
 
 /* dep_wbt.c */
-int dep_wbt_init(struct run *r, struct dep_sched *d, const struct dep_opts *o);
+int dep_wbt_init(struct run *r, struct dep_sched *d);
 bool dep_wbt_hold(struct run *r, uint32_t w, uint64_t now);
 void dep_wbt_issued(struct dep_sched *d, uint32_t w);
 void dep_wbt_done(struct run *r, uint32_t w, uint64_t complete_ns);

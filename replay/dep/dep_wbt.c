@@ -151,12 +151,12 @@ static void wake(struct run *r, struct dep_sched *d, struct wbt_dev *v, uint64_t
 	}
 }
 
-int dep_wbt_init(struct run *r, struct dep_sched *d, const struct dep_opts *o)
+int dep_wbt_init(struct run *r, struct dep_sched *d)
 {
 	struct wbt_report *rep = &r->res->wbt;
 	uint32_t n = r->meta->ndevices ? r->meta->ndevices : 1;
 
-	if (o->wbt == DEP_WBT_OFF)
+	if (d->wbt_ask == DEP_WBT_OFF)
 		return 0;
 	if (d->file_level || !r->src->target_wbt) {
 		run_warn(r, "--dep-wbt: a file-level replay's writes go through the page cache, "
@@ -173,10 +173,10 @@ int dep_wbt_init(struct run *r, struct dep_sched *d, const struct dep_opts *o)
 		v->head = v->tail = NONE;
 		if (r->src->target_wbt(r, i, &v->t))
 			v->t = (struct wbt_target){ 0 };
-		if (o->wbt == DEP_WBT_SET) {
+		if (d->wbt_ask == DEP_WBT_SET) {
 			/* a file, or another latency than the device's: its queue's depth where it
 			 * has one, else a loop device's */
-			v->t.lat_ns = o->wbt_lat_ns;
+			v->t.lat_ns = d->wbt_ask_lat_ns;
 			if (!v->t.queue_depth) {
 				v->t.queue_depth = 128;
 				v->t.write_cache = true;
