@@ -23,6 +23,7 @@
  * cache the waiting ones go only once those in flight have drained, as the kernel wakes them.
  * Not modelled: a task recently throttled for dirty pages (the whole depth then), discards.
  */
+#include <math.h>
 #include <stdlib.h>
 #include "replay/dep/dep_sched.h"
 
@@ -34,21 +35,6 @@
 #define WBT_MAX_WINDOWS 64	/* windows evaluated per look (a long sleep: the rest is idle) */
 
 enum { LAT_OK, LAT_UNKNOWN, LAT_UNKNOWN_WRITES, LAT_EXCEEDED };
-
-static uint64_t isqrt(uint64_t x)
-{
-	uint64_t r = 0;
-
-	for (uint64_t b = 1ULL << 62; b; b >>= 2) {
-		if (x >= r + b) {
-			x -= r + b;
-			r = (r >> 1) + b;
-		} else {
-			r >>= 1;
-		}
-	}
-	return r;
-}
 
 /* The kernel's rq_depth_calc_max_depth: true when up as far as it goes. */
 static bool calc_max_depth(struct wbt_dev *v)
@@ -114,7 +100,8 @@ static struct wbt_dev *dev_of(const struct dep_sched *d, const struct dslot *s)
 
 static void arm(struct wbt_dev *v, uint64_t at)
 {
-	v->win_ns = v->step > 0 ? WBT_WIN_NS * 16 / isqrt((uint64_t)(v->step + 1) << 8)
+	/* scaled down, the windows shorten as 1 / sqrt(step + 1) */
+	v->win_ns = v->step > 0 ? (uint64_t)((double)WBT_WIN_NS / sqrt((double)v->step + 1))
 				: WBT_WIN_NS;
 	v->win_end = at + v->win_ns;
 	v->armed = true;
