@@ -265,13 +265,7 @@ static void park(struct dep_sched *d, uint32_t w)
 {
 	struct dstream *st = &d->st[d->slot[w].stream];
 
-	d->slot[w].state = DS_PARKED;
-	d->slot[w].next_parked = NONE;
-	if (st->park_tail == NONE)
-		st->park_head = w;
-	else
-		d->slot[st->park_tail].next_parked = w;
-	st->park_tail = w;
+	parkq_push(d, &st->park_head, &st->park_tail, w);
 }
 
 /*
@@ -304,16 +298,8 @@ static void finish(struct run *r, uint32_t w0, uint64_t complete_ns)
 		dep_wake(d, &s->wait_done, s);
 		/* the thread's oldest held I/O may go now, as the recorded thread did when a
 		 * slot freed */
-		while (st->park_head != NONE && depth_allows(d, &d->slot[st->park_head])) {
-			uint32_t p = st->park_head;
-
-			st->park_head = d->slot[p].next_parked;
-			if (st->park_head == NONE)
-				st->park_tail = NONE;
-			if (d->slot[p].release < complete_ns)
-				d->slot[p].release = complete_ns;
-			dep_heap_push(d, p);
-		}
+		while (st->park_head != NONE && depth_allows(d, &d->slot[st->park_head]))
+			parkq_release(d, &st->park_head, &st->park_tail, complete_ns);
 		for (uint32_t x = s->riders; x != NONE; x = d->slot[x].next_rider)
 			d->work[n++] = x;
 		s->riders = NONE;

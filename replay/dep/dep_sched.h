@@ -188,6 +188,19 @@ static inline uint32_t wslot(uint64_t seq)
 	return (uint32_t)(seq & (DEP_WINDOW - 1));
 }
 
+/* A queue of parked slots, oldest first, linked through next_parked (a slot waits in one at a
+ * time: its thread's for the recorded depth, or the writeback throttle's): */
+static inline void parkq_push(struct dep_sched *d, uint32_t *head, uint32_t *tail, uint32_t w)
+{
+	d->slot[w].state = DS_PARKED;
+	d->slot[w].next_parked = NONE;
+	if (*tail == NONE)
+		*head = w;
+	else
+		d->slot[*tail].next_parked = w;
+	*tail = w;
+}
+
 /* The stream's next call may chain now: the loop looks (chain_refill), not a reap's callback,
  * which must not issue (an issue may wait for a buffer, and that reaps). */
 static inline void chain_look(struct dep_sched *d, uint32_t stream)
@@ -200,6 +213,20 @@ static inline void chain_look(struct dep_sched *d, uint32_t stream)
 
 /* dep_release.c */
 void dep_heap_push(struct dep_sched *d, uint32_t w);
+
+/* A parked queue's oldest slot out, to the ready heap, released no earlier than at. */
+static inline void parkq_release(struct dep_sched *d, uint32_t *head, uint32_t *tail,
+				 uint64_t at)
+{
+	uint32_t w = *head;
+
+	*head = d->slot[w].next_parked;
+	if (*head == NONE)
+		*tail = NONE;
+	if (d->slot[w].release < at)
+		d->slot[w].release = at;
+	dep_heap_push(d, w);
+}
 void dep_resolve(struct dep_sched *d, uint32_t w, uint64_t at);
 uint64_t dep_edge_time(const struct dep_sched *d, const struct dslot *p, const struct dslot *c,
 		       uint8_t kind, uint64_t gap);

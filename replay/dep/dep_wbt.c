@@ -127,14 +127,9 @@ static void wake(struct run *r, struct dep_sched *d, struct wbt_dev *v, uint64_t
 
 		if (v->inflight >= limit_for(v, s, now))
 			break;
-		v->head = s->next_parked;
-		if (v->head == NONE)
-			v->tail = NONE;
 		grant(v, s, &r->res->wbt);
 		r->res->wbt.held_ns += now > s->held_at ? now - s->held_at : 0;
-		if (s->release < now)
-			s->release = now;
-		dep_heap_push(d, w);
+		parkq_release(d, &v->head, &v->tail, now);
 	}
 }
 
@@ -204,14 +199,8 @@ bool dep_wbt_hold(struct run *r, uint32_t w, uint64_t now)
 		return false;
 	}
 	r->res->wbt.held++;
-	s->state = DS_PARKED;
 	s->held_at = now;
-	s->next_parked = NONE;
-	if (v->tail == NONE)
-		v->head = w;
-	else
-		d->slot[v->tail].next_parked = w;
-	v->tail = w;
+	parkq_push(d, &v->head, &v->tail, w);
 	return true;
 }
 
