@@ -60,6 +60,13 @@ static void dep_print(const struct replay_result *r, FILE *out)
 			     "its previous one, without the scheduling thread\n",
 			(unsigned long long)r->chained,
 			n ? 100.0 * (double)r->chained / (double)n : 0.0);
+	if (r->wake.on)
+		fprintf(out, "  dated wake-ups (--dep-date-wakes): %llu completions the scheduling "
+			     "thread slept until taken %s earlier on average (its wake-up latency, "
+			     "%s at the end, from %llu timed waits)\n",
+			(unsigned long long)r->wake.dated,
+			fmt_ns(r->wake.dated ? r->wake.dated_ns / r->wake.dated : 0, a, sizeof(a)),
+			fmt_ns(r->wake.late_ns, b, sizeof(b)), (unsigned long long)r->wake.samples);
 	if (r->wbt.on) {
 		const struct wbt_report *w = &r->wbt;
 
@@ -112,7 +119,8 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "\"write_cache\": %s, \"throttled\": %llu, \"held\": %llu, "
 			 "\"held_ns\": %llu, \"windows\": %llu, \"exceeded\": %llu, "
 			 "\"background_min\": %u, \"background_max\": %u, "
-			 "\"max_inflight\": %u}}",
+			 "\"max_inflight\": %u}, \"date_wakes\": {\"on\": %s, \"dated\": %llu, "
+			 "\"dated_ns\": %llu, \"wake_late_ns\": %llu, \"samples\": %llu}}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
 			 (unsigned long long)r->dep.dropped_far,
@@ -129,7 +137,10 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 (unsigned long long)r->wbt.throttled,
 			 (unsigned long long)r->wbt.held, (unsigned long long)r->wbt.held_ns,
 			 (unsigned long long)r->wbt.windows, (unsigned long long)r->wbt.exceeded,
-			 r->wbt.bg_min, r->wbt.bg_max, r->wbt.max_inflight);
+			 r->wbt.bg_min, r->wbt.bg_max, r->wbt.max_inflight,
+			 r->wake.on ? "true" : "false", (unsigned long long)r->wake.dated,
+			 (unsigned long long)r->wake.dated_ns, (unsigned long long)r->wake.late_ns,
+			 (unsigned long long)r->wake.samples);
 }
 
 static double share(uint64_t part, uint64_t whole)
@@ -368,7 +379,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	bool timed = clocked && h->count;
 	char stretch[32] = "null"; /* only timed and dep replays have a duration to compare */
 	char spin[32] = "null";	   /* and a spin before their deadlines */
-	char dep[3072]; /* dep_json's ~50 numbers, each up to 20 digits, and their keys */
+	char dep[4096]; /* dep_json's ~55 numbers, each up to 20 digits, and their keys */
 
 	if (clocked) {
 		snprintf(stretch, sizeof(stretch), "%.6f", r->stretch);

@@ -194,6 +194,10 @@ static void usage(FILE *f)
 "                           off with the group commit, absorb and split models); closed\n"
 "                           mode: the same for a job at iodepth 1 without think time,\n"
 "                           rate or latency target\n"
+"      --dep-date-wakes on|off  a completion the scheduling thread slept until is\n"
+"                           dated back by its wake-up latency (measured on its timed\n"
+"                           waits), since the recorded think time after it already holds\n"
+"                           the recorded thread's own wake-up (default on)\n"
 "report:\n"
 "  -o, --output FILE        the result trace: per I/O deadline, submit and completion\n"
 "      --json               ioreel analyze --json of the result, plus \"fidelity\"\n"
@@ -292,6 +296,7 @@ enum replay_opt {
 	OPT_DEP_ABSORB,
 	OPT_DEP_SPLIT,
 	OPT_DEP_CHAIN,
+	OPT_DEP_DATE_WAKES,
 	OPT_DEP_COMMIT_LOCK,
 	OPT_DEP_KTHREAD_CLOCK,
 	OPT_DEP_WRITER_CLOCK,
@@ -345,6 +350,7 @@ static const struct option replay_long_opts[] = {
 	{ "dep-absorb", required_argument, 0, OPT_DEP_ABSORB },
 	{ "dep-split", required_argument, 0, OPT_DEP_SPLIT },
 	{ "dep-chain", required_argument, 0, OPT_DEP_CHAIN },
+	{ "dep-date-wakes", required_argument, 0, OPT_DEP_DATE_WAKES },
 	{ "dep-commit-lock", required_argument, 0, OPT_DEP_COMMIT_LOCK },
 	{ "dep-kthread-clock", required_argument, 0, OPT_DEP_KTHREAD_CLOCK },
 	{ "dep-writer-clock", required_argument, 0, OPT_DEP_WRITER_CLOCK },
@@ -586,16 +592,19 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 	case OPT_DEP_ABSORB:
 	case OPT_DEP_SPLIT:
 	case OPT_DEP_CHAIN:
+	case OPT_DEP_DATE_WAKES:
 	case OPT_DEP_COMMIT_LOCK: {
 		bool *b = c == OPT_DEP_ABSORB ? &o->dep.absorb
 			  : c == OPT_DEP_SPLIT ? &o->dep.split
 			  : c == OPT_DEP_CHAIN ? &o->dep.chain
+			  : c == OPT_DEP_DATE_WAKES ? &o->dep.date_wakes
 			  : c == OPT_DEP_COMMIT_LOCK ? &o->dep.commit_lock
 					       : &o->dep.group_commit;
 
 		if (parse_on_off(c == OPT_DEP_ABSORB	   ? "dep-absorb"
 				 : c == OPT_DEP_SPLIT	   ? "dep-split"
 				 : c == OPT_DEP_CHAIN	   ? "dep-chain"
+				 : c == OPT_DEP_DATE_WAKES ? "dep-date-wakes"
 				 : c == OPT_DEP_COMMIT_LOCK ? "dep-commit-lock"
 							   : "dep-group-commit",
 				 arg, b))

@@ -268,6 +268,13 @@ struct replay_result {
 				     * (--dep-chain), not released by the scheduling thread */
 	struct dep_elastic elastic; /* what group commit and absorbed writes changed */
 	struct wbt_report wbt;	    /* --dep-wbt: the writes the kernel's throttle held */
+	struct {		    /* --dep-date-wakes (core/slots.c, run_reap) */
+		bool on;
+		uint64_t samples;   /* timed waits whose lateness was measured */
+		uint64_t dated;	    /* completions dated back */
+		uint64_t dated_ns;  /* by this much in all */
+		uint64_t late_ns;   /* the wake-up latency at the end (EWMA) */
+	} wake;
 	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
 	uint64_t thinks;	    /* pauses taken */
 	uint64_t think_ns;	    /* their length, summed over streams (pauses that ended) */

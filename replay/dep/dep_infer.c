@@ -119,6 +119,7 @@ void dep_opts_default(struct dep_opts *o)
 	o->commit_lock_block = false; /* block level: only when --dep-commit-lock on is given */
 	o->kthread_progress = false;  /* dep_pace.c: not measured to help yet */
 	o->writer_clock = false;      /* replay/README.md "--dep-writer-clock": measured there */
+	o->date_wakes = true;	      /* replay/README.md "Dated wake-ups": measured there */
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)
