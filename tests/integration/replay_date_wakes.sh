@@ -38,7 +38,8 @@ rp() {
 	shift
 	"$IOREEL" replay "$d/w.ioreel" --target "$d/t.img" --mode dep --engine null \
 		--null-latency 1ms,5ms --spin 0 --json -o "$d/$name.out.ioreel" "$@" \
-		>"$d/$name.json" 2>"$d/$name.err" || fail "replay $name failed: $(cat "$d/$name.err")"
+		>"$d/$name.json" 2>"$d/$name.err" ||
+		fail "replay $name failed: $(cat "$d/$name.err")"
 }
 wk() { json_get "$d/$1.json" "d['fidelity']['dep']['date_wakes']['$2']"; }
 
