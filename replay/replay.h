@@ -273,7 +273,8 @@ struct replay_result {
 		uint64_t samples;   /* timed waits whose lateness was measured */
 		uint64_t dated;	    /* completions dated back */
 		uint64_t dated_ns;  /* by this much in all */
-		uint64_t late_ns;   /* the wake-up latency at the end (EWMA) */
+		uint64_t late_ns;   /* the wake-up latency (EWMA of the timed waits'): in use
+				     * while it runs, the last one at the end */
 	} wake;
 	/* closed mode: fio's think time and latency targets (replay/core/loops.c) */
 	uint64_t thinks;	    /* pauses taken */

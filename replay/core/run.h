@@ -234,11 +234,6 @@ struct run {
 	uint64_t cpu_last_t; /* the deadline fed last (helper thread) */
 	struct run_load *load;
 	uint64_t spin_ns; /* the spin before each deadline, resolved (run.c, resolve_spin) */
-	/* dep mode: a completion the scheduling thread slept until is dated back by its wake-up
-	 * latency (core/slots.c, run_reap) */
-	bool date_wakes;
-	uint64_t asleep_since; /* CLOCK_MONOTONIC ns the reap's wait began; 0: not in one */
-	uint64_t wake_late_ns; /* its timed waits' lateness, averaged (EWMA) */
 
 	/* output (helper thread) */
 	struct trace_writer *w;

@@ -67,8 +67,7 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 	/* whether the engine chains is dep_loop's: it is not final yet (replay/core/run.h) */
 	d->chain_asked = o->chain && !d->el.acct && !o->group_commit && !o->absorb && !o->split;
 	d->lock = o->commit_lock; /* file level only: dep_setup masks it */
-	r->date_wakes = o->date_wakes;
-	r->res->wake.on = o->date_wakes;
+	r->res->wake.on = o->date_wakes; /* run_reap dates completions back */
 	r->res->elastic.commit_lock = d->lock;
 	return 0;
 }
