@@ -189,7 +189,7 @@ static inline uint32_t wslot(uint64_t seq)
 }
 
 /* A queue of parked slots, oldest first, linked through next_parked (a slot waits in one at a
- * time: its thread's for the recorded depth, or the writeback throttle's): */
+ * time: its thread's for the recorded depth, or the writeback throttle's). */
 static inline void parkq_push(struct dep_sched *d, uint32_t *head, uint32_t *tail, uint32_t w)
 {
 	d->slot[w].state = DS_PARKED;

@@ -51,6 +51,8 @@ echo "dated $(wk on dated), by $(wk on dated_ns) ns in all; wake-up $(wk on wake
 	"from $(wk on samples) timed waits"
 [ "$(wk on dated)" -ge 1 ] || fail "no completion dated: $(cat "$d/on.json")"
 [ "$(wk on samples)" -ge 1 ] || fail "no wake-up measured: $(cat "$d/on.json")"
+# not a time bound: 1 ms is the code's clip of each sample (WAKE_LATE_CLIP_NS), so neither the
+# average nor any completion's dating can pass it on however slow a host
 [ "$(wk on wake_late_ns)" -le 1000000 ] || fail "wake-up latency over its clip"
 [ "$(wk on dated_ns)" -le $(($(wk on dated) * 1000000)) ] ||
 	fail "a completion dated back by more than the clip"
