@@ -28,6 +28,9 @@ struct trace_writer {
 	bool replace;
 	bool sync, failed, file;
 	bool rewound; /* the failed frame was cut off: the file ends on a whole frame */
+	bool reserve; /* the file takes fallocate: room for the trailer is held beyond EOF */
+	bool closing; /* close_failed: the frames left hold room for the index only */
+	uint64_t reserved_to; /* the end of the room held (while reserve) */
 	int level;
 	uint32_t chunk_events, ndevices, nfiles;
 	struct codec_enc *enc;
@@ -45,16 +48,88 @@ struct trace_writer {
 	char err[256];
 };
 
+/* The bytes of an index frame (with its footer) over n entries. */
+static uint64_t index_bytes(size_t n)
+{
+	return 8 + TRACE_INDEX_FIXED + (uint64_t)n * TRACE_INDEX_ENTRY_SIZE + 4 + TRACE_FOOTER_SIZE;
+}
+
+/* Room for the counters frame before set_counters has said how big it is (ours: ~20 names). */
+#define TRAILER_COUNTERS_ROOM 4096u
+/* Room for the CPU load entries that come between two frames (16 s of 10 ms entries). */
+#define TRAILER_CPU_LOAD_SLACK (1600u * 20u)
+
 /*
- * Writes one whole frame. One that fails (a full disk) is taken back: the file is cut to where
- * the frame began, so it ends on a whole frame and the close can still try the counters and the
- * index in the room that frees (a pipe or a character device cannot be cut: nothing is tried).
+ * What a close after a failed frame writes after the last whole one: the counters, the CPU
+ * load not written yet, and an index naming every frame so far, the next one and those two.
  */
-static int write_all(struct trace_writer *w, const void *buf, size_t len, const char *what)
+static uint64_t trailer_bytes(const struct trace_writer *w)
+{
+	uint64_t counters = w->counters.len > TRAILER_COUNTERS_ROOM ? w->counters.len + 8
+								 : TRAILER_COUNTERS_ROOM;
+	uint64_t cpu = w->cpu_ncpus ? w->cpu_load.len + 8 + TRAILER_CPU_LOAD_SLACK : 0;
+
+	return counters + cpu + index_bytes(w->nchunks + 4);
+}
+
+/*
+ * Holds the room for a frame of len bytes and, after it, `after` bytes beyond the end of the
+ * file (fallocate, keeping the size). A frame that does not fit with the trailer after it is
+ * not written: the recording stops as on a full disk, and the close writes the trailer into
+ * the room held before. Without it a small frame that fails frees too little for the index
+ * (a file table, a CPU load frame), and the trace would end without one. 0, or the errno.
+ */
+static int reserve_room(struct trace_writer *w, uint64_t len, uint64_t after)
+{
+	uint64_t end = w->bytes + len + after;
+
+	if (!w->reserve || end <= w->reserved_to)
+		return 0;
+	if (!fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->bytes, (off_t)(end - w->bytes))) {
+		w->reserved_to = end;
+		return 0;
+	}
+	if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+		return errno;
+	w->reserve = false; /* a pipe, a device, a filesystem without it: the cut below only */
+	return 0;
+}
+
+/*
+ * Gives back the room held beyond the end of the file (a closed trace keeps none): a cut to
+ * the size it has frees it on ext4, xfs, btrfs and tmpfs; a punched hole would keep the page
+ * partly held at either end (tmpfs), or nothing at all beyond the end (ext4).
+ */
+static void release_room(struct trace_writer *w)
+{
+	if (w->reserve && w->reserved_to > w->bytes && ftruncate(w->fd, (off_t)w->bytes))
+		return; /* the room stays held: the trace is whole all the same */
+	w->reserved_to = w->bytes;
+}
+
+/*
+ * Writes one whole frame, with `after` bytes held beyond it (reserve_room). One that fails (a
+ * full disk) is taken back: the file is cut to where the frame began, so it ends on a whole
+ * frame and the close can still try the counters and the index in the room held or freed (a
+ * pipe or a character device cannot be cut: nothing is tried).
+ */
+static int write_room(struct trace_writer *w, const void *buf, size_t len, uint64_t after,
+		      const char *what)
 {
 	const uint8_t *p = buf;
 	uint64_t start = w->bytes;
+	int err = reserve_room(w, len, after);
 
+	if (err) {
+		snprintf(w->err, sizeof(w->err),
+			 "cannot write the %s at offset %llu: %s (no room for it and the index "
+			 "after it)",
+			 what, (unsigned long long)w->bytes, strerror(err));
+		w->failed = true;
+		w->rewound = true; /* nothing written: the file ends on the last whole frame */
+		errno = err;
+		return -err;
+	}
 	while (len) {
 		ssize_t n = write(w->fd, p, len);
 
@@ -70,6 +145,7 @@ static int write_all(struct trace_writer *w, const void *buf, size_t len, const 
 				     lseek(w->fd, (off_t)start, SEEK_SET) == (off_t)start;
 			if (w->rewound)
 				w->bytes = start;
+			w->reserved_to = 0; /* the cut gave back the room held beyond the end */
 			errno = err; /* the write's, not the cut's (a device cannot be cut) */
 			return -err;
 		}
@@ -78,6 +154,13 @@ static int write_all(struct trace_writer *w, const void *buf, size_t len, const 
 		w->bytes += n;
 	}
 	return 0;
+}
+
+/* A frame with room for the trailer held after it. */
+static int write_all(struct trace_writer *w, const void *buf, size_t len, const char *what)
+{
+	return write_room(w, buf, len, w->closing ? index_bytes(w->nchunks + 2) : trailer_bytes(w),
+			  what);
 }
 
 struct trace_writer *trace_writer__open(const char *path, const struct trace_meta *meta,
@@ -141,7 +224,8 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 	 * A trace may hold command lines and paths: keep it private even if it existed. Only a
 	 * regular file: -o /dev/stdout must not chmod the terminal or /dev/null.
 	 */
-	if ((!fstat(w->fd, &st) && S_ISREG(st.st_mode) && fchmod(w->fd, 0600)) ||
+	w->reserve = !fstat(w->fd, &st) && S_ISREG(st.st_mode);
+	if ((w->reserve && fchmod(w->fd, 0600)) ||
 	    write_all(w, hdr, hlen, "header")) {
 		err = errno ? errno : EIO;
 		goto fail;
@@ -473,8 +557,7 @@ const char *trace_writer__error(const struct trace_writer *w)
 
 static int write_index(struct trace_writer *w, const struct trace_stats *st)
 {
-	size_t plen = TRACE_INDEX_FIXED + w->nchunks * TRACE_INDEX_ENTRY_SIZE + 4 +
-		      TRACE_FOOTER_SIZE;
+	size_t plen = index_bytes(w->nchunks) - 8;
 	uint8_t *buf = calloc(1, 8 + plen), *p;
 	uint64_t at = w->bytes;
 	int err;
@@ -510,7 +593,7 @@ static int write_index(struct trace_writer *w, const struct trace_stats *st)
 	put_u64(p, at);
 	put_u32(p + 8, w->nchunks);
 	memcpy(p + 16, "IOREELIX", 8);
-	err = write_all(w, buf, 8 + plen, "index");
+	err = write_room(w, buf, 8 + plen, 0, "index");
 	free(buf);
 	return err;
 }
@@ -522,13 +605,15 @@ static int write_index(struct trace_writer *w, const struct trace_stats *st)
  */
 static void close_failed(struct trace_writer *w, const struct trace_stats *stats)
 {
+	char err[sizeof(w->err)];
+
 	if (!w->rewound || w->fd < 0 || w->replace) /* replace: the temporary file goes */
 		return;
-	if (write_counters(w) && !w->rewound)
-		return;
-	if (write_cpu_load(w) && !w->rewound)
-		return;
-	write_index(w, stats);
+	memcpy(err, w->err, sizeof(err)); /* the first failure is the one to tell */
+	w->closing = true; /* from here each frame holds room for the index only */
+	if ((!write_counters(w) || w->rewound) && (!write_cpu_load(w) || w->rewound))
+		write_index(w, stats);
+	memcpy(w->err, err, sizeof(err));
 }
 
 int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
@@ -547,6 +632,8 @@ int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 		err = write_counters(w);
 	if (!err)
 		err = write_index(w, stats);
+	if (w->fd >= 0)
+		release_room(w);
 	if (!err && w->sync && fdatasync(w->fd))
 		err = -errno;
 	if (w->fd >= 0 && close(w->fd) && !err)

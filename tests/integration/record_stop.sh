@@ -102,8 +102,10 @@ assert_eq "$rc" 1 "exit status when the disk is full"
 grep -q "No space left on device" "$dir/tiny/full.ioreel.err" ||
 	fail "no clear disk-full message: $(cat "$dir/tiny/full.ioreel.err")"
 cat "$dir/tiny/full.ioreel.err"
-# the chunk that did not fit is cut off, and the counters and the index go in the room that
-# frees: the trace reads whole, and the events not written are counted as dropped (unwritten)
+# the frame that did not fit with the trailer is not written, and the counters and the index go
+# in the room the writer held beyond the file's end (tests/unit/test_trace_full.c tries every
+# kind of frame failing): the trace reads whole, and the events not written are counted as
+# dropped (unwritten)
 "$IOREEL" info "$dir/tiny/full.ioreel" --json >"$dir/full.info" 2>"$dir/full.err" ||
 	fail "ioreel info of the disk-full trace: $(cat "$dir/full.err")"
 python3 - "$dir/full.info" "$dir/tiny/full.ioreel.err" <<'PY' || fail "the disk-full trace (above)"
