@@ -120,11 +120,11 @@ static int write_room(struct trace_writer *w, const void *buf, size_t len, uint6
 	uint64_t start = w->bytes;
 	int err = reserve_room(w, len, after);
 
+	if (err && w->closing && w->reserved_to <= w->bytes)
+		err = 0; /* a cut gave the room back: try what it freed, as without fallocate */
 	if (err) {
-		snprintf(w->err, sizeof(w->err),
-			 "cannot write the %s at offset %llu: %s (no room for it and the index "
-			 "after it)",
-			 what, (unsigned long long)w->bytes, strerror(err));
+		snprintf(w->err, sizeof(w->err), "cannot write the %s at offset %llu: %s", what,
+			 (unsigned long long)w->bytes, strerror(err));
 		w->failed = true;
 		w->rewound = true; /* nothing written: the file ends on the last whole frame */
 		errno = err;
