@@ -61,7 +61,8 @@ static uint64_t index_bytes(size_t n)
 
 /*
  * What a close after a failed frame writes after the last whole one: the counters, the CPU
- * load not written yet, and an index naming every frame so far, the next one and those two.
+ * load not written yet, and an index naming every frame so far, the next one (a chunk, with
+ * the file table before it) and those two.
  */
 static uint64_t trailer_bytes(const struct trace_writer *w)
 {
