@@ -650,6 +650,8 @@ int cmd_record_file(int argc, char **argv)
 	finish(&l, &r);
 	if (!r.werr)
 		r.werr = lerr; /* after finish, which releases the calls unless the writer failed */
+	if (!r.werr) /* the last chunk: a full disk there stops as anywhere, its calls counted */
+		r.werr = trace_writer__flush(l.w);
 	if (r.werr)
 		r.unwritten = rec_unwritten(l.w, r.ds.events, r.ds.pending);
 	trace_writer__set_counters(l.w, cs, counters(&r, cs));

@@ -683,6 +683,8 @@ int cmd_record(int argc, char **argv)
 	finish(skel, c, &tab, &rg, d, ncpu, &r);
 	if (!r.werr)
 		r.werr = lerr; /* after finish, which releases the I/O unless the writer failed */
+	if (!r.werr) /* the last chunk: a full disk there stops as anywhere, its calls counted */
+		r.werr = trace_writer__flush(w);
 	if (r.werr)
 		r.unwritten = rec_unwritten(w, r.ds.events, r.ds.pending);
 	{
