@@ -327,9 +327,14 @@ static int import_pass(struct conv *cv, FILE *f, struct trace_meta *m, bool writ
 	if (!err && !write && c.has_realtime && win.based &&
 	    win.first_abs_ns >= c.realtime_offset_ns)
 		m->genesis_realtime_ns = win.first_abs_ns - c.realtime_offset_ns;
-	if (!err && !write && !win.emitted && !cv->salvage) {
-		snprintf(cv->err, sizeof(cv->err), "%s: no I/O in the file (%s format)", cv->in_path,
-			 conv_fmt_name(cv->from));
+	if (!err && !write && !win.emitted) { /* --salvage too: an empty trace is no salvage */
+		char skipped[64] = "";
+
+		if (cv->salvage)
+			snprintf(skipped, sizeof(skipped), "; %llu bad records skipped",
+				 (unsigned long long)c.skipped);
+		snprintf(cv->err, sizeof(cv->err), "%s: no I/O in the file (%s format%s)",
+			 cv->in_path, conv_fmt_name(cv->from), skipped);
 		err = -EINVAL;
 	}
 	cv->records = c.records;

@@ -456,8 +456,9 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			o->max_inflight = (unsigned int)v;
 		return 0;
 	case OPT_SPIN:
-		if (parse_duration_ns(arg, &o->spin_ns)) {
-			cli_error("--spin wants a duration like 200us, got '%s'", arg);
+		/* a spin holds a CPU: past a second it is a mistyped unit, not a choice */
+		if (parse_duration_ns(arg, &o->spin_ns) || o->spin_ns > 1000000000) {
+			cli_error("--spin wants a duration from 0 to 1s, like 200us, got '%s'", arg);
 			return EXIT_USAGE;
 		}
 		o->spin_set = true;
@@ -502,7 +503,7 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		return 0;
 	case OPT_THINK_SCALE:
 		o->think_scale = strtod(arg, &end);
-		if (*end || !(o->think_scale >= 0) || o->think_scale > 1e6) {
+		if (!*arg || *end || !(o->think_scale >= 0) || o->think_scale > 1e6) {
 			cli_error("--think-scale wants a factor >= 0 (0.5 = half the recorded think "
 				  "time), got '%s'", arg);
 			return EXIT_USAGE;
@@ -753,10 +754,42 @@ static int parse_where(int c, char *arg, struct replay_opts *o, struct replay_ma
 	return -1;
 }
 
+struct given_opt {
+	int c;
+	const char *arg;
+};
+
+/*
+ * An option given twice with two values: which one was meant? Refused, as analyze, convert,
+ * synth and record refuse it (the same value again is harmless; --map repeats by design).
+ */
+static bool given_twice(int c, const char *arg, struct given_opt *given, size_t *n)
+{
+	const struct option *lo = replay_long_opts;
+
+	if (c == 'm')
+		return false;
+	for (size_t k = 0; k < *n; k++) {
+		if (given[k].c != c)
+			continue;
+		if (!strcmp(given[k].arg, arg))
+			return false;
+		while (lo->name && lo->val != c)
+			lo++;
+		cli_error("--%s given twice ('%.64s', then '%.64s'): give it once",
+			  lo->name ? lo->name : "?", given[k].arg, arg);
+		return true;
+	}
+	given[(*n)++] = (struct given_opt){ c, arg };
+	return false;
+}
+
 int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 {
 	struct replay_map *maps = cli->maps;
 	struct replay_opts o = { .mode = REPLAY_MODE_AUTO, .warn = warn_cb };
+	struct given_opt given[sizeof(replay_long_opts) / sizeof(replay_long_opts[0])];
+	size_t ngiven = 0;
 	bool json = false, quiet = false;
 	int c, ret;
 
@@ -774,6 +807,8 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 			cli->help = true;
 			return 0;
 		}
+		if (optarg && given_twice(c, optarg, given, &ngiven))
+			return EXIT_USAGE;
 		ret = parse_when(c, optarg, &o);
 		if (ret < 0)
 			ret = parse_dep(c, optarg, &o);

@@ -591,7 +591,9 @@ static int plan_parse(struct plan *p, char *err, size_t errlen)
 
 	if (!text)
 		return -ENOMEM;
-	for (line = text; line; line = next) {
+	/* a plan saved by an editor that starts files with a UTF-8 byte order mark */
+	line = strncmp(text, "\xEF\xBB\xBF", 3) ? text : text + 3;
+	for (; line; line = next) {
 		char *l, *eq;
 
 		next = strchr(line, '\n');

@@ -531,7 +531,8 @@ int cmd_bench(int argc, char **argv)
 		else if (i + 1 < argc)
 			v = argv[++i];
 		if (!v) {
-			cli_error("--%s needs a value", key);
+			cli_error("--%s needs a value, or is not an option (ioreel bench --help lists "
+				  "them)", key);
 			goto out;
 		}
 		if (!strcmp(key, "preset") || !strcmp(key, "target")) {

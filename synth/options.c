@@ -421,10 +421,29 @@ static int set_zonemode(struct opt_ctx *c)
 	return bad(c, "none, strided or zbd");
 }
 
+/*
+ * fio's verify= values: 0 (and our none) verify nothing; every other one, null too ("pretend
+ * to verify": fio still reads the data back, checking nothing), reads back what was written.
+ * fio refuses any other value, and so does the job here.
+ */
 static int set_verify(struct opt_ctx *c)
 {
-	c->j->verify = c->v && strcmp(c->v, "0") && strcmp(c->v, "none") && strcmp(c->v, "null");
-	return 0;
+	static const char *const reads_back[] = {
+		"md5",	    "crc64",	"crc32",    "crc32c-intel", "crc32c",	"crc16",
+		"crc7",	    "sha1",	"sha256",   "sha512",	    "sha3-224", "sha3-256",
+		"sha3-384", "sha3-512", "xxhash",   "meta",	    "pattern",	"null"};
+
+	if (c->v && (!strcmp(c->v, "0") || !strcmp(c->v, "none"))) {
+		c->j->verify = false;
+		return 0;
+	}
+	for (size_t i = 0; c->v && i < sizeof(reads_back) / sizeof(reads_back[0]); i++)
+		if (!strcmp(c->v, reads_back[i])) {
+			c->j->verify = true;
+			return 0;
+		}
+	return bad(c, "0, or a checksum fio knows (md5, crc32c, crc64, sha256, xxhash, ..., "
+		      "meta, pattern, null)");
 }
 
 static int set_stonewall(struct opt_ctx *c)

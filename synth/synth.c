@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `ioreel synth`: fio-style patterns, fio job files and presets written as .ioreel traces. */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -482,7 +483,8 @@ int cmd_synth(int argc, char **argv)
 			val = eq + 1;
 		} else if (!is_flag(key)) {
 			if (++i == argc) {
-				cli_error("--%s needs a value", key);
+				cli_error("--%s needs a value, or is not an option (ioreel synth "
+					  "--help lists them)", key);
 				goto out;
 			}
 			val = argv[i];
@@ -542,6 +544,19 @@ int cmd_synth(int argc, char **argv)
 		cli_error("--name '%s' is %zu bytes long: a device name holds at most %zu",
 			  devname, strlen(devname), sizeof(((struct trace_device *)0)->name) - 1);
 		goto out;
+	}
+	/* empty, or a control byte that info and analyze would print to the terminal as it is */
+	if (devname) {
+		bool printable = *devname;
+
+		for (const char *p = devname; *p; p++)
+			printable = printable && !iscntrl((unsigned char)*p);
+		if (!printable) {
+			cli_error("--name: a device name is 1 to %zu printable characters; this one "
+				  "%s", sizeof(((struct trace_device *)0)->name) - 1,
+				  *devname ? "holds a control character" : "is empty");
+			goto out;
+		}
 	}
 	if (listp) {
 		rc = list_presets(json);

@@ -39,6 +39,11 @@ refused "$IOREEL" replay T.ioreel --target t.img --engine floppy -q
 refused "$IOREEL" replay T.ioreel --map synth=t.img --map synth=u.img -q
 refused "$IOREEL" replay T.ioreel --target t.img --mode timed --mode afap -q
 refused "$IOREEL" replay T.ioreel --root /tmp --root /var -q
+# any option given twice with two values (which was meant?); an empty or absurd value
+refused "$IOREEL" replay T.ioreel --target t.img --engine null --speed 2 --speed 4 -q
+refused "$IOREEL" replay T.ioreel --target t.img --engine null --runtime 1s --runtime 2s -q
+refused "$IOREEL" replay T.ioreel --target t.img --engine null --think-scale '' -q
+refused "$IOREEL" replay T.ioreel --target t.img --engine null --spin 1000000h -q
 refused "$IOREEL" replay T.ioreel --target t.img --allow-writes --prefill --no-prefill -q
 refused "$IOREEL" replay T.ioreel --target t.img --speed 1e-20 -q
 refused "$IOREEL" replay T.ioreel --target t.img --speed 1e9 -q

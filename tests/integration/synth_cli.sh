@@ -28,6 +28,10 @@ bad --rw randread -o "$d/x.ioreel"
 bad --preset nope -o "$d/x.ioreel"
 bad --fio-job "$jobs/innodb.fio" --section nope -o "$d/x.ioreel"
 bad --preset innodb-16k --rwmixread 50 -o "$d/x.ioreel"
+bad --rw randwrite --size 1m --verify nan -o "$d/x.ioreel"
+bad --rw randread --size 1m --name '' -o "$d/x.ioreel"
+bad --rw randread --size 1m --name $'sd\x01a' -o "$d/x.ioreel"
+bad --rw randread --size 1m -o "$d/x.ioreel" --bogus
 # a runtime in the wrong unit: refused at once, not generated until the disk is full
 bad --rw read --size 1m --time_based --runtime 1000000h --rate-iops 1000000 -o "$d/x.ioreel"
 [ -e "$d/x.ioreel" ] && fail "a failed run left $d/x.ioreel behind"

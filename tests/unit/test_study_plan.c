@@ -130,6 +130,11 @@ static void test_good(void)
 		  !strcmp(p.work[2].replay_opts, "--engine psync"),
 	      "trace");
 	plan_free(&p);
+	/* a plan an editor saved with a UTF-8 byte order mark and CRLF line ends */
+	ret = load(&p, "\xEF\xBB\xBF[study]\r\nrepeats=3\r\n[raw]\r\ndevices=/dev/sdb\r\n"
+		       "fs=raw\r\n[r]\r\npreset=4k-randread\r\n", err, sizeof(err));
+	CHECK(ret == 0 && p.repeats == 3 && p.ncand == 1, "BOM and CRLF: %s", err);
+	plan_free(&p);
 }
 
 static void test_refusals(void)

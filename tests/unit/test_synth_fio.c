@@ -150,6 +150,16 @@ static void test_classes(void)
 	put("bad.fio", "[a]\nrw=read\nsize=lots\n");
 	err = load("bad.fio", NULL, s, &res, why, sizeof(why));
 	CHECK(err == -EINVAL && strstr(why, "bad.fio:3: size=lots"), "bad value: %s", why);
+	/* verify= as fio: null still reads back ("pretend to verify"), 0 none, others refused */
+	put("vnull.fio", "[a]\nrw=write\nsize=1m\nverify=null\n");
+	err = load("vnull.fio", NULL, s, &res, why, sizeof(why));
+	CHECK(!err && s->jobs[0].verify, "verify=null reads back as in fio: %d %s", err, why);
+	put("v0.fio", "[a]\nrw=write\nsize=1m\nverify=0\n");
+	err = load("v0.fio", NULL, s, &res, why, sizeof(why));
+	CHECK(!err && !s->jobs[0].verify, "verify=0: %d %s", err, why);
+	put("vbad.fio", "[a]\nrw=write\nsize=1m\nverify=nan\n");
+	err = load("vbad.fio", NULL, s, &res, why, sizeof(why));
+	CHECK(err == -EINVAL && strstr(why, "vbad.fio:4: verify=nan"), "verify=nan: %s", why);
 	put("env.fio", "[a]\nrw=read\nbs=${IOREEL_T_UNSET}\n");
 	err = load("env.fio", NULL, s, &res, why, sizeof(why));
 	CHECK(err == -EINVAL && strstr(why, "bs=${IOREEL_T_UNSET} is empty"), "empty env: %s", why);
