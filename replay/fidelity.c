@@ -110,7 +110,7 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 	if (k < len)
 		snprintf(buf + k, len - k,
 			 "}, \"no_dependency_share\": %.6f, \"threads\": %llu, "
-			 "\"kthread_ios\": %llu, \"dropped_far\": %llu, \"stall_ns\": {\"p50\": %llu, "
+			 "\"kthread_ios\": %llu, \"no_completion\": %llu, \"dropped_far\": %llu, \"stall_ns\": {\"p50\": %llu, "
 			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
 			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu, "
 			 "\"chained\": %llu, \"kthread_clock\": \"%s\", \"kthread_paced\": %llu, "
@@ -123,6 +123,7 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "\"dated_ns\": %llu, \"wake_late_ns\": %llu, \"samples\": %llu}}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
+			 (unsigned long long)r->dep.no_completion,
 			 (unsigned long long)r->dep.dropped_far,
 			 (unsigned long long)hist_percentile(s, 50),
 			 (unsigned long long)hist_percentile(s, 99), (unsigned long long)s->max,

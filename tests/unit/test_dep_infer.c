@@ -215,12 +215,16 @@ static void test_fitness(void)
 {
 	char why[512];
 	struct dep_fitness ok = { .events = 1000000, .no_completion = 3 };
+	struct dep_fitness burst = { .events = 200, .no_completion = 7 }; /* seen on a loop dev */
+	struct dep_fitness broken = { .events = 1000, .no_completion = 101 };
 	struct dep_fitness imported = { .events = 1000, .no_completion = 1000 };
 	struct dep_fitness no_tid = { .events = 1000, .no_tid = 1000 };
 
 	CHECK(dep_fitness_ok(&ok, why, sizeof(why)), "a few missing completions are fine");
 	CHECK(!dep_fitness_ok(&imported, why, sizeof(why)) && strstr(why, "no completion time"),
 	      "%s", why);
+	CHECK(dep_fitness_ok(&burst, why, sizeof(why)), "7 of 200 missing: a burst, replayed");
+	CHECK(!dep_fitness_ok(&broken, why, sizeof(why)) && strstr(why, "101 of 1000"), "%s", why);
 	CHECK(!dep_fitness_ok(&no_tid, why, sizeof(why)) && strstr(why, "thread id"), "%s", why);
 }
 
