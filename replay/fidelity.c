@@ -120,7 +120,8 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 "\"held_ns\": %llu, \"windows\": %llu, \"exceeded\": %llu, "
 			 "\"background_min\": %u, \"background_max\": %u, "
 			 "\"max_inflight\": %u}, \"date_wakes\": {\"on\": %s, \"dated\": %llu, "
-			 "\"dated_ns\": %llu, \"wake_late_ns\": %llu, \"samples\": %llu}}",
+			 "\"dated_ns\": %llu, \"wake_late_ns\": %llu, \"clip_ns\": %llu, "
+			 "\"samples\": %llu}}",
 			 n ? (double)r->dep_released[DEP_OPEN] / (double)n : 0.0,
 			 (unsigned long long)r->dep.streams, (unsigned long long)r->dep.kthread,
 			 (unsigned long long)r->dep.no_completion,
@@ -141,7 +142,7 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 			 r->wbt.bg_min, r->wbt.bg_max, r->wbt.max_inflight,
 			 r->wake.on ? "true" : "false", (unsigned long long)r->wake.dated,
 			 (unsigned long long)r->wake.dated_ns, (unsigned long long)r->wake.late_ns,
-			 (unsigned long long)r->wake.samples);
+			 WAKE_LATE_CLIP_NS, (unsigned long long)r->wake.samples);
 }
 
 static double share(uint64_t part, uint64_t whole)

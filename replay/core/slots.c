@@ -232,10 +232,9 @@ static void complete(struct run *r, struct replay_io **done, int n, uint64_t asl
 
 /*
  * The scheduling thread's wake-up latency (--dep-date-wakes): how late a wait that timed out
- * returned, clipped (a stalled vCPU is not a wake-up), averaged over the last ~16. A timer's
- * wake-up and a completion's take the same path back onto a CPU, behind the same load.
+ * returned, clipped (WAKE_LATE_CLIP_NS), averaged over the last ~16. A timer's wake-up and a
+ * completion's take the same path back onto a CPU, behind the same load.
  */
-#define WAKE_LATE_CLIP_NS 1000000ULL
 
 static void wake_sample(struct run *r, uint64_t due)
 {
