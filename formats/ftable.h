@@ -18,6 +18,7 @@ struct side_buf {
 	size_t len, cap;
 	uint32_t count;
 	bool failed; /* out of memory at some point: side_end() says so */
+	bool ended;  /* side_end() sealed it (its crc appended): a retried write seals it once */
 };
 
 void side_begin(struct side_buf *b, uint32_t magic, const char tag[4]);

@@ -531,6 +531,7 @@ static int write_counters(struct trace_writer *w)
 	if (err)
 		return err;
 	c.file_bytes = w->bytes - c.file_offset;
+	w->counters.count = 0; /* written: a close_failed after it must not write it twice */
 	return add_entry(w, &c, IDX_COUNTERS);
 }
 
@@ -621,8 +622,6 @@ int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 {
 	int err = w->failed ? -EIO : 0;
 
-	if (err)
-		close_failed(w, stats);
 	if (!err)
 		err = write_chunk(w);
 	if (!err)
@@ -633,6 +632,10 @@ int trace_writer__close(struct trace_writer *w, const struct trace_stats *stats)
 		err = write_counters(w);
 	if (!err)
 		err = write_index(w, stats);
+	/* before the close or in it (its last chunk, file table or CPU load on a disk that
+	 * filled since): the trailer goes in the room held */
+	if (err && w->failed)
+		close_failed(w, stats);
 	if (w->fd >= 0)
 		release_room(w);
 	if (!err && w->sync && fdatasync(w->fd))
