@@ -110,7 +110,8 @@ static void dep_json(const struct replay_result *r, char *buf, size_t len)
 	if (k < len)
 		snprintf(buf + k, len - k,
 			 "}, \"no_dependency_share\": %.6f, \"threads\": %llu, "
-			 "\"kthread_ios\": %llu, \"no_completion\": %llu, \"dropped_far\": %llu, \"stall_ns\": {\"p50\": %llu, "
+			 "\"kthread_ios\": %llu, \"no_completion\": %llu, \"dropped_far\": %llu, "
+			 "\"stall_ns\": {\"p50\": %llu, "
 			 "\"p99\": %llu, \"max\": %llu, \"mean\": %.1f, \"count\": %llu}, "
 			 "\"ahead\": %llu, \"held_depth\": %llu, \"window_full\": %llu, "
 			 "\"chained\": %llu, \"kthread_clock\": \"%s\", \"kthread_paced\": %llu, "

@@ -661,8 +661,9 @@ static int dep_setup(struct run *r, const struct prescan *p, char *err, size_t e
 	}
 	if (fit.no_completion)
 		run_warn(r, "dep mode: %llu of %llu I/Os have no completion time (ended without a "
-			    "completion event the recorder saw, or still in flight at the stop: `ioreel info` shows them on its \"no end\" line); each is "
-			    "taken as done when it was queued",
+			    "completion event the recorder saw, or still in flight at the stop: "
+			    "`ioreel info` shows them on its \"no end\" line); each is taken as "
+			    "done when it was queued",
 			 (unsigned long long)fit.no_completion, (unsigned long long)fit.events);
 	if (r->o->dep_set)
 		o = r->o->dep;

@@ -52,7 +52,8 @@ static void fill(const char *path, size_t pages);
 /* Writes calls, files and CPU load entries until the disk is full (or enough); then closes.
  * fill_at_close: after 500 calls, a ballast file takes every page left before the close, so
  * the close's own frames (the last calls, their file table) are the ones that fail. */
-static struct outcome write_until_full(const char *path, bool stop_early, const char *fill_at_close)
+static struct outcome write_until_full(const char *path, bool stop_early,
+				       const char *fill_at_close)
 {
 	struct trace_writer_opts o = {.chunk_events = 48};
 	struct trace_stats st = {0};
