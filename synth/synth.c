@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ioreel synth [--preset NAME | --fio-job FILE [--section NAME]] [fio options]\n"
-		"                    -o FILE.ioreel [--json]\n"
+		"                    (-o FILE.ioreel [--json] | --check)\n"
 		"       ioreel synth --list-presets [--json]\n"
 		"\n"
 		"Writes a synthetic trace that `ioreel replay` runs like fio would run the job\n"
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"                     --size, N%%); without it they are resolved at replay\n"
 		"  --name NAME        the device table entry's name (default synth)\n"
 		"  --json             print what was generated as JSON\n"
+		"  --check            check the options (and the job file) as a run would, write\n"
+		"                     nothing: exit 0 when a run would write the trace\n"
 		"innodb-16k takes: --size (data area) --log-size --numjobs (query threads) --iodepth\n"
 		"  (page-cleaner depth) --number-ios (reads per thread) --commits --batches\n"
 		"  --dblwr-pages --log-min --log-max --log-fua 1 (see synth/PRESETS.md)\n"
@@ -67,7 +69,7 @@ static void usage(FILE *f)
 static bool is_flag(const char *k)
 {
 	static const char *const flags[] = { "time_based", "time-based", "norandommap", "json",
-					     "help", "list-presets", "h" };
+					     "help", "list-presets", "h", "check" };
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!strcmp(k, flags[i]))
@@ -426,7 +428,7 @@ int cmd_synth(int argc, char **argv)
 {
 	const char *out = NULL, *preset = NULL, *fio = NULL, *section = NULL, *devname = NULL;
 	uint64_t devsize = 0;
-	bool json = false, listp = false;
+	bool json = false, listp = false, check = false;
 	struct kv *ov = calloc(argc + 1, sizeof(*ov));
 	struct synth_spec *spec = calloc(1, sizeof(*spec)), *specs = NULL;
 	char cmdline[1024] = "ioreel synth", why[512];
@@ -535,6 +537,10 @@ int cmd_synth(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(key, "list-presets")) {
 			listp = true;
+		} else if (!strcmp(key, "check")) {
+			/* ioreel study calls cmd_synth so on each workload's command before it
+			 * builds anything (its dry run too): the same checks as the run's */
+			check = true;
 		} else if (add_override(ov, &nov, key, val) < 0) {
 			goto out;
 		}
@@ -570,12 +576,12 @@ int cmd_synth(int argc, char **argv)
 		cli_error("--section applies to --fio-job");
 		goto out;
 	}
-	if (!out) {
+	if (!out && !check) {
 		cli_error("no output: give -o FILE.ioreel");
 		goto out;
 	}
 	/* never write what it reads (issue 21 D3): the job file it was given */
-	if (fio && outfile_same_file(out, fio)) {
+	if (out && fio && outfile_same_file(out, fio)) {
 		cli_error("-o %s is the job file %s itself: give the trace another name", out, fio);
 		goto out;
 	}
@@ -661,6 +667,10 @@ int cmd_synth(int argc, char **argv)
 			}
 		snprintf(sv->jobs[0].name, sizeof(sv->jobs[0].name), "%.15s-%.47s", p->name,
 			 names[v]);
+	}
+	if (check) {
+		rc = EXIT_OK;
+		goto out;
 	}
 	if (json)
 		printf("{\"traces\": [");

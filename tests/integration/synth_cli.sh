@@ -35,6 +35,13 @@ bad --rw randread --size 1m -o "$d/x.ioreel" --bogus
 # a runtime in the wrong unit: refused at once, not generated until the disk is full
 bad --rw read --size 1m --time_based --runtime 1000000h --rate-iops 1000000 -o "$d/x.ioreel"
 [ -e "$d/x.ioreel" ] && fail "a failed run left $d/x.ioreel behind"
+# --check (what ioreel study runs on each workload first): the same refusals, nothing written
+bad --preset nope --check
+bad --fio-job "$jobs/innodb.fio" --section nope --check -o "$d/x.ioreel"
+bad --preset 4k-randread --size 1m --numjobs 0 --check
+"$IOREEL" synth --preset 4k-randread --size 1m --check -o "$d/x.ioreel" >"$d/out" 2>&1 ||
+	fail "synth --check of a good command: $(cat "$d/out")"
+[ ! -s "$d/out" ] && [ ! -e "$d/x.ioreel" ] || fail "synth --check said or wrote something"
 
 # csv FILE.ioreel -> FILE.csv (header comment dropped) via the converter
 csv() { "$IOREEL" convert "$1" "${1%.ioreel}.csv" >/dev/null || fail "convert $1"; }
