@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "analyze/analyze.h"
 #include "ioreel.h"
+#include "replay/engine/engine.h"
 #include "replay/replay.h"
 #include "util/argv.h"
 #include "util/cli.h"
@@ -841,6 +842,12 @@ int replay_cli_parse(int argc, char **argv, struct replay_cli *cli)
 	}
 	if (o.allow_writes && o.writes_as_reads) {
 		cli_error("--allow-writes and --writes-as-reads contradict each other");
+		return EXIT_USAGE;
+	}
+	/* replay_run refuses it too, but only once the trace is open: ioreel study's checks
+	 * parse a workload's replay_opts= here, before it builds any candidate */
+	if (o.engine && !engine_find(o.engine)) {
+		cli_error(REPLAY_UNKNOWN_ENGINE, o.engine);
 		return EXIT_USAGE;
 	}
 	o.maps = maps;

@@ -240,8 +240,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	r->pid = (uint32_t)getpid();
 	r->eng = engine_find(o->engine ? o->engine : "io_uring");
 	if (!r->eng) {
-		snprintf(err, errlen, "unknown engine '%s' (io_uring, libaio, psync, threads, null)",
-			 o->engine);
+		snprintf(err, errlen, REPLAY_UNKNOWN_ENGINE, o->engine);
 		res->usage_error = true; /* a wrong option: exit 2 */
 		ret = -EINVAL;
 		goto out;

@@ -177,6 +177,8 @@ extern const struct engine_ops engine_threads_ops;
 
 /* "io_uring" (also "uring"), "libaio" ("aio"), "psync", "threads", "null"; NULL if unknown. */
 const struct engine_ops *engine_find(const char *name);
+/* What replay says of a name engine_find does not know (printf format, the name). */
+#define REPLAY_UNKNOWN_ENGINE "unknown engine '%s' (io_uring, libaio, psync, threads, null)"
 
 /*
  * Executes one I/O synchronously with plain syscalls: pread/pwritev2(RWF_DSYNC), fdatasync,
