@@ -178,6 +178,16 @@ static char *plan_rel(const struct plan *p, const char *v)
 		return -EINVAL;                                                                    \
 	} while (0)
 
+/* A duration synth can run for, STUDY_MIN_RUNTIME_NS to STUDY_MAX_RUNTIME_NS: 0 or -EINVAL. */
+static int parse_runtime(const char *v, uint64_t *ns)
+{
+	if (parse_duration_ns(v, ns) || *ns < STUDY_MIN_RUNTIME_NS || *ns > STUDY_MAX_RUNTIME_NS)
+		return -EINVAL;
+	return 0;
+}
+
+#define RUNTIME_RANGE "give a duration from 1ms to 292 years (30, 500ms, 2m)"
+
 static bool good_name(const char *s)
 {
 	if (!*s || *s == '.')
@@ -208,9 +218,8 @@ static int study_section(struct plan *p, const struct section *s, char *err, siz
 				     STUDY_MAX_REPEATS);
 			p->repeats = (int)v;
 		} else if (!strcmp(kv->key, "runtime")) {
-			if (parse_duration_ns(kv->val, &p->runtime_ns) || !p->runtime_ns)
-				PERR(kv->line, "runtime=%s: give a duration (30, 500ms, 2m)",
-				     kv->val);
+			if (parse_runtime(kv->val, &p->runtime_ns))
+				PERR(kv->line, "runtime=%s: " RUNTIME_RANGE, kv->val);
 		} else if (!strcmp(kv->key, "size") || !strcmp(kv->key, "region")) {
 			if (parse_size(kv->val, &p->size) || p->size < (1 << 20))
 				PERR(kv->line, "%s=%s: give a size of at least 1M (256M, 4G)",
@@ -491,9 +500,8 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 			if (parse_size(kv->val, &w->size) || !w->size)
 				PERR(kv->line, "size=%s: give a size (256M, 4G)", kv->val);
 		} else if (!strcmp(k, "runtime")) {
-			if (parse_duration_ns(kv->val, &w->runtime_ns) || !w->runtime_ns)
-				PERR(kv->line, "runtime=%s: give a duration (30, 500ms, 2m)",
-				     kv->val);
+			if (parse_runtime(kv->val, &w->runtime_ns))
+				PERR(kv->line, "runtime=%s: " RUNTIME_RANGE, kv->val);
 		}
 	}
 	if (ret)

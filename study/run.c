@@ -330,20 +330,23 @@ static int synth_workloads(struct study *s)
 
 static void progress(const struct study *s, int c, int w, int r, int idx, int total)
 {
-	unsigned long long left = 0;
+	unsigned long long left;
+	double secs = 0;
 	char t[48];
 
 	if (s->x.quiet || s->x.dry_run)
 		return;
-	/* what is left, at each workload's measured pace (the plan's runtime before that) */
+	/* what is left, at each workload's measured pace (the plan's runtime before that), in
+	 * seconds: a sum of nanoseconds overflowed past 584 years, six cells of runtime=1000000h */
 	for (int cc = 0; cc < s->p.ncand; cc++)
 		for (int ww = 0; ww < s->p.nwork; ww++)
 			for (int rr = 0; rr < s->p.repeats; rr++)
 				if (!s->done[cc][ww][rr])
-					left += s->est_n[ww] ? s->est_ns[ww] / s->est_n[ww]
-					       : s->span_ns[ww] ? s->span_ns[ww]
-								: s->p.runtime_ns;
-	left /= 1000000000;
+					secs += (s->est_n[ww] ? (double)s->est_ns[ww] / s->est_n[ww]
+						 : s->span_ns[ww] ? (double)s->span_ns[ww]
+								  : (double)s->p.runtime_ns) /
+						1e9;
+	left = secs < 1e15 ? (unsigned long long)secs : 1000000000000000ULL;
 	if (left >= 3600)
 		snprintf(t, sizeof(t), "%lluh%02llum", left / 3600, left / 60 % 60);
 	else

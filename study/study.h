@@ -20,6 +20,10 @@
 #define STUDY_MAX_CMDS 16
 #define STUDY_MAX_REPEATS 100
 #define STUDY_MAX_WORDS 100 /* in options=, replay_opts=, mkfs_opts=, raid_opts= */
+/* runtime= of a preset or fio cell: at least 1 ms (below it the run gave synth --runtime 0ms,
+ * which synth refuses), at most what synth takes (FIO_MAX_TIME_US, synth/fiovalue.c) */
+#define STUDY_MIN_RUNTIME_NS 1000000ULL
+#define STUDY_MAX_RUNTIME_NS 9200000000000000000ULL
 
 enum cand_kind { CAND_FS, CAND_RAW, CAND_CMDS };
 enum raid_kind { RAID_NONE, RAID_BTRFS, RAID_MD };

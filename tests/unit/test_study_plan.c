@@ -3,7 +3,7 @@
  * The study plan parser (study/plan.c): a full plan reads as written (kinds, md and btrfs
  * levels, repeated setup=, quoted words, paths relative to the plan); every mistake is refused
  * with FILE:LINE and what is wrong: unknown keys, keys of the other kind, duplicates, bad
- * values, device counts, sections that are neither kind.
+ * values, device counts, sections that are neither kind, runtime= outside what synth runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -201,6 +201,18 @@ static void test_refusals(void)
 	refused(t, "2: results= is empty");
 	snprintf(t, sizeof(t), "[c]\nsetup=true\nteardown=true\ntarget=\n%s", w);
 	refused(t, "4: target= is empty");
+	/* below 1 ms the run gave synth --runtime 0ms, which it refuses, after the vetting */
+	snprintf(t, sizeof(t), "[study]\nruntime=1ns\n[c]\ndevices=/dev/sdb\nfs=xfs\n%s", w);
+	refused(t, "2: runtime=1ns: give a duration from 1ms to 292 years (30, 500ms, 2m)");
+	snprintf(t, sizeof(t), "[study]\nruntime=999us\n[c]\ndevices=/dev/sdb\nfs=xfs\n%s", w);
+	refused(t, "2: runtime=999us: give a duration from 1ms");
+	snprintf(t, sizeof(t), "[c]\ndevices=/dev/sdb\nfs=xfs\n[w]\npreset=a\nruntime=1ns\n");
+	refused(t, "6: runtime=1ns: give a duration from 1ms");
+	/* past what synth takes (9.2e15 us), and past what the clock holds */
+	snprintf(t, sizeof(t), "[study]\nruntime=2600000h\n[c]\ndevices=/dev/sdb\nfs=xfs\n%s", w);
+	refused(t, "2: runtime=2600000h: give a duration from 1ms to 292 years");
+	snprintf(t, sizeof(t), "[study]\nruntime=3000000h\n[c]\ndevices=/dev/sdb\nfs=xfs\n%s", w);
+	refused(t, "2: runtime=3000000h: give a duration");
 }
 
 /* A word is never cut short (a 4 KiB buffer truncated it), quotes or not; a refusal leaves
