@@ -230,17 +230,6 @@ static int mkdirs(const char *path)
 	return mkdir(buf, 0755) && errno != EEXIST ? -errno : 0;
 }
 
-/* The trace each workload replays: synthesized once into DIR/workloads, or the recording. */
-static void work_trace(const struct study *s, int w, char *buf, size_t len)
-{
-	const struct workload *wl = &s->p.work[w];
-
-	if (wl->kind == WORK_TRACE)
-		snprintf(buf, len, "%s", wl->trace);
-	else
-		snprintf(buf, len, "%s/workloads/%s.ioreel", s->p.results, wl->name);
-}
-
 /* A recording's span from its chunk index: the first guess at how long its cells take. */
 static uint64_t trace_span_ns(const char *path)
 {
@@ -270,55 +259,28 @@ static int synth_workloads(struct study *s)
 	}
 	for (int w = 0; w < s->p.nwork && !study_stop; w++) {
 		const struct workload *wl = &s->p.work[w];
-		char *v[128], out[PATH_MAX], size[32], rt[32];
-		int n = 0, ret, k;
+		struct work_cmd c;
+		int ret;
 		struct stat st;
-		struct step st_ = {.argv = v, .quiet_out = true};
+		struct step st_ = {.argv = c.argv, .quiet_out = true};
 
 		if (wl->kind == WORK_TRACE) {
 			if (!s->x.dry_run)
 				s->span_ns[w] = trace_span_ns(wl->trace);
 			continue;
 		}
-		work_trace(s, w, out, sizeof(out));
-		if (s->resume && !stat(out, &st))
-			continue; /* the finished cells ran this one: keep it */
-		snprintf(size, sizeof(size), "%llu",
-			 (unsigned long long)(wl->size ? wl->size : s->p.size));
-		snprintf(rt, sizeof(rt), "%llums",
-			 (unsigned long long)((wl->runtime_ns ? wl->runtime_ns : s->p.runtime_ns) /
-					      1000000));
-		v[n++] = s->self;
-		v[n++] = "synth";
-		if (wl->kind == WORK_PRESET) {
-			v[n++] = "--preset";
-			v[n++] = wl->preset;
-			v[n++] = "--size";
-			v[n++] = size;
-		} else {
-			v[n++] = "--fio-job";
-			v[n++] = wl->fio;
-			if (wl->section) {
-				v[n++] = "--section";
-				v[n++] = wl->section;
-			}
-			v[n++] = wl->size ? "--size" : "--device-size";
-			v[n++] = size;
-		}
-		v[n++] = "--runtime";
-		v[n++] = rt;
-		k = wl->options ? split_words(wl->options, v + n, STUDY_MAX_WORDS) : 0;
-		if (k < 0) {
-			cli_error("workload [%s]: options=: %s", wl->name, split_words_error(k));
+		ret = work_synth_cmd(&c, &s->p, w, s->self);
+		if (ret) {
+			cli_error("workload [%s]: options=: %s", wl->name, split_words_error(ret));
+			work_cmd_free(&c);
 			return EXIT_USAGE;
 		}
-		n += k;
-		v[n++] = "-o";
-		v[n++] = out;
-		v[n] = NULL;
+		if (s->resume && !stat(c.out, &st)) {
+			work_cmd_free(&c);
+			continue; /* the finished cells ran this one: keep it */
+		}
 		ret = exec_run(&s->x, &st_, NULL);
-		for (int i = n - 2 - k; i < n - 2; i++)
-			free(v[i]);
+		work_cmd_free(&c);
 		if (ret) {
 			cli_error("workload [%s]: ioreel synth failed (exit status %d)", wl->name,
 				  ret);
@@ -375,13 +337,14 @@ static void drop_caches(struct study *s)
 static int run_cell(struct study *s, const struct build *b, int c, int w, int r, bool first)
 {
 	const struct workload *wl = &s->p.work[w];
-	char trace[PATH_MAX], part[PATH_MAX], json[PATH_MAX], fin[PATH_MAX], finj[PATH_MAX];
-	char size[32], *v[128];
+	char part[PATH_MAX], json[PATH_MAX], fin[PATH_MAX], finj[PATH_MAX];
 	struct exec_res res;
-	int n = 0, k, ret;
-	struct step st = {.argv = v, .interruptible = true};
+	struct work_cmd cmd;
+	struct work_where at = {.target = b->target, .part = part, .force = s->vo.force,
+				.target_is_dir = b->target_is_dir, .first = first};
+	int ret;
+	struct step st = {.argv = cmd.argv, .interruptible = true};
 
-	work_trace(s, w, trace, sizeof(trace));
 	cell_path(&s->p, c, w, r, "part.ioreel", part, sizeof(part));
 	cell_path(&s->p, c, w, r, "part.json", json, sizeof(json));
 	cell_path(&s->p, c, w, r, "ioreel", fin, sizeof(fin));
@@ -397,41 +360,15 @@ static int run_cell(struct study *s, const struct build *b, int c, int w, int r,
 		}
 	}
 	drop_caches(s);
-	v[n++] = s->self;
-	v[n++] = "replay";
-	v[n++] = trace;
-	v[n++] = "--target";
-	v[n++] = (char *)b->target;
-	if (b->target_is_dir) {
-		snprintf(size, sizeof(size), "%llu", (unsigned long long)s->p.size);
-		v[n++] = "--size";
-		v[n++] = size;
-	}
-	v[n++] = "--allow-writes";
-	if (s->vo.force)
-		v[n++] = "--force";
-	if (*wl->mode) {
-		v[n++] = "--mode";
-		v[n++] = (char *)wl->mode;
-	}
-	/* the first run of a workload on a candidate writes what it reads once (not timed) */
-	if (first)
-		v[n++] = "--prefill";
-	k = wl->replay_opts ? split_words(wl->replay_opts, v + n, STUDY_MAX_WORDS) : 0;
-	if (k < 0) {
-		cli_error("workload [%s]: replay_opts=: %s", wl->name, split_words_error(k));
+	ret = work_replay_cmd(&cmd, &s->p, w, s->self, &at);
+	if (ret) {
+		cli_error("workload [%s]: replay_opts=: %s", wl->name, split_words_error(ret));
+		work_cmd_free(&cmd);
 		return 1;
 	}
-	n += k;
-	v[n++] = "-o";
-	v[n++] = part;
-	v[n++] = "-q";
-	v[n++] = "--json";
-	v[n] = NULL;
 	st.out = json;
 	ret = exec_run(&s->x, &st, &res);
-	for (int i = n - 4 - k; i < n - 4; i++)
-		free(v[i]);
+	work_cmd_free(&cmd);
 	if (s->x.dry_run)
 		return 0;
 	/* a cell is kept whole or not at all: --resume runs it again from its start */

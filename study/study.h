@@ -92,6 +92,27 @@ int vet_lock_devices(const struct plan *p);
 /* "md" when the kernel has md and mdadm is installed, else NULL with the reason. */
 bool md_available(char *why, size_t len);
 
+/* work.c: a workload's commands, built alike for the run and for the checks before it. */
+struct work_cmd {
+	char *argv[STUDY_MAX_WORDS + 28]; /* NULL-terminated */
+	int argc;
+	char *own[STUDY_MAX_WORDS]; /* the words of options= or replay_opts= (work_cmd_free) */
+	int nown;
+	char out[4096], size[32], rt[32];
+};
+/* Where a cell replays (its candidate, built) and what it writes. */
+struct work_where {
+	const char *target, *part;
+	bool target_is_dir, force, first;
+};
+/* The trace workload w replays: synthesized once into RESULTS/workloads, or the recording. */
+void work_trace_path(const struct plan *p, int w, char *buf, size_t len);
+/* `ioreel synth ... -o RESULTS/workloads/W.ioreel` and `ioreel replay TRACE ...`: 0, or a
+ * split_words error (options= or replay_opts=); work_cmd_free either way. */
+int work_synth_cmd(struct work_cmd *c, const struct plan *p, int w, const char *argv0);
+int work_replay_cmd(struct work_cmd *c, const struct plan *p, int w, const char *argv0,
+		    const struct work_where *at);
+void work_cmd_free(struct work_cmd *c);
 /* One finished cell, as the state file records it. */
 struct cell_result {
 	int cand, work, rep;
