@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,20 @@ static char *plan_rel(const struct plan *p, const char *v)
 		return -EINVAL;                                                                    \
 	} while (0)
 
+void plan_error(const struct plan *p, int line, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		cli_error("%s:%d: %s", p->path, line, msg);
+	else
+		cli_error("%s", msg);
+}
+
 /* A duration synth can run for, STUDY_MIN_RUNTIME_NS to STUDY_MAX_RUNTIME_NS: 0 or -EINVAL. */
 static int parse_runtime(const char *v, uint64_t *ns)
 {
@@ -232,6 +247,7 @@ static int study_section(struct plan *p, const struct section *s, char *err, siz
 				PERR(kv->line, "results=%s: path too long", kv->val);
 			}
 			strcpy(p->results, r);
+			p->results_line = kv->line;
 			free(r);
 		}
 	}
@@ -355,6 +371,7 @@ static int cand_section(struct plan *p, const struct section *s, char *err, size
 			if (devs)
 				PERR(kv->line, "'%s' given twice", k);
 			devs = true;
+			c->dev_line = kv->line;
 			n = split_words(kv->val, c->devices, STUDY_MAX_DEVS);
 			if (n == -ENOMEM)
 				return n;
@@ -474,6 +491,8 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 			     k, s->name);
 		if (!*kv->val && in_list(named_keys, k))
 			PERR(kv->line, "%s= is empty", k);
+		if (!strcmp(k, "preset") || !strcmp(k, "fio") || !strcmp(k, "trace"))
+			w->kind_line = kv->line;
 		if (!strcmp(k, "preset"))
 			ret = set_str(&w->preset, kv, p, err, errlen);
 		else if (!strcmp(k, "fio") || !strcmp(k, "trace")) {
@@ -494,8 +513,10 @@ static int work_section(struct plan *p, const struct section *s, char *err, size
 			ret = set_word(w->mode, sizeof(w->mode), kv, p, err, errlen);
 		else if (!strcmp(k, "options"))
 			ret = set_words(&w->options, kv, p, err, errlen);
-		else if (!strcmp(k, "replay_opts"))
+		else if (!strcmp(k, "replay_opts")) {
 			ret = set_words(&w->replay_opts, kv, p, err, errlen);
+			w->replay_line = kv->line;
+		}
 		else if (!strcmp(k, "size")) {
 			if (parse_size(kv->val, &w->size) || !w->size)
 				PERR(kv->line, "size=%s: give a size (256M, 4G)", kv->val);

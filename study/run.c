@@ -63,7 +63,9 @@ static void usage(FILE *f)
 	    "\n"
 	    "  --allow-writes   needed to run: a study destroys what is on its devices\n"
 	    "  --force          build even on devices carrying a signature (never on mounted)\n"
-	    "  -n, --dry-run    print every command in order, run none\n"
+	    "  -n, --dry-run    print every command in order, run none; every check a run makes\n"
+	    "                   first is made (devices, tools, workloads, results): exit non-zero\n"
+	    "                   when the run would refuse the plan\n"
 	    "  --resume         continue an interrupted study: finished cells are kept\n"
 	    "  --results DIR    where results go (default: the plan's results=, else\n"
 	    "                   PLAN without its suffix + .results)\n"
@@ -477,11 +479,48 @@ static int report_cmd(char *const argv[], const char *out, void *arg)
 	return exec_run(&s->x, &st, NULL);
 }
 
+/*
+ * What the state file at path (read by state_read) says of starting the study there: 0 to go
+ * on, or the exit code of a refusal (said). An earlier start that stopped before its first cell
+ * finished (a synth that failed, a candidate that failed to build, a Ctrl-C) left
+ * nothing measured and nothing standing: *restart, the study starts again under the plan as it
+ * is now, rather than send the user to delete the directory (its synthesized workloads are
+ * made again: they may be of the plan's earlier version). The run decides with it once it holds
+ * the state file's lock, a dry run on the file as it is.
+ */
+static int state_verdict(struct study *s, const char *path, bool *restart)
+{
+	*restart = false;
+	if (s->state_foreign) {
+		cli_error("%s is not the state file of an ioreel study: give another --results "
+			  "DIR (nothing was written)", path);
+		return EXIT_USAGE;
+	}
+	if (!s->ncells && s->built < 0) {
+		*restart = true;
+		s->resume = false;
+		return 0;
+	}
+	if (!s->resume) {
+		cli_error("%s holds a study already (%d cells done): --resume to continue it, or "
+			  "give another --results DIR (nothing was written)",
+			  s->p.results, s->ncells);
+		return EXIT_USAGE;
+	}
+	if (s->plan_changed) {
+		cli_error("%s holds the results of another version of the plan (it changed since): "
+			  "use another --results DIR, or put the plan back (nothing was written)",
+			  s->p.results);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int open_results(struct study *s)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	bool exists;
+	bool exists, restart = false;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/state", s->p.results);
@@ -516,19 +555,11 @@ static int open_results(struct study *s)
 		return EXIT_RUNTIME;
 	}
 	ret = state_read(s, path);
+	if (!ret && exists)
+		ret = state_verdict(s, path, &restart);
 	if (ret)
 		return ret;
-	if (exists && s->state_foreign) {
-		cli_error("%s is not the state file of an ioreel study: give another --results "
-			  "DIR (nothing was written)", path);
-		return EXIT_USAGE;
-	}
-	if (exists && !s->ncells && s->built < 0) {
-		/* An earlier start that stopped before its first cell finished (a workload its
-		 * synth refused, a candidate that failed to build, a Ctrl-C) left nothing
-		 * measured and nothing standing: start again, under the plan as it is now, rather
-		 * than send the user to delete the directory. Its synthesized workloads are made
-		 * again (they may be of the plan's earlier version). */
+	if (restart) {
 		if (ftruncate(s->state_fd, 0)) {
 			cli_error("cannot rewrite %s: %s", path, strerror(errno));
 			return EXIT_RUNTIME;
@@ -537,17 +568,6 @@ static int open_results(struct study *s)
 			fprintf(stderr, "study: %s holds no finished cell and no candidate left "
 				"built: starting the study there again\n", s->p.results);
 		exists = false;
-		s->resume = false;
-	} else if (exists && !s->resume) {
-		cli_error("%s holds a study already (%d cells done): --resume to continue it, or "
-			  "give another --results DIR (nothing was written)",
-			  s->p.results, s->ncells);
-		return EXIT_USAGE;
-	} else if (exists && s->plan_changed) {
-		cli_error("%s holds the results of another version of the plan (it changed since): "
-			  "use another --results DIR, or put the plan back (nothing was written)",
-			  s->p.results);
-		return EXIT_USAGE;
 	}
 	if (!exists) {
 		state_line(s, STATE_MAGIC);
@@ -574,8 +594,12 @@ static int teardown_leftover(struct study *s)
 
 	if (s->built < 0)
 		return 0;
-	cli_warn("candidate [%s] was left built by an earlier run: tearing it down",
-		 cand_name(s, s->built));
+	if (s->x.dry_run)
+		printf("\n# candidate [%s] was left built by an earlier run: tear it down first\n",
+		       cand_name(s, s->built));
+	else
+		cli_warn("candidate [%s] was left built by an earlier run: tearing it down",
+			 cand_name(s, s->built));
 	build_init(&b, &s->p.cand[s->built], &s->x, s->p.results);
 	if (build_down(&b))
 		return EXIT_RUNTIME;
@@ -610,18 +634,18 @@ static int study_main(struct study *s)
 	}
 	ret = vet_plan(&s->p, &s->vo);
 	if (s->x.dry_run) {
-		dry_refused = ret; /* the commands are printed all the same */
-		ret = 0;
-	}
-	for (int w = 0; w < s->p.nwork && !ret && !s->x.dry_run; w++) {
-		const struct workload *wl = &s->p.work[w];
-		const char *f = wl->kind == WORK_TRACE ? wl->trace : wl->fio;
+		bool restart;
 
-		if (f && access(f, R_OK)) {
-			cli_error("workload [%s]: cannot read %s: %s; nothing was written",
-				  wl->name, f, strerror(errno));
-			ret = EXIT_USAGE;
+		dry_refused = ret; /* the commands are printed all the same */
+		/* what the run decides from a state file there, and the cells it would skip */
+		if (!stat(state, &st)) {
+			ret = state_read(s, state);
+			if (!ret)
+				ret = state_verdict(s, state, &restart);
+			if (ret && dry_refused != EXIT_USAGE)
+				dry_refused = ret;
 		}
+		ret = 0;
 	}
 	if (ret)
 		return ret;
@@ -642,6 +666,8 @@ static int study_main(struct study *s)
 		       s->p.path);
 		printf("# (the study itself also drops caches and writes results to %s)\n\n",
 		       s->p.results);
+		if (s->resume)
+			teardown_leftover(s); /* as the run does first */
 	}
 	ret = synth_workloads(s);
 	if (ret)
@@ -765,11 +791,18 @@ int cmd_study(int argc, char **argv)
 		free(s);
 		return ret == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	if (results && strlen(results) >= sizeof(s->p.results) - 1) {
+	if (results && !*results) {
+		/* it named no directory: the run failed at its mkdir, the dry run wrote the cells
+		 * to /cells/... */
+		cli_error("--results '': give the directory the study's results go to (it is made "
+			  "if missing)");
+		ret = EXIT_USAGE;
+	} else if (results && strlen(results) >= sizeof(s->p.results) - 1) {
 		cli_error("--results %s: path too long", results);
 		ret = EXIT_USAGE;
 	} else if (results) {
 		snprintf(s->p.results, sizeof(s->p.results), "%s", results);
+		s->p.results_line = -1;
 	} else if (!*s->p.results) {
 		cli_error("%s: its path is too long for the results beside it: give --results DIR, "
 			  "or results= in its [study]",

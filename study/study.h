@@ -4,7 +4,8 @@
  * a number of times, tears it down, and reports the candidates side by side. It sits above
  * synth, replay and analyze as mpi/ does and drives them as child processes (the ioreel
  * binary itself), so every step is one loggable command and --dry-run can print them all.
- * plan.c reads the plan, vet.c checks the devices, run.c runs it, report.c reports.
+ * plan.c reads the plan; vet.c checks it against this host (devices, tools, results) and
+ * work.c its workloads, the same for a run and a dry run; run.c runs it, report.c reports.
  */
 #ifndef IOREEL_STUDY_H
 #define IOREEL_STUDY_H
@@ -31,7 +32,8 @@ enum work_kind { WORK_PRESET, WORK_FIO, WORK_TRACE };
 
 struct candidate {
 	char name[64];
-	int line; /* where its section starts, for messages */
+	int line;     /* where its section starts, for messages */
+	int dev_line; /* devices= (0: none) */
 	enum cand_kind kind;
 	char fs[16]; /* ext4, xfs, btrfs; "raw" */
 	enum raid_kind raid;
@@ -48,6 +50,8 @@ struct candidate {
 struct workload {
 	char name[64];
 	int line;
+	int kind_line;	 /* preset=, fio= or trace= */
+	int replay_line; /* replay_opts= (0: none) */
 	enum work_kind kind;
 	char *preset, *fio, *section, *trace;
 	char mode[16]; /* replay mode: dep or timed for traces; the synth default otherwise */
@@ -64,6 +68,7 @@ struct plan {
 	int repeats;
 	uint64_t runtime_ns, size;
 	char results[2048]; /* short enough for every path under it */
+	int results_line;   /* results= in [study]; 0 beside the plan; -1 --results */
 	struct candidate cand[STUDY_MAX_CAND];
 	int ncand;
 	struct workload work[STUDY_MAX_WORK];
@@ -73,6 +78,9 @@ struct plan {
 /* plan.c: 0, or -errno with "FILE:LINE: what is wrong" in err. */
 int plan_load(struct plan *p, const char *path, char *err, size_t errlen);
 void plan_free(struct plan *p);
+/* Prints "FILE:LINE: " (the plan's, when line > 0) and the message, as cli_error does. */
+void plan_error(const struct plan *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Splits s at blanks, honouring '...' and "..." quotes: argv entries appended to v. */
 int split_words(const char *s, char **v, int max);
 /* What a negative split_words result means, for a message ("unbalanced quotes"...). */
@@ -83,7 +91,9 @@ bool cand_uses_md(const struct candidate *c);
 struct vet_opts {
 	bool force, allow_writes, dry_run;
 };
-/* Checks every listed device before anything is written. 0, or an exit code (message said). */
+/* Checks the plan against this host before anything is written: devices, tools, workloads
+ * (work_check), the results directory. A dry run makes every check but --allow-writes.
+ * 0, or an exit code (messages said): 2 for a mistake in the plan, else 1. */
 int vet_plan(const struct plan *p, const struct vet_opts *o);
 /* Before building one candidate: its devices are not mounted or held now. 0 or -EBUSY. */
 int vet_candidate_free(const struct candidate *c, char *err, size_t errlen);
@@ -113,6 +123,10 @@ int work_synth_cmd(struct work_cmd *c, const struct plan *p, int w, const char *
 int work_replay_cmd(struct work_cmd *c, const struct plan *p, int w, const char *argv0,
 		    const struct work_where *at);
 void work_cmd_free(struct work_cmd *c);
+/* Workload w as synth and replay would take it (without running them): 0 or an exit code,
+ * said with the plan's line. */
+int work_check(const struct plan *p, int w, bool force);
+
 /* One finished cell, as the state file records it. */
 struct cell_result {
 	int cand, work, rep;

@@ -2,9 +2,13 @@
 /*
  * Before a study writes anything: the devices its candidates list must be safe to destroy,
  * with the same checks replay makes before it writes (replay/target.h: mounted, held by dm or
- * md, swap, a filesystem, RAID or partition signature), and md must exist where it is asked.
+ * md, swap, a filesystem, RAID or partition signature), md must exist where it is asked, the
+ * tools that build and tear down each candidate must be installed, every workload must be
+ * one synth and replay take (work.c), and the results must have a directory to go to.
  * A signature passes with --force (the user says the data may go); a mounted or held device
  * never does, because building a candidate on it would corrupt what is using it.
+ * A dry run makes every one of these checks: it is what a user runs before leaving a study
+ * unattended, and a mistake it lets through is found hours later, or never.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,27 +23,32 @@
 #include "study/study.h"
 #include "util/cli.h"
 
-bool md_available(char *why, size_t len)
+/* Is name a program in PATH (as execvp, which runs the study's commands, looks it up)? */
+static bool tool_in_path(const char *name)
 {
 	const char *path = getenv("PATH");
-	bool mdadm = false;
 
+	for (const char *s = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *s;) {
+		const char *e = strchrnul(s, ':');
+		char p[4096];
+
+		snprintf(p, sizeof(p), "%.*s/%s", (int)(e - s), s, name);
+		if (!access(p, X_OK))
+			return true;
+		s = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+bool md_available(char *why, size_t len)
+{
 	if (access("/proc/mdstat", R_OK)) {
 		snprintf(why, len,
 			 "this kernel has no md (no /proc/mdstat: modprobe md_mod, or "
 			 "build the array by setup=/teardown= commands)");
 		return false;
 	}
-	for (const char *s = path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"; *s;) {
-		const char *e = strchrnul(s, ':');
-		char p[4096];
-
-		snprintf(p, sizeof(p), "%.*s/mdadm", (int)(e - s), s);
-		if (!access(p, X_OK))
-			mdadm = true;
-		s = *e ? e + 1 : e;
-	}
-	if (!mdadm) {
+	if (!tool_in_path("mdadm")) {
 		snprintf(why, len, "mdadm is not installed (apt-get install mdadm)");
 		return false;
 	}
@@ -52,14 +61,15 @@ static int dev_check(const char *path, struct stat *st, char *err, size_t errlen
 	struct target t = {.fd = -1, .is_blk = true};
 
 	if (stat(path, st)) {
-		snprintf(err, errlen, "device %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -ENOENT;
 	}
 	if (!S_ISBLK(st->st_mode)) {
-		snprintf(err, errlen,
-			 "%s is not a block device (devices= lists the disks a "
-			 "candidate is built on)",
-			 path);
+		snprintf(err, errlen, "%s is %s, not a block device", path,
+			 S_ISDIR(st->st_mode)	? "a directory"
+			 : S_ISREG(st->st_mode) ? "a regular file"
+			 : S_ISCHR(st->st_mode) ? "a character device"
+						: "not a device");
 		return -EINVAL;
 	}
 	snprintf(t.path, sizeof(t.path), "%s", path);
@@ -99,50 +109,179 @@ int vet_candidate_free(const struct candidate *c, char *err, size_t errlen)
 	return 0;
 }
 
-int vet_plan(const struct plan *p, const struct vet_opts *o)
+/* The exit code of several refusals: a mistake in the plan (2) before a state of the host (1). */
+static void worst(int *bad, int code)
 {
-	char err[1024], why[256];
+	if (code == EXIT_USAGE || !*bad)
+		*bad = code;
+}
+
+/* What each candidate runs to be built and torn down, and the package that has it. */
+static int vet_tools(const struct plan *p, const struct candidate *c)
+{
+	static const char *const pkg[][2] = {
+	    {"mkfs.ext4", "e2fsprogs"}, {"mkfs.xfs", "xfsprogs"}, {"mkfs.btrfs", "btrfs-progs"},
+	    {"btrfs", "btrfs-progs"},	{"mount", "util-linux"},  {"umount", "util-linux"},
+	    {"wipefs", "util-linux"},
+	};
+	const char *need[8];
+	char mkfs[32], why[256];
+	int n = 0, bad = 0;
+
+	if (c->kind == CAND_FS) {
+		snprintf(mkfs, sizeof(mkfs), "mkfs.%s", c->fs);
+		need[n++] = mkfs;
+		need[n++] = "mount";
+		need[n++] = "umount";
+	}
+	/* btrfs device scan, so that the kernel knows every member before the mount */
+	if (!strcmp(c->fs, "btrfs") && c->raid != RAID_MD && c->ndev > 1)
+		need[n++] = "btrfs";
+	/* every teardown wipes the signatures off its devices */
+	if (c->ndev)
+		need[n++] = "wipefs";
+	for (int i = 0; i < n; i++) {
+		const char *from = "util-linux";
+
+		if (tool_in_path(need[i]))
+			continue;
+		for (size_t k = 0; k < sizeof(pkg) / sizeof(pkg[0]); k++)
+			if (!strcmp(pkg[k][0], need[i]))
+				from = pkg[k][1];
+		plan_error(p, c->line,
+			   "candidate [%s] needs %s, which is not in PATH: install %s (apt-get "
+			   "install %s)%s",
+			   c->name, need[i], from, from,
+			   strcmp(from, "util-linux") ? ", or build it by setup=/teardown= commands"
+						      : "");
+		bad = EXIT_USAGE;
+	}
+	if (cand_uses_md(c) && !md_available(why, sizeof(why))) {
+		plan_error(p, c->line, "candidate [%s] asks for md raid%s: %s", c->name, c->level,
+			   why);
+		bad = EXIT_USAGE;
+	}
+	return bad;
+}
+
+static int vet_devices(const struct plan *p, const struct candidate *c, const struct vet_opts *o)
+{
+	dev_t seen[STUDY_MAX_DEVS];
+	char err[1024];
 	int bad = 0;
 
-	for (int i = 0; i < p->ncand; i++) {
-		const struct candidate *c = &p->cand[i];
-		dev_t seen[STUDY_MAX_DEVS];
+	for (int j = 0; j < c->ndev; j++) {
+		struct stat st;
+		int ret = dev_check(c->devices[j], &st, err, sizeof(err));
 
-		if (cand_uses_md(c) && !o->dry_run && !md_available(why, sizeof(why))) {
-			cli_error("candidate [%s] asks for md raid%s: %s; nothing was written",
-				  c->name, c->level, why);
-			bad = EXIT_USAGE;
-		}
-		for (int j = 0; j < c->ndev; j++) {
-			struct stat st;
-			int ret = dev_check(c->devices[j], &st, err, sizeof(err));
-
-			for (int k = 0; k < j && (ret == 0 || ret == -EEXIST || ret == -EBUSY); k++)
-				if (seen[k] == st.st_rdev) {
-					cli_error(
-					    "candidate [%s] lists %s twice (as %s and %s): a "
-					    "device can be in one place of a candidate at once",
-					    c->name, c->devices[j], c->devices[k], c->devices[j]);
-					bad = EXIT_USAGE;
-				}
-			seen[j] = st.st_rdev;
-			if (o->dry_run && (ret == -ENOENT || ret == -EINVAL))
-				continue; /* a plan written for another host prints as well */
-			if (ret == -EEXIST && o->force)
-				continue;
-			if (ret) {
-				cli_error("candidate [%s]: %s", c->name,
-					  in_use(err, sizeof(err), ret));
-				bad = bad ? bad : EXIT_RUNTIME;
+		/* 0:0 is no block device: a path refused here is never "listed twice" */
+		seen[j] = ret == 0 || ret == -EEXIST || ret == -EBUSY ? st.st_rdev : 0;
+		for (int k = 0; k < j && seen[j]; k++)
+			if (seen[k] == seen[j]) {
+				plan_error(p, c->dev_line,
+					   "candidate [%s] lists %s twice (as %s and %s): a device "
+					   "can be in one place of a candidate at once",
+					   c->name, c->devices[j], c->devices[k], c->devices[j]);
+				worst(&bad, EXIT_USAGE);
 			}
+		if (ret == -ENOENT || ret == -EINVAL) {
+			/* a plan written for another host is refused here too: its dry run is run
+			 * before the study, on the host it will run on */
+			plan_error(
+			    p, c->dev_line,
+			    "candidate [%s]: devices=: %s: give the disks or partitions to "
+			    "build it on (lsblk lists them; losetup -f --show FILE makes one "
+			    "of a file)",
+			    c->name, err);
+			worst(&bad, EXIT_USAGE);
+		} else if (ret && !(ret == -EEXIST && o->force)) {
+			plan_error(p, c->dev_line, "candidate [%s]: %s", c->name,
+				   in_use(err, sizeof(err), ret));
+			worst(&bad, EXIT_RUNTIME);
 		}
 	}
+	return bad;
+}
+
+/* Says where the results directory came from, for messages. */
+static void results_from(const struct plan *p, char *buf, size_t len)
+{
+	if (p->results_line > 0)
+		snprintf(buf, len, "%s:%d: results=%s", p->path, p->results_line, p->results);
+	else if (p->results_line < 0)
+		snprintf(buf, len, "--results %s", p->results);
+	else
+		snprintf(buf, len, "the results directory %s (beside the plan)", p->results);
+}
+
+/*
+ * The results go to a directory made if missing (with its parents): what exists of the path
+ * must be directories the study may write in. Found at the run's first mkdir, after the
+ * vetting; here, before anything, and in a dry run too.
+ */
+static int vet_results(const struct plan *p)
+{
+	char path[sizeof(p->results)], from[sizeof(p->results) + 4200];
+	struct stat st;
+	char *slash;
+
+	results_from(p, from, sizeof(from));
+	snprintf(path, sizeof(path), "%s", p->results);
+	/* the deepest part of the path that exists */
+	while (stat(path, &st)) {
+		if (errno != ENOENT && errno != ENOTDIR) {
+			cli_error("%s: cannot look at %s: %s", from, path, strerror(errno));
+			return EXIT_USAGE;
+		}
+		slash = strrchr(path, '/');
+		if (!slash) {
+			snprintf(path, sizeof(path), ".");
+			continue;
+		}
+		slash[slash == path] = '\0';
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cli_error("%s: %s exists and is not a directory: give a directory for the study's "
+			  "results (it is made if missing; --results DIR, or results= in [study])",
+			  from, path);
+		return EXIT_USAGE;
+	}
+	if (access(path, W_OK | X_OK)) {
+		cli_error("%s: cannot write in %s: %s: give a directory the study may write in "
+			  "(--results DIR, or results= in [study])",
+			  from, path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int vet_plan(const struct plan *p, const struct vet_opts *o)
+{
+	int bad = 0, ret;
+
+	for (int i = 0; i < p->ncand; i++) {
+		ret = vet_tools(p, &p->cand[i]);
+		if (ret)
+			worst(&bad, ret);
+		ret = vet_devices(p, &p->cand[i], o);
+		if (ret)
+			worst(&bad, ret);
+	}
+	for (int w = 0; w < p->nwork; w++) {
+		ret = work_check(p, w, o->force);
+		if (ret)
+			worst(&bad, ret);
+	}
+	ret = vet_results(p);
+	if (ret)
+		worst(&bad, ret);
+	/* the one check a dry run skips: it writes nothing */
 	if (!o->dry_run && !o->allow_writes) {
 		cli_error(
 		    "a study destroys what is on its devices (mkfs, arrays, replayed writes): "
 		    "add --allow-writes to run %s; nothing was written",
 		    p->path);
-		bad = EXIT_USAGE;
+		worst(&bad, EXIT_USAGE);
 	}
 	if (bad && !o->dry_run)
 		cli_error("refusing to run %s: nothing was written", p->path);

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A workload's two commands, `ioreel synth` (a preset or a fio job, once) and `ioreel replay`
- * (each cell), built in one place: what the study runs, prints under --dry-run, and (next)
- * checks before it builds anything are one command line.
+ * (each cell), and the checks made on them before a study builds anything. The run (run.c)
+ * and the checks build each command here, so that what is checked is what runs; the checks
+ * call synth's and replay's own parsers in this process, so that a refusal found first is
+ * the one the command would make, worded as it would word it. A dry run makes the same
+ * checks: a day-long study must not end at its first cell over a typo in a preset's name.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "ioreel.h"
+#include "formats/trace.h"
+#include "replay/replay.h"
 #include "study/study.h"
+#include "synth/synth.h"
+#include "util/cli.h"
 
 void work_trace_path(const struct plan *p, int w, char *buf, size_t len)
 {
@@ -125,4 +135,186 @@ void work_cmd_free(struct work_cmd *c)
 {
 	while (c->nown)
 		free(c->own[--c->nown]);
+}
+
+/* The presets a study can run: one trace each ("4k-randread, 4k-randwrite, ..."). */
+static void preset_names(char *buf, size_t len)
+{
+	const struct synth_preset *sp;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; (sp = synth_preset_at(i)) && n < len; i++)
+		if (sp->variants == 1)
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "", sp->name);
+}
+
+static int check_preset(const struct plan *p, const struct workload *wl)
+{
+	const struct synth_preset *sp = synth_preset_find(wl->preset);
+	char names[512];
+
+	preset_names(names, sizeof(names));
+	if (!sp) {
+		plan_error(p, wl->kind_line,
+			   "workload [%s]: preset=%s is not a preset: give one of %s "
+			   "(ioreel synth --list-presets says what each runs)",
+			   wl->name, wl->preset, names);
+		return EXIT_USAGE;
+	}
+	/* synth writes FILE-<test>.ioreel per test, and the cells would replay a FILE.ioreel
+	 * that was never written */
+	if (sp->variants > 1) {
+		plan_error(
+		    p, wl->kind_line,
+		    "workload [%s]: preset=%s makes %d traces (one per test), and a workload "
+		    "replays one: give one workload per test as a fio= job, or a preset with "
+		    "options= (%s)",
+		    wl->name, wl->preset, sp->variants, names);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* synth's own checks on the command the run would give it (cmd_synth --check). */
+static int check_synth(const struct plan *p, int w)
+{
+	const struct workload *wl = &p->work[w];
+	const char *verb = cli_verb;
+	struct work_cmd *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	ret = work_synth_cmd(c, p, w, "ioreel");
+	if (!ret) {
+		c->argv[c->argc++] = "--check";
+		c->argv[c->argc] = NULL;
+		/* its messages as its own: "ioreel synth: unknown option --bogus ..." */
+		cli_verb = "synth";
+		ret = cmd_synth(c->argc - 1, c->argv + 1);
+		cli_verb = verb;
+	} else {
+		cli_error("workload [%s]: options=: %s", wl->name, split_words_error(ret));
+	}
+	work_cmd_free(c);
+	free(c);
+	if (!ret)
+		return 0;
+	plan_error(p, wl->line,
+		   "workload [%s]: ioreel synth refuses its command (said above): mend %s "
+		   "in [%s], or size=/runtime= in [study]",
+		   wl->name,
+		   wl->kind == WORK_FIO ? "fio=, section=, options=, size= or runtime="
+					: "options=, size= or runtime=",
+		   wl->name);
+	return EXIT_USAGE;
+}
+
+/* A recording replays with --target: it must be an ioreel trace, and a block-level one. */
+static int check_trace(const struct plan *p, const struct workload *wl)
+{
+	char why[1024] = "";
+	struct trace_reader *r = trace_reader__open(wl->trace, 0, why, sizeof(why));
+	bool file;
+
+	if (!r) {
+		plan_error(p, wl->kind_line,
+			   "workload [%s]: trace=: %s: give the path of an ioreel trace (ioreel "
+			   "record, convert or synth writes one)",
+			   wl->name, *why ? why : strerror(errno));
+		return EXIT_USAGE;
+	}
+	file = trace_reader__meta(r)->level == TRACE_LEVEL_FILE;
+	trace_reader__close(r);
+	if (file) {
+		plan_error(
+		    p, wl->kind_line,
+		    "workload [%s]: trace=%s is a file-level trace (replayed on files under "
+		    "--root): a study replays block-level traces on its candidates' targets; "
+		    "give one ioreel record makes without --level file",
+		    wl->name, wl->trace);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Does a cell replay on a file in a directory somewhere (run_cell adds --size to it)? */
+static bool any_dir_target(const struct plan *p)
+{
+	for (int i = 0; i < p->ncand; i++)
+		if (p->cand[i].kind == CAND_FS ||
+		    (p->cand[i].kind == CAND_CMDS && strncmp(p->cand[i].target, "/dev/", 5)))
+			return true;
+	return false;
+}
+
+/* replay's own option parser on the command a cell would run: its first, with --prefill, and
+ * with --size where a candidate gives it (replay_opts=--size, given twice then, is refused) */
+static int check_replay(const struct plan *p, int w, bool force)
+{
+	const struct workload *wl = &p->work[w];
+	const char *verb = cli_verb;
+	struct work_where at = {.target = "/dev/null",
+				.part = "/dev/null",
+				.force = force,
+				.first = true,
+				.target_is_dir = any_dir_target(p)};
+	struct work_cmd *c = calloc(1, sizeof(*c));
+	struct replay_cli *cli = calloc(1, sizeof(*cli));
+	const char *why = "ioreel replay refuses them (said above)";
+	int ret;
+
+	if (!c || !cli) {
+		free(c);
+		free(cli);
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	ret = work_replay_cmd(c, p, w, "ioreel replay", &at);
+	if (!ret) {
+		/* getopt's own messages start with argv[0]: "ioreel replay: unrecognized ..." */
+		c->argv[1] = c->argv[0];
+		cli_verb = "replay";
+		ret = replay_cli_parse(c->argc - 1, c->argv + 1, cli);
+		cli_verb = verb;
+		/* --help replays nothing, and a word left over would be a second trace */
+		if (!ret && (cli->help || optind != c->argc - 2)) {
+			why = cli->help
+				  ? "--help replays nothing"
+				  : "a word that is not an option (ioreel replay takes it for "
+				    "a second trace)";
+			ret = EXIT_USAGE;
+		}
+	} else {
+		why = split_words_error(ret);
+	}
+	work_cmd_free(c);
+	free(c);
+	free(cli);
+	if (!ret)
+		return 0;
+	/* without replay_opts=, what replay refused is the study's own options and mode= */
+	plan_error(p, wl->replay_line ? wl->replay_line : wl->line,
+		   "workload [%s]: %s%s: %s; mend it", wl->name,
+		   wl->replay_opts ? "replay_opts=" : "mode=",
+		   wl->replay_opts ? wl->replay_opts : wl->mode, why);
+	return EXIT_USAGE;
+}
+
+int work_check(const struct plan *p, int w, bool force)
+{
+	const struct workload *wl = &p->work[w];
+	int ret = 0;
+
+	if (wl->kind == WORK_PRESET)
+		ret = check_preset(p, wl);
+	if (!ret && wl->kind != WORK_TRACE)
+		ret = check_synth(p, w);
+	if (!ret && wl->kind == WORK_TRACE)
+		ret = check_trace(p, wl);
+	/* its options are checked whatever its trace: both mistakes are said at once */
+	return check_replay(p, w, force) ? EXIT_USAGE : ret;
 }

@@ -5,7 +5,9 @@
 # setup=/teardown= commands; four presets and the recorded database in dep mode. Every command
 # is printed, in order (per candidate: build, then each repeat's workloads in turn with caches
 # dropped before each, then the teardown; the report last), and none is run: no results
-# directory, no state, no array, nothing needed (the disks and the trace need not exist).
+# directory, no state, no array. The dry run checks what the run checks first, and here the
+# recording the plan names is missing (the disks and md may be too): it says so, each with the
+# plan's line, prints the commands all the same and exits 2, as the run would refuse the plan.
 . "$(dirname "$0")/../lib.sh"
 "$IOREEL" study --help >/dev/null 2>&1 || fail "ioreel study is not built in $IOREEL"
 d=$(scratch_dir)
@@ -14,11 +16,19 @@ sed -n '/<!-- study-plan:begin -->/,/<!-- study-plan:end -->/p' "$readme" |
 	sed '1,2d;$d' | sed '$d' >"$d/raid6.plan"
 grep -q '^\[zfs-raidz2\]' "$d/raid6.plan" || fail "cannot find the study plan in README.md"
 cd "$d" || fail "cd $d"
-"$IOREEL" study raid6.plan --dry-run >out 2>err || fail "dry run exited $?: $(cat err)"
-cat out
+rc=0
+"$IOREEL" study raid6.plan --dry-run >out 2>err || rc=$?
+cat out err
+[ $rc = 2 ] || fail "the dry run of a plan whose trace is missing exited $rc, want 2"
 [ ! -e raid6.results ] || fail "the dry run made its results directory"
 [ ! -e /dev/md/ioreel-ext4-raid6 ] || fail "the dry run made an md array"
-[ -s err ] && fail "the dry run complained: $(cat err)"
+line=$(grep -n '^trace=prod.ioreel$' raid6.plan | cut -d: -f1)
+grep -qx "ioreel study: raid6.plan:$line: workload \[database\]: trace=: prod.ioreel: No such file or directory: give the path of an ioreel trace (ioreel record, convert or synth writes one)" err ||
+	fail "the dry run does not say the recording is missing"
+assert_eq "$(tail -n 1 err)" "ioreel study: raid6.plan: a real run would refuse this plan (the errors above); the commands were printed all the same" "the dry run's last word"
+# every refusal names the plan's line (the disks and md depend on the host)
+bad=$(sed '$d' err | grep -v '^ioreel study: raid6\.plan:[0-9]*: ')
+[ -z "$bad" ] || fail "refusals without the plan's line: $bad"
 
 disks="/dev/sdb /dev/sdc /dev/sdd /dev/sde"
 R=$d/raid6.results

@@ -5,7 +5,11 @@
 # --allow-writes, md asked where the kernel has none, a plan with an unknown key (FILE:LINE and
 # the key) or another mistake the plan fuzzer found (FILE:LINE). Each with a clear message, exit
 # status 1 or 2, no results directory made and the devices as they were (no signature written);
-# --dry-run of such a plan exits the same way.
+# --dry-run of such a plan exits the same way. So are the mistakes a CLI sweep found a dry run
+# let through (exit 0): a preset that does not exist, a trace that is missing, not a trace or
+# unreadable, a fio job without its section, options synth or replay refuse, a device that is
+# missing, a directory or a regular file, --results empty or not a directory, runtime=1ns, a
+# tool not installed; the run and the dry run say the same words, the dry run its commands too.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd mkfs.ext4 blkid
@@ -29,6 +33,17 @@ plan() {
 	} >"$f"
 	echo "$f"
 }
+# wplan NAME WORKLOAD-LINES...: a plan with a raw candidate on $A and the given workload [w], whose
+# first line is line 10
+wplan() {
+	local f=$d/$1.ini
+	shift
+	{
+		printf '[study]\nrepeats=1\nruntime=1s\nsize=16M\n\n[cand]\ndevices=%s\nfs=raw\n[w]\n' "$A"
+		printf '%s\n' "$@"
+	} >"$f"
+	echo "$f"
+}
 # refused EXIT PATTERN PLAN [options]: the study exits EXIT, says PATTERN, writes nothing
 refused() {
 	local want=$1 pat=$2 p=$3 rc=0
@@ -40,6 +55,22 @@ refused() {
 	[ ! -e "${p%.ini}.results" ] || fail "$(basename "$p"): a results directory was made"
 	[ -z "$(blkid -p -o value -s TYPE "$A" "$B" 2>/dev/null)" ] ||
 		fail "$(basename "$p"): a signature was written on $A or $B"
+}
+
+# refused_alike EXIT PATTERN PLAN [options]: the run (--allow-writes) and the dry run refuse the
+# plan alike, with the same messages; the dry run prints its commands all the same and ends
+# saying that a run would refuse it
+refused_alike() {
+	local want=$1 pat=$2 p=$3
+	shift 3
+	refused "$want" "$pat" "$p" --allow-writes "$@"
+	sed '$d' "$d/err" >"$d/err.run"
+	refused "$want" "$pat" "$p" --dry-run "$@"
+	sed '$d' "$d/err" | diff -u "$d/err.run" - ||
+		fail "$(basename "$p"): the dry run's messages differ from the run's (above)"
+	tail -n 1 "$d/err" | grep -q "a real run would refuse this plan" ||
+		fail "$(basename "$p"): the dry run does not end saying a run would refuse the plan"
+	grep -q ' replay ' "$d/out" || fail "$(basename "$p"): the dry run printed no commands"
 }
 
 p=$(plan mounted "devices=$A $M" fs=btrfs raid=raid1)
@@ -69,9 +100,8 @@ if [ -e /proc/mdstat ] && command -v mdadm >/dev/null; then
 	echo "this kernel has md and mdadm is installed: the md refusal is not tested here"
 else
 	p=$(plan md "devices=$A $B" fs=ext4 raid=md1)
-	refused 2 "candidate \[cand\] asks for md raid1: .*nothing was written" "$p" --allow-writes
-	# a dry run prints the md commands all the same
-	"$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" || fail "the dry run of an md plan failed: $(cat "$d/err")"
+	# the dry run refuses it too (it exited 0), and prints the md commands all the same
+	refused_alike 2 "$p:6: candidate \[cand\] asks for md raid1: \(this kernel has no md\|mdadm is not installed\)" "$p"
 	grep -q "^mdadm --create /dev/md/ioreel-cand .*--level=1 --raid-devices=2 $A $B" "$d/out" ||
 		fail "the dry run does not print mdadm --create"
 fi
@@ -116,23 +146,106 @@ cat "$d/err"
 [ $rc = 2 ] || fail "a named pipe as the plan: exit status $rc, want 2 (124: it waited)"
 grep -q "cannot read the plan $d/fifo.ini: not a regular file" "$d/err" || fail "fifo plan: $(cat "$d/err")"
 
-# a workload its synth refuses stops the study before its first cell; once the plan is mended,
-# the same command starts the study again in its results directory (it had to be deleted by
-# hand: "holds a study already", and with --resume "another version of the plan")
-p=$(plan badsynth "devices=$A" fs=ext4)
-printf 'options=--no-such-option\n' >>"$p"
+# --dry-run makes every check the run makes before it builds anything: each of these exited 0
+"$IOREEL" synth --preset 4k-randread --size 16M --runtime 1s -o "$d/t.ioreel" >/dev/null ||
+	fail "cannot synthesize a trace"
+p=$(wplan good preset=4k-randread "[t]" trace=t.ioreel)
+"$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" || fail "a good plan's dry run: $(cat "$d/err")"
+[ -s "$d/err" ] && fail "a good plan's dry run complained: $(cat "$d/err")"
+[ ! -e "${p%.ini}.results" ] || fail "the dry run made its results directory"
+p=$(wplan preset preset=nonexistent)
+refused_alike 2 "$p:10: workload \[w\]: preset=nonexistent is not a preset: give one of 4k-randread, 4k-randwrite, 4k-randrw70, 4m-seqread, 4m-seqwrite, innodb-16k (ioreel synth --list-presets says what each runs)" "$p"
+# cdm writes one trace per test, and its cells replayed a file never written
+p=$(wplan cdm preset=cdm)
+refused_alike 2 "$p:10: workload \[w\]: preset=cdm makes 4 traces (one per test), and a workload replays one" "$p"
+p=$(wplan notrace trace=/nonexistent)
+refused_alike 2 "$p:10: workload \[w\]: trace=: /nonexistent: No such file or directory: give the path of an ioreel trace (ioreel record, convert or synth writes one)" "$p"
+p=$(wplan nottrace trace=nottrace.ini)
+refused_alike 2 "$p:10: workload \[w\]: trace=: $d/nottrace.ini: not an ioreel trace" "$p"
+p=$(wplan dirtrace "trace=$d")
+refused_alike 2 "$p:10: workload \[w\]: trace=: $d: is a directory, not a trace" "$p"
+# unreadable: root reads any file, so the study runs as nobody (it refuses the device too then)
+if setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$IOREEL" --help >/dev/null 2>&1; then
+	cp "$d/t.ioreel" "$d/unread.ioreel" && chmod 000 "$d/unread.ioreel" && chmod 755 "$d"
+	p=$(wplan unread trace=unread.ioreel)
+	rc=0
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$IOREEL" study "$p" \
+		--dry-run >"$d/out" 2>"$d/err" || rc=$?
+	cat "$d/err"
+	[ $rc = 2 ] || fail "an unreadable trace: exit status $rc, want 2"
+	grep -q "$p:10: workload \[w\]: trace=: $d/unread.ioreel: Permission denied" "$d/err" ||
+		fail "an unreadable trace is not said"
+else
+	echo "nobody cannot run $IOREEL here: the unreadable trace is not tested"
+fi
+printf '[global]\nrw=randread\nbs=4k\nsize=16M\n[a]\n' >"$d/job.fio"
+p=$(wplan nosection fio=job.fio section=nope)
+refused_alike 2 "$p:9: workload \[w\]: ioreel synth refuses its command (said above)" "$p"
+grep -qx "ioreel synth: $d/job.fio has no section \[nope\]" "$d/err" || fail "synth's own words are not said"
+p=$(wplan badopt preset=4k-randread options=--no-such-option=1)
+refused_alike 2 "^ioreel synth: unknown option --no-such-option" "$p"
+p=$(wplan engine preset=4k-randread "replay_opts=--engine bogus")
+refused_alike 2 "$p:11: workload \[w\]: replay_opts=--engine bogus: ioreel replay refuses them (said above); mend it" "$p"
+grep -qx "ioreel replay: unknown engine 'bogus' (io_uring, libaio, psync, threads, null)" "$d/err" ||
+	fail "replay's own words are not said"
+# runtime=1ns was printed as --runtime 0ms, which synth refuses; a plan error now
+p=$(wplan ns preset=4k-randread)
+sed -i 's/^runtime=1s$/runtime=1ns/' "$p"
+refused 2 "$p:3: runtime=1ns: give a duration from 1ms to 292 years (30, 500ms, 2m)" "$p" --allow-writes
+refused 2 "$p:3: runtime=1ns: give a duration from 1ms to 292 years" "$p" --dry-run
+# devices= that a candidate cannot be built on: missing, a directory, a regular file (fs=raw)
+truncate -s 16M "$d/file.img"
+for dev in "$d/none" "$d" "$d/file.img"; do
+	p=$(plan dev "devices=$dev" fs=raw)
+	what=": No such file or directory"
+	[ -d "$dev" ] && what=" is a directory, not a block device"
+	[ -f "$dev" ] && what=" is a regular file, not a block device"
+	refused_alike 2 "$p:7: candidate \[cand\]: devices=: $dev$what: give the disks or partitions to build it on" "$p"
+done
+# --results that names no directory: empty, or a file
+p=$(wplan res preset=4k-randread)
+refused 2 "^ioreel study: --results '': give the directory the study's results go to" "$p" --results '' --allow-writes
+refused 2 "^ioreel study: --results '': give the directory" "$p" --results '' --dry-run
+refused_alike 2 "^ioreel study: --results /dev/null: /dev/null exists and is not a directory: give a directory" "$p" --results /dev/null
+refused_alike 2 "^ioreel study: --results $d/file.img/r: $d/file.img exists and is not a directory" "$p" --results "$d/file.img/r"
+sed -i '2i results=/dev/null' "$p"
+refused_alike 2 "$p:2: results=/dev/null: /dev/null exists and is not a directory" "$p"
+# a tool that builds or tears down the candidate, not installed (mkfs.xfs left out of PATH)
+mkdir "$d/bin" && for t in mount umount wipefs; do ln -s "$(command -v $t)" "$d/bin/"; done
+p=$(plan nomkfs "devices=$A" fs=xfs)
+for o in --allow-writes --dry-run; do
+	rc=0
+	PATH=$d/bin "$IOREEL" study "$p" $o >"$d/out" 2>"$d/err" || rc=$?
+	cat "$d/err"
+	[ $rc = 2 ] || fail "mkfs.xfs not installed, $o: exit status $rc, want 2"
+	grep -q "$p:6: candidate \[cand\] needs mkfs.xfs, which is not in PATH: install xfsprogs" \
+		"$d/err" || fail "mkfs.xfs not installed, $o: not said"
+done
+
+# a candidate that fails to build stops the study before its first cell; once the plan is
+# mended, the same command starts the study again in its results directory (it had to be
+# deleted by hand: "holds a study already", and with --resume "another version of the plan")
+p=$(plan restart setup=false teardown=true "target=$d")
 rc=0
 "$IOREEL" study "$p" --allow-writes -q >"$d/out" 2>"$d/err" || rc=$?
 cat "$d/err"
-[ $rc != 0 ] || fail "a workload its synth refuses: the study exited 0"
-grep -q "workload \[rand\]: ioreel synth failed" "$d/err" || fail "no message naming the workload"
-sed -i '/^options=--no-such-option$/d' "$p"
+[ $rc != 0 ] || fail "a candidate that fails to build: the study exited 0"
+grep -q "candidate \[cand\]: setup command failed" "$d/err" || fail "no message naming the candidate"
+plan restart "devices=$A" fs=ext4 >/dev/null
 "$IOREEL" study "$p" --allow-writes >"$d/out" 2>"$d/err" ||
 	{ tail -n 20 "$d/err"; fail "the mended plan in the same results directory failed"; }
 grep -q "holds no finished cell and no candidate left built: starting the study there again" \
 	"$d/err" || fail "the restart was not said: $(head -n 5 "$d/err")"
 assert_eq "$(grep -c '^done ' "${p%.ini}.results/state")" 1 "cells done after the restart"
 [ -z "$(awk -v a="$A" '$1 == a' /proc/mounts)" ] || fail "$A left mounted by the study"
+# a dry run reads the state as the run does: refused without --resume, nothing left to run with it
+rc=0
+"$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" || rc=$?
+[ $rc = 2 ] || fail "a dry run where a study is: exit status $rc, want 2"
+grep -q "${p%.ini}.results holds a study already (1 cells done): --resume to continue it" "$d/err" ||
+	fail "a dry run where a study is: $(cat "$d/err")"
+"$IOREEL" study "$p" --dry-run --resume >"$d/out" 2>"$d/err" || fail "dry run --resume: $(cat "$d/err")"
+grep -qE ' (replay|synth|mkfs\.ext4) ' "$d/out" && fail "a dry run --resume of a finished study prints cells to run"
 # a results directory whose "state" is somebody else's file: refused, the file left as it was
 mkdir "$d/foreign" && printf 'not ours\n' >"$d/foreign/state"
 rc=0

@@ -3,7 +3,8 @@
  * The study plan parser (study/plan.c): a full plan reads as written (kinds, md and btrfs
  * levels, repeated setup=, quoted words, paths relative to the plan); every mistake is refused
  * with FILE:LINE and what is wrong: unknown keys, keys of the other kind, duplicates, bad
- * values, device counts, sections that are neither kind, runtime= outside what synth runs.
+ * values, device counts, sections that are neither kind; runtime= within what synth runs; the
+ * lines the checks before a study cite; the synth and replay commands a workload runs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -215,6 +216,55 @@ static void test_refusals(void)
 	refused(t, "2: runtime=3000000h: give a duration");
 }
 
+/* The ends of runtime='s range, and the lines the checks before a study cite (vet.c, work.c). */
+static void test_runtime_and_lines(void)
+{
+	static const char *const text =
+		"[study]\n"
+		"runtime=1ms\n"
+		"results=out\n"
+		"[c]\n"
+		"fs=raw\n"
+		"devices=/dev/sdb\n"
+		"[w]\n"
+		"options=--bs 8k\n"
+		"preset=4k-randread\n"
+		"runtime=1500us\n"
+		"[t]\n"
+		"trace=t.ioreel\n"
+		"replay_opts=--engine psync\n"
+		"[long]\n"
+		"preset=4k-randread\n"
+		"runtime=1000000h\n";
+	struct plan p;
+	struct work_cmd c;
+	char err[1024];
+	int ret = load(&p, text, err, sizeof(err));
+	bool rt = false;
+
+	CHECK(ret == 0, "refused: %s", err);
+	if (ret) {
+		plan_free(&p);
+		return;
+	}
+	CHECK(p.runtime_ns == 1000000, "runtime=1ms: %llu", (unsigned long long)p.runtime_ns);
+	CHECK(p.work[2].runtime_ns == 3600000000000000000ULL, "runtime=1000000h: %llu",
+	      (unsigned long long)p.work[2].runtime_ns);
+	CHECK(p.results_line == 3, "results= at line %d", p.results_line);
+	CHECK(p.cand[0].dev_line == 6, "devices= at line %d", p.cand[0].dev_line);
+	CHECK(p.work[0].kind_line == 9, "preset= at %d", p.work[0].kind_line);
+	CHECK(p.work[1].kind_line == 12 && p.work[1].replay_line == 13,
+	      "trace= at %d, replay_opts= at %d", p.work[1].kind_line, p.work[1].replay_line);
+	/* synth gets 1500us: the run cut it to whole ms (1ms), as it cut 999us to 0ms */
+	CHECK(work_synth_cmd(&c, &p, 0, "ioreel") == 0, "synth command");
+	for (int i = 0; i + 1 < c.argc; i++)
+		rt |= !strcmp(c.argv[i], "--runtime") && !strcmp(c.argv[i + 1], "1500us");
+	CHECK(rt, "synth's --runtime is not 1500us");
+	CHECK(!strcmp(c.argv[c.argc - 3], "8k") && c.argv[c.argc] == NULL, "options= words");
+	work_cmd_free(&c);
+	plan_free(&p);
+}
+
 /* A word is never cut short (a 4 KiB buffer truncated it), quotes or not; a refusal leaves
  * nothing behind to free. */
 static void test_split(void)
@@ -250,6 +300,7 @@ int main(void)
 	}
 	test_good();
 	test_refusals();
+	test_runtime_and_lines();
 	test_split();
 	{
 		char path[256];
