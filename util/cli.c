@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <time.h>
 #include <ctype.h>
+#include <getopt.h>
 #include <math.h>
 #include "util/cli.h"
 
@@ -21,6 +22,33 @@ int parse_u64(const char *s, uint64_t *v)
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
 	if (errno)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int parse_decimal(const char *s, double *v)
+{
+	size_t digits = 0, points = 0;
+	char *end;
+
+	if (!s)
+		return -EINVAL;
+	for (const char *p = s; *p; p++) {
+		if (isdigit((unsigned char)*p))
+			digits++;
+		else if (*p == '.')
+			points++;
+		else
+			return -EINVAL;
+	}
+	if (!digits || points > 1)
+		return -EINVAL;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (errno || !isfinite(x))
 		return -ERANGE;
 	if (*end)
 		return -EINVAL;
@@ -169,6 +197,49 @@ int cli_set_once(const char **slot, const char *name, const char *val)
 	}
 	*slot = val;
 	return 0;
+}
+
+/* The long option arg ("--perc=5", "--from") names, by its prefix as getopt_long takes it: its
+ * index in lo, -1 for none, -2 for several (an ambiguous abbreviation). */
+static int long_match(const struct option *lo, const char *arg, int val, bool by_val)
+{
+	size_t n = strcspn(arg, "=");
+	int found = -1;
+
+	for (int i = 0; lo && lo[i].name; i++) {
+		if (strncmp(lo[i].name, arg, n) || (by_val && lo[i].val != val))
+			continue;
+		if (strlen(lo[i].name) == n)
+			return i; /* exact */
+		found = found == -1 ? i : -2;
+	}
+	return found;
+}
+
+int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *help)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int n = (int)strcspn(arg, "="), i = -1;
+	bool is_short = optopt > 0 && optopt < 256 && isgraph(optopt);
+
+	if (!strncmp(arg, "--", 2) && arg[2])
+		i = long_match(lo, arg + 2, optopt, optopt != 0);
+	/* optopt names a short option and arg is not it: a short option in a group ("-qz")
+	 * leaves optind on the group, and arg is the word before */
+	if (i < 0 && optopt && is_short)
+		cli_error(c == ':' ? "-%c needs a value" : "unknown option '-%c'", optopt);
+	else if (i >= 0 && c == ':')
+		cli_error("--%s needs a value", lo[i].name);
+	else if (i >= 0 && arg[n] == '=')
+		cli_error("--%s takes no value (given '%s')", lo[i].name, arg + n + 1);
+	else if (!optopt && long_match(lo, arg + 2, 0, false) == -2)
+		cli_error("option '%.*s' is ambiguous: give more of its name", n, arg);
+	else if (!optopt)
+		cli_error("unknown option '%.*s'", n, arg);
+	else
+		cli_error("option '%s' refused (a value missing, or one given to a flag)", arg);
+	fprintf(stderr, "Try '%s'.\n", help);
+	return EXIT_USAGE;
 }
 
 static int check_stdout(int rc, bool close)

@@ -19,6 +19,9 @@ int parse_size(const char *s, uint64_t *bytes);
 int parse_duration_ns(const char *s, uint64_t *ns);
 /* A plain unsigned integer, whole string. 0 or -EINVAL / -ERANGE. */
 int parse_u64(const char *s, uint64_t *v);
+/* A plain decimal number, whole string: "99", "99.9", ".5". Digits and one point only: strtod
+ * alone also takes a sign, spaces, "0x32", "1e2", "nan" and "inf". 0, -EINVAL or -ERANGE. */
+int parse_decimal(const char *s, double *v);
 
 /* The verb name used as prefix of error messages ("ioreel replay: ..."). */
 extern const char *cli_verb;
@@ -57,6 +60,16 @@ int cli_flush_stdout(int rc);
  * "-o/--output"). 0, or -EINVAL with the message printed (exit 2 follows).
  */
 int cli_set_once(const char **slot, const char *name, const char *val);
+
+struct option;
+/*
+ * What getopt_long() refused, in one line, then "Try 'HELP'." (help: "ioreel analyze --help"),
+ * rather than the whole usage text, in which the one line that matters scrolled away: "--from
+ * needs a value", "unknown option '--bogus'", "--json takes no value". For getopt_long() given
+ * short options that start with ':' (it then prints nothing and returns ':' for a missing value,
+ * '?' for the rest); c is what it returned, lo its long options. Returns EXIT_USAGE.
+ */
+int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *help);
 
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);

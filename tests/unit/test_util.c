@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* util/: the command-line joiner, the typed heap, the single-producer ring and durations. */
+/* util/: the command-line joiner, the typed heap, the single-producer ring, durations and
+ * decimals. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,23 @@ static void test_duration(void)
 	CHECK(parse_duration_ns("1d", &ns) == -EINVAL, "unknown unit refused");
 }
 
+/* Plain decimals only: strtod's hex, exponents, signs, spaces, nan and inf are refused. */
+static void test_decimal(void)
+{
+	static const char *const bad[] = { "", ".", "-0", "+1", " 50", "50 ", "0x32", "1e2",
+					   "nan", "inf", "1.2.3", "50:99", "50,9" };
+	double v = -1;
+
+	CHECK(!parse_decimal("99.9", &v) && v == 99.9, "99.9: %g", v);
+	CHECK(!parse_decimal("100", &v) && v == 100, "100: %g", v);
+	CHECK(!parse_decimal(".5", &v) && v == 0.5, ".5: %g", v);
+	CHECK(!parse_decimal("5.", &v) && v == 5, "5.: %g", v);
+	CHECK(!parse_decimal("0", &v) && v == 0, "0: %g", v);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(parse_decimal(bad[i], &v) == -EINVAL, "'%s' taken", bad[i]);
+	CHECK(parse_decimal(NULL, &v) == -EINVAL, "NULL taken");
+}
+
 int main(void)
 {
 	test_argv();
@@ -187,5 +205,6 @@ int main(void)
 	test_heap_replace_top();
 	test_spsc();
 	test_duration();
+	test_decimal();
 	return failures ? 1 : 0;
 }
