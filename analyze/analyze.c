@@ -43,7 +43,9 @@ static void usage(FILE *f)
 		"  --from T, --to T     only events in [T, T2) since the trace start (10s, 1.5m)\n"
 		"  --device D           only device D (index in the trace's table, or its name)\n"
 		"  --group-by KEY       one fio-like job per op, device, comm or pid\n"
-		"  --percentiles LIST   clat percentiles, e.g. 50:90:99:99.9 (fio's list by default)\n"
+		"  --percentiles LIST   clat percentiles, up to 64 in (0, 100], ':' between\n"
+		"                       them as in fio's percentile_list: 50:90:99.9 (default:\n"
+		"                       fio's list)\n"
 		"  --salvage            skip damaged chunks (reported) instead of failing\n"
 		"  --merge              the traces as one: the hosts of a fleet recorded together\n"
 		"                       (ioreel-mpi record) or its ranks' result traces (ioreel-mpi\n"
@@ -61,25 +63,64 @@ static void usage(FILE *f)
 		"  ioreel analyze prod.ioreel fleet.json --compare\n");
 }
 
-static int parse_percentiles(const char *s, double *out, unsigned int *n)
+static int cmp_double(const void *a, const void *b)
 {
-	char *copy = strdup(s), *save = NULL;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	if (!copy)
-		return -ENOMEM;
-	*n = 0;
-	for (char *tok = strtok_r(copy, ":,", &save); tok; tok = strtok_r(NULL, ":,", &save)) {
-		char *end;
-		double v = strtod(tok, &end);
-		/* !(v >= 0 && v <= 100) refuses nan as well (issue 21 W10) */
-		if (*end || end == tok || !(v >= 0 && v <= 100) || *n == AN_MAX_PCT) {
-			free(copy);
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * --percentiles: fio's percentile_list, values in (0, 100] separated by ':' (fio documents that
+ * range; a 0th percentile would be the minimum, which the clat line gives already). Sorted as
+ * fio sorts them; a value given twice is refused, its JSON key would be written twice. Strict:
+ * strtod and strtok had taken "0x32", "1e2", " 50", "50::99", "50:" and commas. 0, or -EINVAL
+ * with what is wrong in why.
+ */
+static int parse_percentiles(const char *s, double *out, unsigned int *n, char *why, size_t len)
+{
+	unsigned int k = 0;
+
+	for (const char *p = s;; p++) {
+		size_t l = strcspn(p, ":");
+		char item[32];
+		double v;
+
+		if (!l) {
+			snprintf(why, len,
+				 "value %u is empty (a ':' at either end, or two together)", k + 1);
 			return -EINVAL;
 		}
-		out[(*n)++] = v;
+		snprintf(item, sizeof(item), "%.*s", (int)(l < sizeof(item) ? l : sizeof(item) - 1),
+			 p);
+		if (l >= sizeof(item) || parse_decimal(item, &v)) {
+			snprintf(why, len, "'%.*s' is not a plain decimal number", (int)l, p);
+			return -EINVAL;
+		}
+		if (!(v > 0 && v <= 100)) {
+			snprintf(why, len, "%s is outside (0, 100]%s", item,
+				 v == 0 ? ", as in fio (the 0th would be the minimum: clat's min=)"
+					: "");
+			return -EINVAL;
+		}
+		if (k == AN_MAX_PCT) {
+			snprintf(why, len, "more than %d values", AN_MAX_PCT);
+			return -EINVAL;
+		}
+		out[k++] = v;
+		p += l;
+		if (!*p)
+			break;
 	}
-	free(copy);
-	return *n ? 0 : -EINVAL;
+	qsort(out, k, sizeof(*out), cmp_double);
+	for (unsigned int i = 1; i < k; i++) {
+		if (out[i] == out[i - 1]) {
+			snprintf(why, len, "%g is given twice", out[i]);
+			return -EINVAL;
+		}
+	}
+	*n = k;
+	return 0;
 }
 
 /*
@@ -211,6 +252,7 @@ int cmd_analyze(int argc, char **argv)
 	bool json = false, compare = false, merge = false, bins = false;
 	unsigned int flags = 0;
 	int c, rc = EXIT_OK;
+	char why[700];
 
 	cli_catch_stop(); /* stops between batches; the report is renamed into place only whole */
 	optind = 1;
@@ -261,10 +303,10 @@ int cmd_analyze(int argc, char **argv)
 		case 'p':
 			if (cli_set_once(&pct_s, "--percentiles", optarg))
 				return EXIT_USAGE;
-			if (parse_percentiles(optarg, pct, &opts.npercentiles)) {
-				cli_error("--percentiles '%s': give up to %d values in [0, 100] "
-					  "separated by ':' (e.g. 50:99:99.9)",
-					  optarg, AN_MAX_PCT);
+			if (parse_percentiles(optarg, pct, &opts.npercentiles, why, sizeof(why))) {
+				cli_error("--percentiles '%s': %s; give up to %d values in "
+					  "(0, 100] separated by ':' (e.g. 50:99:99.9)",
+					  optarg, why, AN_MAX_PCT);
 				return EXIT_USAGE;
 			}
 			opts.percentiles = pct;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Issue 21, analyze: it never writes an input (D3: --html naming a trace by its path, ./path, a
 # symlink or a hard link, or stdout redirected onto one: exit 2, the input unchanged); it
-# refuses --percentiles nan/inf/-1/101, an empty --from/--to window, a --device the trace lacks
-# (with the list of those it has), a single-valued option given twice with two values, and
+# refuses --percentiles outside fio's syntax, an empty --from/--to window, a --device the trace
+# lacks (with the list of those it has), a single-valued option given twice with two values, and
 # --merge of a closed-loop trace with a timed one (W9); stdout that cannot be written and an
 # HTML report that cannot be written are errors with the reason (W4). A trace it cannot read is
 # one line naming it once, with --salvage advised once and only for a damaged chunk.
@@ -39,8 +39,22 @@ refused() { # MESSAGE_PART ARGS...
 	assert_status 2 "$IOREEL" analyze "$@" >/dev/null 2>err
 	grep -q -- "$want" err || fail "analyze $*: no '$want' in: $(cat err)"
 }
-for p in nan inf -1 101 50:nan; do
-	refused "give up to 64 values in \[0, 100\]" T.ioreel --percentiles "$p"
+# fio's percentile_list: (0, 100], ':' between values; strtod and strtok had taken the rest
+for p in nan inf -1 50:nan 0x32 1e2 " 50" 50,99 1.2.3 -0; do
+	refused "'.*' is not a plain decimal number; give up to 64 values in (0, 100\]" \
+		T.ioreel --percentiles "$p"
+done
+for p in 101 100:0; do
+	refused "is outside (0, 100\]" T.ioreel --percentiles "$p"
+done
+refused "0 is outside (0, 100\], as in fio" T.ioreel --percentiles 0
+for p in 50::99 50: :50; do
+	refused "is empty (a ':' at either end, or two together)" T.ioreel --percentiles "$p"
+done
+refused "50 is given twice" T.ioreel --percentiles 50:99:50
+refused "more than 64 values" T.ioreel --percentiles "$(seq -s: 1 65)"
+for p in 50:90:99.9 99:50 100 .5 "$(seq -s: 1 64)"; do
+	"$IOREEL" analyze T.ioreel --percentiles "$p" >/dev/null || fail "--percentiles $p refused"
 done
 refused "--to 0 must be after --from 0" T.ioreel --from 0 --to 0
 refused "--to 1s must be after --from 2s" T.ioreel --from 2s --to 1s
