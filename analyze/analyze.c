@@ -14,6 +14,13 @@
 #include "util/outfile.h"
 
 #define MAX_TRACES 64
+/*
+ * The finest --interval. The series keeps at most AN_MAX_INTERVALS rows and widens past that,
+ * so a finer one holds for 4 s of trace at most; the text report's rows start at whole
+ * milliseconds (--interval 1ns printed 3,815 rows, many with the same start); fio's
+ * log_avg_msec counts in milliseconds too.
+ */
+#define MIN_INTERVAL_NS 1000000ULL
 
 static void usage(FILE *f)
 {
@@ -39,7 +46,8 @@ static void usage(FILE *f)
 		"                       per op, ratios against the first trace; then what each dep\n"
 		"                       replay's elastic models took out or added, per op\n"
 		"  --html FILE          a self-contained HTML report with SVG charts\n"
-		"  --interval DUR       a time series (IOPS, BW, p50/p99 latency) per DUR (1s, 100ms)\n"
+		"  --interval DUR       a time series (IOPS, BW, p50/p99 latency) per DUR (1s,\n"
+		"                       100ms; 1ms at least); not for a closed-loop trace\n"
 		"  --from T, --to T     only events in [T, T2) since the trace start (10s, 1.5m)\n"
 		"  --device D           only device D (index in the trace's table, or its name)\n"
 		"  --group-by KEY       one fio-like job per op, device, comm or pid\n"
@@ -123,39 +131,84 @@ static int parse_percentiles(const char *s, double *out, unsigned int *n, char *
 	return 0;
 }
 
+/* The time options as given, for the checks of each trace before it is read. */
+struct vet {
+	const char *device, *interval, *from, *to;
+};
+
 /*
- * --device D: its index in this trace's device table, by index or name. A device the trace
- * does not have is an error that lists the ones it has (issue 21 W10: --device 99 analysed
- * nothing and exited 0). 0, or -ENODEV with the list in list, or -errno.
+ * What a trace's header and index say before it is read: the --device it names, by index or
+ * name (-> *idx), and whether the time options mean anything there; its last event's time
+ * (-> *last_ns, 0 when not known) for --from. 0; or the message in why and EXIT_USAGE (an
+ * option that cannot apply to it) or EXIT_RUNTIME (no such device: the list of those it has;
+ * issue 21 W10: --device 99 analysed nothing and exited 0). A trace that cannot be opened
+ * passes: reading it says why, --salvage advised where it helps.
  */
-static int resolve_device(const char *path, const char *dev, int *idx, char *list, size_t len)
+static int vet_trace(const char *path, const struct vet *v, int *idx, uint64_t *last_ns, char *why,
+		     size_t len)
 {
-	uint64_t v;
-	char why[256];
-	bool by_index = !parse_u64(dev, &v);
-	struct trace_reader *r = trace_reader__open(path, TRACE_SALVAGE, why, sizeof(why));
+	struct trace_reader *r = trace_reader__open(path, TRACE_SALVAGE, NULL, 0);
+	const struct trace_meta *m;
+	char list[1024] = "";
+	int rc = 0;
 
+	*last_ns = 0;
 	if (!r)
-		return -errno;
-	const struct trace_meta *m = trace_reader__meta(r);
-	const char *want = strncmp(dev, "/dev/", 5) ? dev : dev + 5;
-	unsigned int nd = m->ndevices < TRACE_MAX_DEVICES ? m->ndevices : TRACE_MAX_DEVICES;
-	int found = -ENODEV;
-	size_t used = 0;
+		return 0;
+	m = trace_reader__meta(r);
+	for (size_t i = 0; i < trace_reader__chunk_count(r); i++) {
+		const struct trace_chunk_info *c = trace_reader__chunk(r, i);
 
-	for (unsigned int i = 0; i < nd; i++) {
-		if (by_index ? v == i : !strcmp(m->devices[i].name, want)) {
-			*idx = (int)i;
-			found = 0;
-		}
-		if (used < len)
-			used += (size_t)snprintf(list + used, len - used, "%s%u %.63s", i ? ", " : "",
-						 i, m->devices[i].name);
+		if (c && c->last_ns != IO_TS_NONE && c->last_ns > *last_ns)
+			*last_ns = c->last_ns;
 	}
-	if (!nd)
-		snprintf(list, len, "none");
+	/*
+	 * A closed-loop trace's times are the order of its I/Os, not a schedule: a series of
+	 * it showed every I/O in the first second, and --from 1s found nothing, both exit 0.
+	 */
+	if (m->mode == TRACE_MODE_CLOSED && (v->interval || v->from || v->to)) {
+		const char *name[] = { "--interval", "--from", "--to" };
+		const char *val[] = { v->interval, v->from, v->to };
+		size_t used = 0;
+
+		for (int i = 0; i < 3; i++)
+			if (val[i] && used < sizeof(list))
+				used += (size_t)snprintf(list + used, sizeof(list) - used,
+							 "%s%s %.40s", used ? ", " : "", name[i],
+							 val[i]);
+		snprintf(why, len,
+			 "%s is closed-loop (synthesized without --rate-iops: an order of I/Os, "
+			 "no times): %s cannot apply; replay it (ioreel replay -o) and analyze the "
+			 "result",
+			 path, list);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (v->device) {
+		uint64_t d;
+		bool by_index = !parse_u64(v->device, &d);
+		const char *want = strncmp(v->device, "/dev/", 5) ? v->device : v->device + 5;
+		unsigned int nd = m->ndevices < TRACE_MAX_DEVICES ? m->ndevices : TRACE_MAX_DEVICES;
+		size_t used = 0;
+
+		*idx = -1;
+		for (unsigned int i = 0; i < nd; i++) {
+			if (by_index ? d == i : !strcmp(m->devices[i].name, want))
+				*idx = (int)i;
+			if (used < sizeof(list))
+				used += (size_t)snprintf(list + used, sizeof(list) - used,
+							 "%s%u %.63s", i ? ", " : "", i,
+							 m->devices[i].name);
+		}
+		if (*idx < 0) {
+			snprintf(why, len, "%s: no device '%s' in its device table; it has: %s",
+				 path, v->device, nd ? list : "none");
+			rc = EXIT_RUNTIME;
+		}
+	}
+out:
 	trace_reader__close(r);
-	return found;
+	return rc;
 }
 
 /*
@@ -251,7 +304,8 @@ int cmd_analyze(int argc, char **argv)
 		   *to_s = NULL, *pct_s = NULL;
 	bool json = false, compare = false, merge = false, bins = false;
 	unsigned int flags = 0;
-	int c, rc = EXIT_OK;
+	int c, rc = EXIT_OK, devidx[MAX_TRACES];
+	uint64_t last_ns = 0;
 	char why[700];
 
 	cli_catch_stop(); /* stops between batches; the report is renamed into place only whole */
@@ -273,6 +327,11 @@ int cmd_analyze(int argc, char **argv)
 				return EXIT_USAGE;
 			if (parse_duration_ns(optarg, &opts.interval_ns) || !opts.interval_ns) {
 				cli_error("--interval '%s': give a duration such as 1s or 100ms", optarg);
+				return EXIT_USAGE;
+			}
+			if (opts.interval_ns < MIN_INTERVAL_NS) {
+				cli_error("--interval %s: 1ms at least (the series' rows start "
+					  "at whole milliseconds)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -354,6 +413,44 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (check_outputs(html, argv + optind, n))
 		return EXIT_USAGE;
+	/* the same trace twice in one merged analysis: every I/O of it counted twice */
+	for (unsigned int k = 1; merge && k < n; k++) {
+		for (unsigned int j = 0; j < k; j++) {
+			if (!outfile_same_file(argv[optind + j], argv[optind + k]))
+				continue;
+			cli_error("--merge: %s and %s are the same file: its I/Os would count "
+				  "twice", argv[optind + j], argv[optind + k]);
+			return EXIT_USAGE;
+		}
+	}
+	/* every trace vetted before any is read: a refusal costs nothing */
+	for (unsigned int k = 0; k < n; k++) {
+		const struct vet v = { device, interval_s, from_s, to_s };
+		uint64_t last;
+
+		devidx[k] = -1;
+		if (an_is_json_file(argv[optind + k]) ||
+		    (!device && !interval_s && !from_s && !to_s))
+			continue;
+		rc = vet_trace(argv[optind + k], &v, &devidx[k], &last, why, sizeof(why));
+		if (rc) {
+			cli_error("%s", why);
+			return rc;
+		}
+		/* a window past the end found nothing and said "0 events", exit 0 */
+		if (from_s && last && opts.from_ns > last && !merge) {
+			cli_error("--from %s is past the end of %s (its last I/O at %.3f s): the "
+				  "window holds nothing; give an earlier --from", from_s,
+				  argv[optind + k], last / 1e9);
+			return EXIT_USAGE;
+		}
+		last_ns = last > last_ns ? last : last_ns;
+	}
+	if (from_s && merge && last_ns && opts.from_ns > last_ns) {
+		cli_error("--from %s is past the end of the traces (their last I/O at %.3f s): the "
+			  "window holds nothing; give an earlier --from", from_s, last_ns / 1e9);
+		return EXIT_USAGE;
+	}
 	struct analysis *as[MAX_TRACES] = { NULL };
 	bool tty = isatty(STDERR_FILENO);
 	if (merge && n > 1) {
@@ -402,20 +499,7 @@ int cmd_analyze(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if (device) {
-			char list[1024] = "";
-			int e = resolve_device(path, device, &opts.device, list, sizeof(list));
-
-			if (e == -ENODEV)
-				cli_error("%s: no device '%s' in its device table; it has: %s", path,
-					  device, list);
-			else if (e)
-				cli_error("%s: %s", path, strerror(-e));
-			if (e) {
-				rc = EXIT_RUNTIME;
-				goto out;
-			}
-		}
+		opts.device = devidx[k];
 		struct progress p = { .name = path };
 		as[na] = an_from_file(path, &opts, flags, group_by, tty ? progress_cb : NULL, &p, err,
 				      sizeof(err));
@@ -434,8 +518,19 @@ int cmd_analyze(int argc, char **argv)
 		na++;
 	}
 	n = na;
-	for (unsigned int k = 0; k < n; k++)
+	for (unsigned int k = 0; k < n; k++) {
+		char b1[32];
+
 		analysis__set_bins(as[k], bins);
+		/* a row's rates are its I/Os over the whole interval: --interval 1000000h gave
+		 * IOPS 0; a warning, not a refusal, as a script may ask one width of every trace */
+		if (interval_s && as[k]->included && opts.interval_ns > an_runtime_ns(as[k]))
+			cli_warn("--interval %s is longer than the I/O of %s (%s): a row's rates "
+				 "spread its I/Os over the whole interval, understating IOPS and "
+				 "bandwidth",
+				 interval_s, as[k]->name,
+				 fmt_ns(an_runtime_ns(as[k]), b1, sizeof(b1)));
+	}
 	const struct analysis *const *cas = (const struct analysis *const *)as;
 	if (json) {
 		an_json_doc(cas, n, stdout, NULL, compare);

@@ -230,8 +230,11 @@ static void show_intervals(FILE *f, const struct analysis *a)
 {
 	double w = (double)a->iv_width / 1e9;
 
-	fprintf(f, "\nTime series (interval %gs%s):\n", w,
-		a->iv_width != a->opts.interval_ns ? ", widened to keep memory bounded" : "");
+	if (a->iv_width != a->opts.interval_ns)
+		fprintf(f, "\nTime series (interval %gs: --interval %gs widened to keep at most %d "
+			"rows):\n", w, (double)a->opts.interval_ns / 1e9, AN_MAX_INTERVALS);
+	else
+		fprintf(f, "\nTime series (interval %gs):\n", w);
 	fprintf(f, "  %12s %10s %10s %10s %12s %12s %12s\n", "start(s)", "IOPS", "read", "write",
 		"BW(MiB/s)", "p50 lat(us)", "p99 lat(us)");
 	for (unsigned int k = 0; k < a->iv_len; k++) {

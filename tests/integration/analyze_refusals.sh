@@ -3,10 +3,11 @@
 # Issue 21, analyze: it never writes an input (D3: --html naming a trace by its path, ./path, a
 # symlink or a hard link, or stdout redirected onto one: exit 2, the input unchanged); it
 # refuses --percentiles outside fio's syntax, an empty --from/--to window, a --device the trace
-# lacks (with the list of those it has), a single-valued option given twice with two values, and
-# --merge of a closed-loop trace with a timed one (W9); stdout that cannot be written and an
-# HTML report that cannot be written are errors with the reason (W4). A trace it cannot read is
-# one line naming it once, with --salvage advised once and only for a damaged chunk.
+# lacks (with the list of those it has), a single-valued option given twice with two values,
+# --merge of a closed-loop trace with a timed one (W9) or of one file twice, time options on a
+# closed-loop trace, --from past the end, an --interval under 1ms; stdout that cannot be written
+# and an HTML report that cannot be written are errors with the reason (W4). A trace it cannot
+# read is one line naming it once, with --salvage advised once and only for a damaged chunk.
 . "$(dirname "$0")/../lib.sh"
 d=$(scratch_dir)
 cd "$d" || fail "cd"
@@ -56,6 +57,22 @@ refused "more than 64 values" T.ioreel --percentiles "$(seq -s: 1 65)"
 for p in 50:90:99.9 99:50 100 .5 "$(seq -s: 1 64)"; do
 	"$IOREEL" analyze T.ioreel --percentiles "$p" >/dev/null || fail "--percentiles $p refused"
 done
+# closed loop: no times, so no window and no series (both exited 0, the series with every I/O
+# in its first second); a window past the end found "0 events"; --interval 1ns made 3,815 rows
+for o in "--interval 1s" "--from 1s" "--to 1s"; do
+	why="C.ioreel is closed-loop (synthesized without --rate-iops: an order of I/Os, no times)"
+	# shellcheck disable=SC2086
+	refused "$why: $o cannot apply" C.ioreel $o
+done
+refused "--from 3s is past the end of T.ioreel (its last I/O at 1.999 s)" T.ioreel --from 3s
+refused "--interval 999us: 1ms at least" T.ioreel --interval 999us
+refused "--interval 1ns: 1ms at least" T.ioreel --interval 1ns
+"$IOREEL" analyze T.ioreel --interval 1ms --from 1s >/dev/null || fail "--interval 1ms refused"
+"$IOREEL" analyze T.ioreel --interval 1000000h >/dev/null 2>err || fail "--interval 1000000h"
+grep -q "warning: --interval 1000000h is longer than the I/O of T.ioreel" err ||
+	fail "--interval 1000000h: $(cat err)"
+refused "--merge: T.ioreel and L.ioreel are the same file: its I/Os would count twice" \
+	--merge T.ioreel L.ioreel
 refused "--to 0 must be after --from 0" T.ioreel --from 0 --to 0
 refused "--to 1s must be after --from 2s" T.ioreel --from 2s --to 1s
 refused "--html given twice (a.html and b.html)" T.ioreel --html a.html --html b.html
@@ -90,7 +107,8 @@ assert_eq "$(grep -o -- --salvage err | wc -l)" 1 "--salvage said once: $(cat er
 grep -q "^ioreel analyze: D.ioreel: chunk at offset [0-9]* is damaged" err || fail "D: $(cat err)"
 assert_status 1 "$IOREEL" analyze --merge D.ioreel T.ioreel >/dev/null 2>err
 assert_eq "$(grep -o -- --salvage err | wc -l)" 1 "--merge: --salvage said once: $(cat err)"
-assert_status 1 "$IOREEL" analyze --merge F.ioreel F.ioreel >/dev/null 2>err
+cp F.ioreel G.ioreel
+assert_status 1 "$IOREEL" analyze --merge F.ioreel G.ioreel >/dev/null 2>err
 grep -q "F.ioreel: a file-level trace" err && ! grep -q salvage err || fail "F: $(cat err)"
 
 # W4
