@@ -310,7 +310,8 @@ int cmd_analyze(int argc, char **argv)
 
 	cli_catch_stop(); /* stops between batches; the report is renamed into place only whole */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	/* ':' first: getopt_long says nothing, cli_getopt_error says it in one line */
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -383,8 +384,7 @@ int cmd_analyze(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_getopt_error(c, argv, lo, "ioreel analyze --help");
 		}
 	}
 	unsigned int n = (unsigned int)(argc - optind);

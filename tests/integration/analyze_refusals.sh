@@ -73,6 +73,14 @@ grep -q "warning: --interval 1000000h is longer than the I/O of T.ioreel" err ||
 	fail "--interval 1000000h: $(cat err)"
 refused "--merge: T.ioreel and L.ioreel are the same file: its I/Os would count twice" \
 	--merge T.ioreel L.ioreel
+# a missing value: one line and where the help is, not the whole usage
+for o in --from --percentiles --html; do
+	refused "^ioreel analyze: $o needs a value$" T.ioreel "$o"
+	assert_eq "$(cat err)" "ioreel analyze: $o needs a value
+Try 'ioreel analyze --help'." "$o without a value"
+done
+refused "^ioreel analyze: unknown option '--bogus'$" T.ioreel --bogus
+refused "^ioreel analyze: --json takes no value (given '1')$" T.ioreel --json=1
 refused "--to 0 must be after --from 0" T.ioreel --from 0 --to 0
 refused "--to 1s must be after --from 2s" T.ioreel --from 2s --to 1s
 refused "--html given twice (a.html and b.html)" T.ioreel --html a.html --html b.html
