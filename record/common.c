@@ -13,14 +13,18 @@
 #include "record/common.h"
 #include "record/record_int.h"
 
-int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *help)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *want,
+		const char *help)
 {
 	int i;
 
 	for (i = 0; lo[i].name && lo[i].val != c; i++)
 		;
-	cli_error("invalid value '%s' for --%s (see %s)", arg, lo[i].name ? lo[i].name : "?",
-		  help);
+	cli_error("invalid value '%s' for --%s: %s (see %s)", arg, lo[i].name ? lo[i].name : "?",
+		  want, help);
 	return -EINVAL;
 }
 
@@ -29,6 +33,7 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 {
 	static const int once[] = { 'o', REC_O_DURATION, REC_O_MAXSIZE, REC_O_PID, REC_O_COMM,
 				    REC_O_CGROUP, REC_O_INFLIGHT, REC_O_RING };
+	const char *want = NULL; /* what the option takes, when arg is not that */
 	uint64_t v;
 
 	_Static_assert(sizeof(once) / sizeof(once[0]) <= sizeof(o->given) / sizeof(o->given[0]),
@@ -52,14 +57,17 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 		o->out = arg;
 		return 1;
 	case REC_O_DURATION:
+		want = "a duration above 0, such as 60 (seconds), 1.5s, 500ms or 10m";
 		if (parse_duration_ns(arg, &o->duration_ns) || !o->duration_ns)
 			break;
 		return 1;
 	case REC_O_MAXSIZE:
+		want = "a size above 0, such as 512m or 2g";
 		if (parse_size(arg, &o->max_size) || !o->max_size)
 			break;
 		return 1;
 	case REC_O_PID:
+		want = "a process ID, from 1 to 2147483647";
 		if (parse_u64(arg, &v) || !v || v > INT_MAX)
 			break;
 		/* a mistyped PID recorded nothing and said nothing: a PID is never reused ahead */
@@ -85,11 +93,13 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 		o->cpu = true;
 		return 1;
 	case REC_O_INFLIGHT:
-		if (parse_u64(arg, &v) || v < 64 || v > (1 << 22))
+		want = "a count from " STR(REC_INFLIGHT_MIN) " to " STR(REC_INFLIGHT_MAX);
+		if (parse_u64(arg, &v) || v < REC_INFLIGHT_MIN || v > REC_INFLIGHT_MAX)
 			break;
 		o->inflight = (uint32_t)v;
 		return 1;
 	case REC_O_RING:
+		want = "a power of two from 4k to 1g, bytes per CPU";
 		if (parse_size(arg, &o->ring_size) || o->ring_size < 4096 ||
 		    o->ring_size > (1ULL << 30) || (o->ring_size & (o->ring_size - 1)))
 			break;
@@ -107,7 +117,7 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 	default:
 		return 0;
 	}
-	return rec_opt_bad(lo, c, arg, help);
+	return rec_opt_bad(lo, c, arg, want, help);
 }
 
 int rec_common_check(const struct rec_common *o, int argc, char **argv)

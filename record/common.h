@@ -59,13 +59,19 @@ enum {
 	{ "help", no_argument, 0, 'h' }
 #define REC_SHORT_OPTIONS "o:qh"
 
+/* --inflight's range (the entries of the BPF map of I/Os or calls in flight): 64 to 2^22. */
+#define REC_INFLIGHT_MIN 64
+#define REC_INFLIGHT_MAX 4194304
+
 /* One option getopt_long returned (c, arg), if it is a shared one: 1 (applied to o), 0 (not a
  * shared option, or -h: the level's), -EINVAL (its value is bad: said, naming the option in
- * lo and the help command). */
+ * lo, what it takes and the help command). */
 int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct option *lo,
 		   const char *help);
-/* Says that arg is no value for the option with code c in lo; -EINVAL. */
-int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *help);
+/* Says that arg is no value for the option with code c in lo, and what is (want: "bio, rq or
+ * auto"); -EINVAL. */
+int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *want,
+		const char *help);
 /* After getopt_long: no stray argument, and an output. 0 or -EINVAL (said). */
 int rec_common_check(const struct rec_common *o, int argc, char **argv);
 

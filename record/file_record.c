@@ -76,10 +76,11 @@ static void usage(FILE *f)
 		"      --attach MODE    system calls through per-syscall tracepoints\n"
 		"                       (tracepoint), the raw sys_enter/sys_exit ones (raw,\n"
 		"                       dearer), or auto (default: tracepoint, else raw)\n"
-		"      --inflight N     libaio/io_uring requests tracked in flight (65536)\n"
-		"      --ring-size SIZE ring of calls per CPU, a power of two (default 16m,\n"
-		"                       256m shared past 16 CPUs; 136 B a call, drained every\n"
-		"                       1-20 ms)\n"
+		"      --inflight N     libaio/io_uring requests tracked in flight, 64 to 4194304\n"
+		"                       (default 65536)\n"
+		"      --ring-size SIZE ring of calls per CPU, a power of two, 4k to 1g\n"
+		"                       (default 16m, 256m shared past 16 CPUs; 136 B a call,\n"
+		"                       drained every 1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
 		"                       refused, as the block level's)\n"
@@ -148,7 +149,9 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 		}
 		case O_LEVEL:
 			if (strcmp(optarg, "file"))
-				return rec_opt_bad(lo, c, optarg, HELP);
+				return rec_opt_bad(lo, c, optarg,
+						   "file here (bio, rq and auto record block "
+						   "I/O: ioreel record --help)", HELP);
 			break;
 		case O_ATTACH:
 			if (cli_set_once(&attach, "--attach", optarg))
@@ -160,7 +163,7 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			else if (!strcmp(optarg, "raw"))
 				o->attach = FL_ATTACH_RAW;
 			else
-				return rec_opt_bad(lo, c, optarg, HELP);
+				return rec_opt_bad(lo, c, optarg, "tracepoint, raw or auto", HELP);
 			break;
 		case 'h':
 			usage(stdout);

@@ -87,9 +87,11 @@ static void usage(FILE *f)
 		"                       ioreel record --level file --help)\n"
 		"      --attach MODE    tp_btf, raw_tp or auto (default: tp_btf, and raw_tp if\n"
 		"                       tp_btf fails to load or attach on this kernel)\n"
-		"      --inflight N     I/Os tracked in flight at once (default 16384)\n"
-		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two (default 16m,\n"
-		"                       256m shared past 16 CPUs; 80 B per I/O, drained every 1-20 ms)\n"
+		"      --inflight N     I/Os tracked in flight at once, 64 to 4194304\n"
+		"                       (default 16384)\n"
+		"      --ring-size SIZE ring of completed I/Os per CPU, a power of two, 4k to\n"
+		"                       1g (default 16m, 256m shared past 16 CPUs; 80 B per\n"
+		"                       I/O, drained every 1-20 ms)\n"
 		"      --keep-priority  run the drain thread at the priority ioreel was started with\n"
 		"                       (default: real-time SCHED_FIFO 1, or nice -20 where that is\n"
 		"                       refused, so busy applications cannot crowd it off the CPUs\n"
@@ -159,7 +161,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			else if (!strcmp(optarg, "auto"))
 				o->level = REC_REQ_AUTO;
 			else
-				return rec_opt_bad(lo, c, optarg, HELP);
+				return rec_opt_bad(lo, c, optarg, "bio, rq, auto or file", HELP);
 			break;
 		case O_ATTACH:
 			if (cli_set_once(&attach, "--attach", optarg))
@@ -171,7 +173,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			else if (!strcmp(optarg, "raw_tp"))
 				o->attach = REC_ATTACH_RAW_TP;
 			else
-				return rec_opt_bad(lo, c, optarg, HELP);
+				return rec_opt_bad(lo, c, optarg, "tp_btf, raw_tp or auto", HELP);
 			break;
 		case 'h':
 			usage(stdout);

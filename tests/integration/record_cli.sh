@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The recorder's command line: usage errors exit 2, a missing device or no root exit 1 with a
-# message that says what is missing, --duration and --max-size end the recording by
-# themselves (exit 0), -q prints nothing, --json has events and dropped, and the drain thread's
-# priority is raised unless --keep-priority says not to (and said when it cannot be).
+# The recorder's command line: usage errors exit 2 (a bad value with what the option takes), a
+# missing device or no root exit 1 with a message that says what is missing, --duration and
+# --max-size end the recording by themselves (exit 0), -q prints nothing, --json has events and
+# dropped, and the drain thread's priority is raised unless --keep-priority says not to (and said
+# when it cannot be).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd setpriv
@@ -31,6 +32,26 @@ for twice in "--under /tmp --under /var" "--attach raw --attach tracepoint"; do
 	assert_eq $? 2 "exit status for record --level file $twice"
 	grep -q "given twice" "$dir/e0" || fail "record --level file $twice: $(cat "$dir/e0")"
 done
+
+# a value refused says what the option takes (the limits were in the code only)
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	"$IOREEL" record -o "$dir/v.ioreel" $args 2>"$dir/e0"
+	assert_eq $? 2 "exit status for record $args"
+	grep -qF -- "$want" "$dir/e0" || fail "record $args: no '$want' in: $(cat "$dir/e0")"
+	[ ! -e "$dir/v.ioreel" ] || fail "record $args: a trace was recorded"
+done <<'EOF'
+--inflight 63|invalid value '63' for --inflight: a count from 64 to 4194304 (see ioreel record
+--inflight 4194305|for --inflight: a count from 64 to 4194304
+--ring-size 3000|for --ring-size: a power of two from 4k to 1g, bytes per CPU
+--ring-size 2g|for --ring-size: a power of two from 4k to 1g, bytes per CPU
+--duration 0|for --duration: a duration above 0, such as 60 (seconds), 1.5s
+--max-size 0|for --max-size: a size above 0, such as 512m or 2g
+--level fast|for --level: bio, rq, auto or file
+--attach kprobe|for --attach: tp_btf, raw_tp or auto
+--level file --inflight 1|for --inflight: a count from 64 to 4194304 (see ioreel record --level
+--level file --attach tp_btf|for --attach: tracepoint, raw or auto
+EOF
 
 "$IOREEL" record -d /dev/ioreel-no-such-disk -o "$dir/x.ioreel" 2>"$dir/e1"
 assert_eq $? 1 "exit status for an unknown device"
