@@ -123,7 +123,8 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 	 * over 110 ms (record/README.md, "Why this design") */
 	o->c.ring_size = 16 << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, REC_SHORT_OPTIONS, lo, NULL)) != -1) {
+	/* ':' first: getopt_long says nothing, cli_getopt_error says it in one line */
+	while ((c = getopt_long(argc, argv, ":" REC_SHORT_OPTIONS, lo, NULL)) != -1) {
 		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
 		if (r < 0)
 			return r;
@@ -169,7 +170,7 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			fprintf(stderr, "Try '" HELP "'.\n");
+			cli_getopt_error(c, argv, lo, HELP);
 			return -EINVAL;
 		}
 	}

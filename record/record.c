@@ -137,7 +137,8 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 	 * IOPS): the rings went unread for longer than the 110-170 ms those held. */
 	o->c.ring_size = 16 << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:" REC_SHORT_OPTIONS, lo, NULL)) != -1) {
+	/* ':' first: getopt_long says nothing, cli_getopt_error says it in one line */
+	while ((c = getopt_long(argc, argv, ":d:" REC_SHORT_OPTIONS, lo, NULL)) != -1) {
 		r = rec_common_opt(c, optarg, &o->c, lo, HELP);
 		if (r < 0)
 			return r;
@@ -179,7 +180,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			usage(stderr);
+			cli_getopt_error(c, argv, lo, HELP);
 			return -EINVAL;
 		}
 	}

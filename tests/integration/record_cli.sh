@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The recorder's command line: usage errors exit 2 (a bad value with what the option takes), a
-# missing device or no root exit 1 with a message that says what is missing, --duration and
-# --max-size end the recording by themselves (exit 0), -q prints nothing, --json has events and
-# dropped, and the drain thread's priority is raised unless --keep-priority says not to (and said
-# when it cannot be).
+# The recorder's command line: usage errors exit 2 (a bad value with what the option takes, a
+# missing value in one line), a missing device or no root exit 1 with a message that says what
+# is missing, --duration and --max-size end the recording by themselves (exit 0), -q prints
+# nothing, --json has events and dropped, and the drain thread's priority is raised unless
+# --keep-priority says not to (and said when it cannot be).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd setpriv
@@ -33,7 +33,8 @@ for twice in "--under /tmp --under /var" "--attach raw --attach tracepoint"; do
 	grep -q "given twice" "$dir/e0" || fail "record --level file $twice: $(cat "$dir/e0")"
 done
 
-# a value refused says what the option takes (the limits were in the code only)
+# a value refused says what the option takes (the limits were in the code only); a missing one
+# is one line and where the help is (the whole usage was printed)
 while IFS='|' read -r args want; do
 	# shellcheck disable=SC2086
 	"$IOREEL" record -o "$dir/v.ioreel" $args 2>"$dir/e0"
@@ -52,6 +53,18 @@ done <<'EOF'
 --level file --inflight 1|for --inflight: a count from 64 to 4194304 (see ioreel record --level
 --level file --attach tp_btf|for --attach: tracepoint, raw or auto
 EOF
+for o in --inflight --ring-size -o; do
+	"$IOREEL" record -d "$dev" --duration 1 "$o" 2>"$dir/e0"
+	assert_eq $? 2 "exit status for record $o without a value"
+	assert_eq "$(cat "$dir/e0")" "ioreel record: $o needs a value
+Try 'ioreel record --help'." "record $o without a value"
+done
+"$IOREEL" record --level file -o "$dir/v.ioreel" --under 2>"$dir/e0"
+assert_eq "$(cat "$dir/e0")" "ioreel record: --under needs a value
+Try 'ioreel record --level file --help'." "record --level file --under without a value"
+"$IOREEL" record -o "$dir/v.ioreel" --bogus 2>"$dir/e0"
+assert_eq "$(cat "$dir/e0")" "ioreel record: unknown option '--bogus'
+Try 'ioreel record --help'." "record --bogus"
 
 "$IOREEL" record -d /dev/ioreel-no-such-disk -o "$dir/x.ioreel" 2>"$dir/e1"
 assert_eq $? 1 "exit status for an unknown device"
