@@ -249,36 +249,72 @@ bad_num:
 /* Shared loop of the comma-separated importers: calls fn per data line. */
 typedef int (*csv_line_fn)(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st);
 
-static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st)
+/*
+ * A line that cannot be split where the CSV header is due (have_header: NULL for a format
+ * without one, else whether fn has read it). Without --salvage it is the header's error, not a
+ * row's (--salvage would not help). With it the line is skipped as any bad one, the next taken
+ * as the header; if none is, that line is what went wrong: it said "no CSV header" of a header
+ * of 1,000,000 columns.
+ */
+static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *what, int maxf)
 {
-	char line[IMPORT_LINE_MAX], *fld[64];
-	uint64_t lineno = 0;
+	c->bad_header = true;
+	return bad(c, lineno, "the CSV header %s%s: convert reads a header of at most %d columns "
+			      "in %d bytes", what,
+		   c->salvage ? " (skipped by --salvage, and no line after it is a header)" : "",
+		   maxf, IMPORT_LINE_MAX);
+}
+
+static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st,
+		    const bool *have_header)
+{
+	char line[IMPORT_LINE_MAX], *fld[64], what[64] = "";
+	uint64_t lineno = 0, what_at = 0; /* the first line skipped before the header */
 	int r;
 
 	while ((r = import_getline(f, line, sizeof(line))) != 0) {
+		int nf = -1;
+
 		lineno++;
-		if (r < 0) {
-			if (c->salvage) {
-				c->skipped++;
+		if (r > 0) {
+			if (lineno == 1)
+				import_strip_bom(line);
+			if (!line[0])
 				continue;
-			}
-			return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
+			c->records++;
+			nf = import_split_csv(line, fld, maxf);
 		}
-		if (lineno == 1)
-			import_strip_bom(line);
-		if (!line[0])
-			continue;
-		c->records++;
-		int nf = import_split_csv(line, fld, maxf);
-		if (nf < 0) {
+		if (nf < 0) { /* too long (r < 0), or not split */
+			if (have_header && !*have_header && !what_at) {
+				if (r < 0)
+					snprintf(what, sizeof(what), "is longer than %d bytes",
+						 IMPORT_LINE_MAX);
+				else
+					snprintf(what, sizeof(what),
+						 "has more than %d fields or bad quoting", maxf);
+				if (!c->salvage)
+					return header_unreadable(c, lineno, what, maxf);
+				what_at = lineno;
+			}
 			if (c->salvage) {
 				c->skipped++;
 				continue;
 			}
+			if (r < 0)
+				return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
 			return bad(c, lineno, "malformed CSV (bad quoting or more than %d fields)",
 				   maxf);
 		}
 		r = fn(c, fld, nf, lineno, st);
+		if (r && c->bad_header && what_at) {
+			/* the header it refused is the line after the one that was */
+			size_t n = strlen(c->err);
+
+			snprintf(c->err + n, sizeof(c->err) - n,
+				 " (line %llu, skipped by --salvage, %s: convert reads a header of "
+				 "at most %d columns in %d bytes)",
+				 (unsigned long long)what_at, what, maxf, IMPORT_LINE_MAX);
+		}
 		if (r == -EINVAL && c->salvage) {
 			c->skipped++;
 			continue;
@@ -286,6 +322,8 @@ static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, voi
 		if (r)
 			return r;
 	}
+	if (have_header && !*have_header && what_at)
+		return header_unreadable(c, what_at, what, maxf);
 	return 0;
 }
 
@@ -339,7 +377,7 @@ static int msr_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 
 int import_msr(FILE *f, struct import_ctx *c)
 {
-	return csv_loop(f, c, 16, msr_line, NULL);
+	return csv_loop(f, c, 16, msr_line, NULL, NULL);
 }
 
 static int ali_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st)
@@ -382,7 +420,7 @@ static int ali_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 
 int import_alibaba(FILE *f, struct import_ctx *c)
 {
-	return csv_loop(f, c, 16, ali_line, NULL);
+	return csv_loop(f, c, 16, ali_line, NULL, NULL);
 }
 
 /* ---- CSV: a header names the columns (csv_columns.c says which is which) ---- */
@@ -541,7 +579,7 @@ int import_csv(FILE *f, struct import_ctx *c)
 {
 	struct csv_state st = { 0 };
 	bool salvage = c->salvage;
-	int r = csv_loop(f, c, 64, csv_line, &st);
+	int r = csv_loop(f, c, 64, csv_line, &st, &st.have_header);
 
 	c->salvage = salvage;
 	if (!r && !st.have_header) {

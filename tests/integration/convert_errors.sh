@@ -40,6 +40,23 @@ check 1 "missing: cannot open" "$d/missing" "$d/o.ioreel"
 # a hostile huge line is an error, not an allocation
 { echo "fio version 3 iolog"; head -c 100000 /dev/zero | tr '\0' 'a'; echo; } >"$d/long.iolog"
 check 1 "line 2: line longer" "$d/long.iolog" "$d/o.ioreel"
+# a CSV header that cannot be read says so, with the limits (a 1,000,000-column header said "no
+# CSV header" under --salvage, and "--salvage skips bad records" without it, which it cannot)
+seq -s, 1 1000000 >"$d/wide.csv"
+limits="convert reads a header of at most 64 columns in 4096 bytes"
+check 1 "wide.csv: line 1: the CSV header is longer than 4096 bytes: $limits\$" \
+	"$d/wide.csv" "$d/o.ioreel"
+check 1 "line 1: the CSV header is longer than 4096 bytes (skipped by --salvage, and no line \
+after it is a header): $limits" "$d/wide.csv" "$d/o.ioreel" --salvage
+{ cat "$d/wide.csv"; echo 1,0,4096,read; } >"$d/wide2.csv"
+check 1 "line 2: column 1 '1' is not a field.* (line 1, skipped by --salvage, is longer than \
+4096 bytes: $limits)" "$d/wide2.csv" "$d/o.ioreel" --salvage
+seq -s, 1 65 >"$d/h65.csv"
+check 1 "h65.csv: line 1: the CSV header has more than 64 fields or bad quoting: $limits" \
+	"$d/h65.csv" "$d/o.ioreel"
+# a line skipped before the header is still good to skip: a banner, say
+{ seq -s, 1 2000; echo queue_ns,offset,length,op; echo 1,0,4096,read; } >"$d/banner.csv"
+check 0 "1 I/Os, 1 device, 1 bad records skipped" "$d/banner.csv" "$d/o.ioreel" --salvage
 # usage errors
 check 2 "need IN and OUT" "$d/s.iolog"
 check 2 "unknown input format" --from nope "$d/s.iolog" "$d/o.ioreel"
