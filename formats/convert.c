@@ -7,6 +7,7 @@
  * line is reported before any output exists, and memory stays bounded (stdin is spooled to an
  * unlinked temporary file to be read twice).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -46,8 +47,9 @@ static void usage(FILE *o)
 		"Options:\n"
 		"  --from FMT      input format (skip the guess)\n"
 		"  --to FMT        output format (skip the guess from OUT's name)\n"
-		"  --device NAME   the name of every device in the output: for an input that names\n"
-		"                  none, or the file fio should open when exporting to fio\n"
+		"  --device NAME   the name (1 to 63 characters) of every device in the output: for\n"
+		"                  an input that names none, or the file fio should open when\n"
+		"                  exporting to fio\n"
 		"  --salvage       skip bad lines/records/chunks (counted) instead of failing\n"
 		"  --window N      events held to sort an unsorted input by time (default %d)\n"
 		"  --json          print the summary as JSON\n"
@@ -559,6 +561,15 @@ static void report(const struct conv *cv)
 	fputc('\n', o);
 }
 
+/* Whether s holds a control byte (0x00-0x1f, 0x7f). */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if (iscntrl((unsigned char)*s))
+			return true;
+	return false;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -620,8 +631,16 @@ int cmd_convert(int argc, char **argv)
 			}
 			break;
 		case 'd':
+			/* it names every device of the output, which info and analyze print: a
+			 * control byte would reach the terminal as it is (synth --name too) */
+			if (has_control(optarg)) {
+				cli_error("--device: a name of 1 to 63 characters, none a control "
+					  "character (this one holds one)");
+				goto usage;
+			}
 			if (!*optarg || strlen(optarg) >= sizeof(meta.devices[0].name)) {
-				cli_error("--device: a name of 1 to 63 characters");
+				cli_error("--device '%.80s%s': a name of 1 to 63 characters",
+					  optarg, strlen(optarg) > 80 ? "..." : "");
 				goto usage;
 			}
 			cv->device = optarg;

@@ -57,6 +57,8 @@ check 1 "h65.csv: line 1: the CSV header has more than 64 fields or bad quoting:
 # a line skipped before the header is still good to skip: a banner, say
 { seq -s, 1 2000; echo queue_ns,offset,length,op; echo 1,0,4096,read; } >"$d/banner.csv"
 check 0 "1 I/Os, 1 device, 1 bad records skipped" "$d/banner.csv" "$d/o.ioreel" --salvage
+check 2 "--device: a name of 1 to 63 characters, none a control character" \
+	"$d/ok.ioreel" "$d/o.csv" --device "$(printf 'a\001')"
 # usage errors
 check 2 "need IN and OUT" "$d/s.iolog"
 check 2 "unknown input format" --from nope "$d/s.iolog" "$d/o.ioreel"
