@@ -608,7 +608,8 @@ int cmd_convert(int argc, char **argv)
 	cv->meta = &meta;
 	cv->window = IMPORT_WINDOW_DEFAULT;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "f:t:d:sw:jh", opts, NULL)) != -1) {
+	/* ':' first: getopt_long says nothing, cli_getopt_error says it in one line */
+	while ((o = getopt_long(argc, argv, ":f:t:d:sw:jh", opts, NULL)) != -1) {
 		/* a value given twice: refused, not the last one taken (--to csv --to json wrote
 		 * JSON lines into a .csv) */
 		for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
@@ -694,7 +695,8 @@ int cmd_convert(int argc, char **argv)
 			free(cv);
 			return cli_close_stdout(EXIT_OK);
 		default:
-			goto usage;
+			rc = cli_getopt_error(o, argv, opts, "ioreel convert --help");
+			goto out;
 		}
 	}
 	if (argc - optind != 2) {

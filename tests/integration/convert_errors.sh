@@ -59,6 +59,11 @@ check 1 "h65.csv: line 1: the CSV header has more than 64 fields or bad quoting:
 check 0 "1 I/Os, 1 device, 1 bad records skipped" "$d/banner.csv" "$d/o.ioreel" --salvage
 check 2 "--device: a name of 1 to 63 characters, none a control character" \
 	"$d/ok.ioreel" "$d/o.csv" --device "$(printf 'a\001')"
+# an option without its value: one line and where the help is
+check 2 "^ioreel convert: --from needs a value$" "$d/s.iolog" "$d/o.csv" --from
+assert_eq "$(cat "$d/err")" "ioreel convert: --from needs a value
+Try 'ioreel convert --help'." "--from without a value"
+check 2 "^ioreel convert: unknown option '--bogus'$" "$d/s.iolog" "$d/o.csv" --bogus
 # usage errors
 check 2 "need IN and OUT" "$d/s.iolog"
 check 2 "unknown input format" --from nope "$d/s.iolog" "$d/o.ioreel"
