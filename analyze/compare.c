@@ -12,6 +12,7 @@
 struct row {
 	double iops, bw, mean, p99;
 	uint64_t ios;
+	bool rates, lat; /* known: not a closed-loop trace (times are an order); latencies */
 };
 
 static void row_of(const struct analysis *a, unsigned int op, struct row *r)
@@ -25,6 +26,8 @@ static void row_of(const struct analysis *a, unsigned int op, struct row *r)
 	r->bw = an_bw_bytes(a, &t);
 	r->mean = hist_mean(h);
 	r->p99 = (double)hist_percentile(h, 99);
+	r->rates = !a->unscheduled;
+	r->lat = h->count > 0;
 }
 
 static bool op_used(const struct analysis *const *as, unsigned int n, unsigned int op)
@@ -41,6 +44,16 @@ static bool op_used(const struct analysis *const *as, unsigned int n, unsigned i
 static double ratio(double v, double base)
 {
 	return base > 0 ? v / base : 0;
+}
+
+/* v with fmt in buf, or "n/a" when it is not known (the text said 0 and a ratio of 0.00) */
+static const char *known(bool ok, const char *fmt, double v, char *buf, size_t len)
+{
+	if (ok)
+		snprintf(buf, len, fmt, v);
+	else
+		snprintf(buf, len, "n/a");
+	return buf;
 }
 
 static const char *short_num(double v, char *buf, size_t len)
@@ -75,7 +88,7 @@ static const char *kind_of(const struct analysis *a)
 
 void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 {
-	char b[32];
+	char b[32], c[7][32];
 
 	for (unsigned int k = 0; k < n; k++)
 		an_finish(as[k]);
@@ -95,12 +108,18 @@ void an_text_compare(const struct analysis *const *as, unsigned int n, FILE *f)
 			row_of(as[t], op, &r);
 			const char *name = as[t]->name;
 			size_t len = strlen(name);
-			fprintf(f,
-				"%-6s %-28s %-8s %10s %10.1f %12.1f %12.1f %7.2f %7.2f %7.2f %7.2f\n",
+			bool rates = r.rates && base.rates, lat = r.lat && base.lat;
+
+			fprintf(f, "%-6s %-28s %-8s %10s %10s %12s %12s %7s %7s %7s %7s\n",
 				an_op_label(op), len > 28 ? name + len - 28 : name, kind_of(as[t]),
-				short_num(r.iops, b, sizeof(b)), r.bw / 1048576.0, r.mean / 1e3,
-				r.p99 / 1e3, ratio(r.iops, base.iops), ratio(r.bw, base.bw),
-				ratio(r.mean, base.mean), ratio(r.p99, base.p99));
+				r.rates ? short_num(r.iops, b, sizeof(b)) : "n/a",
+				known(r.rates, "%.1f", r.bw / 1048576.0, c[0], sizeof(c[0])),
+				known(r.lat, "%.1f", r.mean / 1e3, c[1], sizeof(c[1])),
+				known(r.lat, "%.1f", r.p99 / 1e3, c[2], sizeof(c[2])),
+				known(rates, "%.2f", ratio(r.iops, base.iops), c[3], sizeof(c[3])),
+				known(rates, "%.2f", ratio(r.bw, base.bw), c[4], sizeof(c[4])),
+				known(lat, "%.2f", ratio(r.mean, base.mean), c[5], sizeof(c[5])),
+				known(lat, "%.2f", ratio(r.p99, base.p99), c[6], sizeof(c[6])));
 		}
 	}
 	/* how much of each replay's figures is its models' (issue 24): what they took out or

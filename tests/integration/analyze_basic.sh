@@ -136,6 +136,14 @@ assert d["ioreel"]["traces"][0]["times"] == "order"
 w = d["jobs"][0]["write"]
 assert w["total_ios"] == 2000 and w["iops"] == 0 and w["runtime"] == 0, w
 ' || fail "closed: JSON"
+# compared, its rates are not known either: n/a, not 0 IOPS and ratios of 0.00; nor latencies
+# of a trace without completions
+"$IOREEL" analyze "$d/a.ioreel" "$d/closed.ioreel" "$d/synth.ioreel" --compare >"$d/cc.txt" ||
+	fail "compare closed"
+grep -Eq '^write +closed\.ioreel +synth +n/a +n/a +n/a +n/a +n/a +n/a +n/a +n/a$' "$d/cc.txt" ||
+	fail "compare closed: $(cat "$d/cc.txt")"
+grep -Eq '^write +synth\.ioreel +[^ ]+ +[0-9.k]+ +[0-9.]+ +n/a +n/a +[0-9.]+ +[0-9.]+ +n/a +n/a$' \
+	"$d/cc.txt" || fail "compare without latencies: $(cat "$d/cc.txt")"
 
 # Exit codes: usage 2, runtime 1 with a message naming the file.
 assert_status 2 "$IOREEL" analyze
