@@ -440,6 +440,13 @@ static int run_reader(struct conv *cv, const char *path)
 	cv->late = win.late;
 	import_window_free(&win);
 	cv->damaged = trace_reader__damaged_chunks(r);
+	/* as of an import (run_import): an empty trace is no salvage; it wrote one, exit 0 */
+	if (!err && !cv->records && cv->damaged) {
+		snprintf(cv->err, sizeof(cv->err), "%s: no I/O left: every event was in the %llu "
+			 "damaged chunk%s --salvage skipped", cv->in_path,
+			 (unsigned long long)cv->damaged, cv->damaged == 1 ? "" : "s");
+		err = -EINVAL;
+	}
 out:
 	err = close_output(cv, err);
 	trace_reader__close(r);

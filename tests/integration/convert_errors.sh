@@ -135,6 +135,16 @@ for cmd in "convert $d/half.ioreel $d/half.csv" "analyze $d/half.ioreel"; do
 	grep -q "warning: .*half.ioreel: no index (writer stopped early?); dropped .*incomplete" \
 		"$d/err" || fail "$cmd said nothing of the chunk it dropped: $(cat "$d/err")"
 done
+# --salvage of a .ioreel whose every chunk is damaged: no I/O left is an error, as of an import
+# (it wrote an empty trace, exit 0)
+"$IOREEL" synth --rw randread --size 64m --number-ios 1000 -o "$d/one.ioreel" >/dev/null ||
+	fail "synth one chunk"
+cp "$d/one.ioreel" "$d/dmg.ioreel"
+printf '\377\377\377\377\377\377\377\377' |
+	dd of="$d/dmg.ioreel" bs=1 seek=300 conv=notrunc status=none
+check 1 "dmg.ioreel: no I/O left: every event was in the 1 damaged chunk --salvage skipped" \
+	"$d/dmg.ioreel" "$d/dmg.csv" --salvage
+[ -e "$d/dmg.csv" ] && fail "dmg.csv written: no I/O left"
 # convert's own file-level CSV, fed back: refused for what it is, not column by column
 printf '[j]\nioengine=filecreate\nnrfiles=2\nfilesize=4k\n' >"$d/f.fio"
 "$IOREEL" synth --fio-job "$d/f.fio" -o "$d/F.ioreel" >/dev/null || fail "synth file level"
