@@ -23,8 +23,9 @@ int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *wan
 
 	for (i = 0; lo[i].name && lo[i].val != c; i++)
 		;
-	cli_error("invalid value '%s' for --%s: %s (see %s)", arg, lo[i].name ? lo[i].name : "?",
-		  want, help);
+	/* cut: a 5,000-byte value filled the screen */
+	cli_error("invalid value '%.80s%s' for --%s: %s (see %s)", arg,
+		  strlen(arg) > 80 ? "..." : "", lo[i].name ? lo[i].name : "?", want, help);
 	return -EINVAL;
 }
 
