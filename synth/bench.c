@@ -15,6 +15,7 @@
 #include "analyze/analyze.h"
 #include "analyze/hist.h"
 #include "replay/dep/dep.h"
+#include "replay/engine/engine.h"
 #include "replay/replay.h"
 #include "synth/synth.h"
 #include "util/cli.h"
@@ -469,6 +470,18 @@ static int write_html(struct outfile *o, const struct bench_row *rows, size_t nr
 	return outfile_commit(o);
 }
 
+/* The options that take a value (the others are flags). */
+static bool takes_value(const char *key)
+{
+	static const char *const keys[] = { "preset", "target", "trace",      "mode", "runtime",
+					    "size",   "engine", "number-ios", "html" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
@@ -531,8 +544,12 @@ int cmd_bench(int argc, char **argv)
 		else if (i + 1 < argc)
 			v = argv[++i];
 		if (!v) {
-			cli_error("--%s needs a value, or is not an option (ioreel bench --help lists "
-				  "them)", key);
+			/* one line and where the help is, as analyze, convert and record say it */
+			if (takes_value(key))
+				cli_error("--%s needs a value", key);
+			else
+				cli_error("unknown option '--%s'", key);
+			fprintf(stderr, "Try 'ioreel bench --help'.\n");
 			goto out;
 		}
 		if (!strcmp(key, "preset") || !strcmp(key, "target")) {
@@ -585,6 +602,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (nmodes && !ntraces) {
 		cli_error("--mode is how a --trace is replayed; presets keep their own (closed loop)");
+		goto out;
+	}
+	/* replay_run refused it only once every target was vetted and a scratch folder made */
+	if (engine && !engine_find(engine)) {
+		cli_error("--engine %s: unknown engine; give io_uring, libaio, psync, threads or "
+			  "null (those of ioreel replay)", engine);
 		goto out;
 	}
 	base.engine = engine;

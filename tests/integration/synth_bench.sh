@@ -15,6 +15,19 @@ b=$(make_loop 64)
 output_has '--target' "$IOREEL" bench --help || fail "bench --help"
 assert_status 2 "$IOREEL" bench --preset 4k-randread 2>/dev/null
 assert_status 2 "$IOREEL" bench --preset nope --target "$a" 2>/dev/null
+# an engine replay does not have is refused before anything is set up (it failed once each
+# target was vetted, exit 1), with the list; a missing value is one line, not a guess
+"$IOREEL" bench --preset 4k-randread --target "$a" --engine bogus 2>"$d/e"
+assert_eq $? 2 "bench --engine bogus"
+grep -q "engine bogus: unknown engine; give io_uring, libaio, psync, threads or null" "$d/e" ||
+	fail "bench --engine bogus: $(cat "$d/e")"
+"$IOREEL" bench --preset 4k-randread --target "$a" --engine 2>"$d/e"
+assert_eq $? 2 "bench --engine without a value"
+assert_eq "$(cat "$d/e")" "ioreel bench: --engine needs a value
+Try 'ioreel bench --help'." "bench --engine without a value"
+"$IOREEL" bench --preset 4k-randread --target "$a" --bogus 2>"$d/e"
+assert_eq "$(cat "$d/e")" "ioreel bench: unknown option '--bogus'
+Try 'ioreel bench --help'." "bench --bogus"
 
 "$IOREEL" bench --preset 4k-randread --preset cdm --size 32m --runtime 1 --target "$a" \
 	--target "$b" --json >"$d/r.json" 2>"$d/err" || fail "bench: $(cat "$d/err")"
