@@ -124,8 +124,9 @@ int work_replay_cmd(struct work_cmd *c, const struct plan *p, int w, const char 
 		    const struct work_where *at);
 void work_cmd_free(struct work_cmd *c);
 /* Workload w as synth and replay would take it (without running them): 0 or an exit code,
- * said with the plan's line. */
-int work_check(const struct plan *p, int w, bool force);
+ * said with the plan's line. synth's warnings are said on a dry run only (a run's synth says
+ * them when it runs). */
+int work_check(const struct plan *p, int w, bool force, bool dry_run);
 
 /* One finished cell, as the state file records it. */
 struct cell_result {

@@ -268,7 +268,7 @@ int vet_plan(const struct plan *p, const struct vet_opts *o)
 			worst(&bad, ret);
 	}
 	for (int w = 0; w < p->nwork; w++) {
-		ret = work_check(p, w, o->force);
+		ret = work_check(p, w, o->force, o->dry_run);
 		if (ret)
 			worst(&bad, ret);
 	}

@@ -177,7 +177,38 @@ static int check_preset(const struct plan *p, const struct workload *wl)
 }
 
 /* synth's own checks on the command the run would give it (cmd_synth --check). */
-static int check_synth(const struct plan *p, int w)
+/*
+ * Runs synth's own checks on the command, its stderr held back unless it refuses: before a
+ * real run synth's warnings would be said twice (here, then by the synth the run starts);
+ * a dry run starts none, so there they are said here.
+ */
+static int synth_checked(struct work_cmd *c, bool quiet_unless_refused)
+{
+	FILE *held = quiet_unless_refused ? tmpfile() : NULL;
+	int saved = held ? dup(2) : -1, ret;
+	char buf[4096];
+	size_t n;
+
+	fflush(stderr);
+	if (saved >= 0 && dup2(fileno(held), 2) < 0) {
+		close(saved);
+		saved = -1;
+	}
+	ret = cmd_synth(c->argc - 1, c->argv + 1);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+		rewind(held);
+		while (ret && (n = fread(buf, 1, sizeof(buf), held)) > 0)
+			fwrite(buf, 1, n, stderr);
+	}
+	if (held)
+		fclose(held);
+	return ret;
+}
+
+static int check_synth(const struct plan *p, int w, bool dry_run)
 {
 	const struct workload *wl = &p->work[w];
 	const char *verb = cli_verb;
@@ -194,7 +225,7 @@ static int check_synth(const struct plan *p, int w)
 		c->argv[c->argc] = NULL;
 		/* its messages as its own: "ioreel synth: unknown option --bogus ..." */
 		cli_verb = "synth";
-		ret = cmd_synth(c->argc - 1, c->argv + 1);
+		ret = synth_checked(c, !dry_run);
 		cli_verb = verb;
 	} else {
 		cli_error("workload [%s]: options=: %s", wl->name, split_words_error(ret));
@@ -304,7 +335,7 @@ static int check_replay(const struct plan *p, int w, bool force)
 	return EXIT_USAGE;
 }
 
-int work_check(const struct plan *p, int w, bool force)
+int work_check(const struct plan *p, int w, bool force, bool dry_run)
 {
 	const struct workload *wl = &p->work[w];
 	int ret = 0;
@@ -312,7 +343,7 @@ int work_check(const struct plan *p, int w, bool force)
 	if (wl->kind == WORK_PRESET)
 		ret = check_preset(p, wl);
 	if (!ret && wl->kind != WORK_TRACE)
-		ret = check_synth(p, w);
+		ret = check_synth(p, w, dry_run);
 	if (!ret && wl->kind == WORK_TRACE)
 		ret = check_trace(p, wl);
 	/* its options are checked whatever its trace: both mistakes are said at once */
