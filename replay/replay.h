@@ -222,6 +222,10 @@ struct replay_lat_result {
 	bool missed;	    /* even depth 1 missed the target */
 };
 
+/* A wait's lateness is clipped to this (a stalled vCPU is not a wake-up): no average and no
+ * completion's dating passes it (core/slots.c) */
+#define WAKE_LATE_CLIP_NS 1000000ULL
+
 struct replay_result {
 	int mode;		    /* the mode actually used */
 	const char *engine;
@@ -268,9 +272,6 @@ struct replay_result {
 				     * (--dep-chain), not released by the scheduling thread */
 	struct dep_elastic elastic; /* what group commit and absorbed writes changed */
 	struct wbt_report wbt;	    /* --dep-wbt: the writes the kernel's throttle held */
-/* A wait's lateness is clipped to this (a stalled vCPU is not a wake-up): no average and no
- * completion's dating passes it (core/slots.c) */
-#define WAKE_LATE_CLIP_NS 1000000ULL
 	struct {		    /* --dep-date-wakes (core/slots.c, run_reap) */
 		bool on;
 		uint64_t samples;   /* timed waits whose lateness was measured */
