@@ -246,56 +246,46 @@ bad_num:
 	return 0;
 }
 
-/* Shared loop of the comma-separated importers: calls fn per data line. */
+/* Fields of a line, header or row, at most (convert --help says so of the header). */
+#define CSV_FIELDS_MAX 64
+
+/* Called per data line of a comma-separated file by csv_rows. */
 typedef int (*csv_line_fn)(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st);
 
 /*
- * A line that cannot be split where the CSV header is due (have_header: NULL for a format
- * without one, else whether fn has read it). Without --salvage it is the header's error, not a
- * row's (--salvage would not help). With it the line is skipped as any bad one, the next taken
- * as the header; if none is, that line is what went wrong: it said "no CSV header" of a header
- * of 1,000,000 columns.
+ * The next line that is not empty, split into fld: 1, with *nf fields (-1: more than maxf or
+ * bad quoting); -EINVAL when longer than IMPORT_LINE_MAX (*nf = -1); 0 at the end.
  */
-static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *what, int maxf)
+static int csv_next(FILE *f, struct import_ctx *c, char *line, char **fld, int maxf,
+		    uint64_t *lineno, int *nf)
 {
-	c->bad_header = true;
-	return bad(c, lineno, "the CSV header %s%s: convert reads a header of at most %d columns "
-			      "in %d bytes", what,
-		   c->salvage ? " (skipped by --salvage, and no line after it is a header)" : "",
-		   maxf, IMPORT_LINE_MAX);
-}
-
-static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st,
-		    const bool *have_header)
-{
-	char line[IMPORT_LINE_MAX], *fld[64], what[64] = "";
-	uint64_t lineno = 0, what_at = 0; /* the first line skipped before the header */
 	int r;
 
-	while ((r = import_getline(f, line, sizeof(line))) != 0) {
-		int nf = -1;
+	*nf = -1;
+	while ((r = import_getline(f, line, IMPORT_LINE_MAX)) != 0) {
+		++*lineno;
+		if (r < 0)
+			return r;
+		if (*lineno == 1)
+			import_strip_bom(line);
+		if (!line[0])
+			continue;
+		c->records++;
+		*nf = import_split_csv(line, fld, maxf);
+		return 1;
+	}
+	return 0;
+}
 
-		lineno++;
-		if (r > 0) {
-			if (lineno == 1)
-				import_strip_bom(line);
-			if (!line[0])
-				continue;
-			c->records++;
-			nf = import_split_csv(line, fld, maxf);
-		}
+/* Calls fn per line after line `lineno` (0: from the start), a bad one skipped by --salvage. */
+static int csv_rows(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st,
+		    uint64_t lineno)
+{
+	char line[IMPORT_LINE_MAX], *fld[CSV_FIELDS_MAX];
+	int r, nf;
+
+	while ((r = csv_next(f, c, line, fld, maxf, &lineno, &nf)) != 0) {
 		if (nf < 0) { /* too long (r < 0), or not split */
-			if (have_header && !*have_header && !what_at) {
-				if (r < 0)
-					snprintf(what, sizeof(what), "is longer than %d bytes",
-						 IMPORT_LINE_MAX);
-				else
-					snprintf(what, sizeof(what),
-						 "has more than %d fields or bad quoting", maxf);
-				if (!c->salvage)
-					return header_unreadable(c, lineno, what, maxf);
-				what_at = lineno;
-			}
 			if (c->salvage) {
 				c->skipped++;
 				continue;
@@ -306,15 +296,6 @@ static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, voi
 				   maxf);
 		}
 		r = fn(c, fld, nf, lineno, st);
-		if (r && c->bad_header && what_at) {
-			/* the header it refused is the line after the one that was */
-			size_t n = strlen(c->err);
-
-			snprintf(c->err + n, sizeof(c->err) - n,
-				 " (line %llu, skipped by --salvage, %s: convert reads a header of "
-				 "at most %d columns in %d bytes)",
-				 (unsigned long long)what_at, what, maxf, IMPORT_LINE_MAX);
-		}
 		if (r == -EINVAL && c->salvage) {
 			c->skipped++;
 			continue;
@@ -322,8 +303,6 @@ static int csv_loop(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, voi
 		if (r)
 			return r;
 	}
-	if (have_header && !*have_header && what_at)
-		return header_unreadable(c, what_at, what, maxf);
 	return 0;
 }
 
@@ -377,7 +356,7 @@ static int msr_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 
 int import_msr(FILE *f, struct import_ctx *c)
 {
-	return csv_loop(f, c, 16, msr_line, NULL, NULL);
+	return csv_rows(f, c, 16, msr_line, NULL, 0);
 }
 
 static int ali_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *st)
@@ -420,13 +399,12 @@ static int ali_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 
 int import_alibaba(FILE *f, struct import_ctx *c)
 {
-	return csv_loop(f, c, 16, ali_line, NULL, NULL);
+	return csv_rows(f, c, 16, ali_line, NULL, 0);
 }
 
 /* ---- CSV: a header names the columns (csv_columns.c says which is which) ---- */
 
 struct csv_state {
-	bool have_header;
 	struct csv_columns cols;
 	int nf;
 };
@@ -448,16 +426,98 @@ static int csv_header(struct import_ctx *c, struct csv_state *st, char **f, int 
 	char why[sizeof(c->err) - 32];
 
 	if (csv_columns_resolve(f, nf, c->csv, &st->cols, why, sizeof(why))) {
-		/* without a header no line can be read: fatal even under salvage */
-		c->salvage = false;
+		/* without a header no line can be read: --salvage would not help */
 		c->bad_header = true;
 		return bad(c, lineno, "%s", why);
 	}
 	if (st->cols.foreign)
 		snprintf(c->said, sizeof(c->said), "%s", st->cols.said);
-	st->have_header = true;
 	st->nf = nf;
 	return 0;
+}
+
+/* "# genesis_realtime_ns=N" carries the one piece of meta CSV cannot hold. */
+static void csv_comment(struct import_ctx *c, const char *line)
+{
+	const char *g = strstr(line, "genesis_realtime_ns=");
+
+	if (g && g[20] >= '0' && g[20] <= '9')
+		c->meta->genesis_realtime_ns = strtoull(g + 20, NULL, 10);
+}
+
+/* What is wrong with a line csv_next could not split (r < 0: too long), header limits said. */
+static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *what)
+{
+	c->bad_header = true;
+	return bad(c, lineno, "the CSV header %s%s: convert reads a header of at most %d columns "
+			      "in %d bytes", what,
+		   c->salvage ? " (skipped by --salvage, and no line after it is a header)" : "",
+		   CSV_FIELDS_MAX, IMPORT_LINE_MAX);
+}
+
+/*
+ * Reads the file up to its header, the first line that is neither empty nor a comment, and
+ * resolves the columns; *lineno is then the header's line. A line that cannot be split there
+ * is the header's error without --salvage (--salvage would not help). With it the line is
+ * skipped as any bad one, the next taken as the header; if none is, that line is what went
+ * wrong: it said "no CSV header" of a header of 1,000,000 columns.
+ */
+static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
+			   uint64_t *lineno)
+{
+	char line[IMPORT_LINE_MAX], *fld[CSV_FIELDS_MAX], what[64];
+	uint64_t skipped_at = 0; /* the first line skipped where the header was due */
+	int r, nf;
+
+	while ((r = csv_next(f, c, line, fld, CSV_FIELDS_MAX, lineno, &nf)) != 0) {
+		if (nf < 0) {
+			if (!skipped_at) {
+				if (r < 0)
+					snprintf(what, sizeof(what), "is longer than %d bytes",
+						 IMPORT_LINE_MAX);
+				else
+					snprintf(what, sizeof(what),
+						 "has more than %d fields or bad quoting",
+						 CSV_FIELDS_MAX);
+				if (!c->salvage)
+					return header_unreadable(c, *lineno, what);
+				skipped_at = *lineno;
+			}
+			c->skipped++;
+			continue;
+		}
+		if (fld[0][0] != '#')
+			break;
+		/* export_file.c's CSV: its columns (file, path, fd...) would be refused one by one
+		 * as unknown, which says nothing of why */
+		if (strstr(fld[0], "ioreel csv (file level)")) {
+			r = bad(c, *lineno, "a file-level CSV (convert wrote it from a trace "
+					    "recorded with --level file): convert imports block "
+					    "I/O only; replay or convert the .ioreel it came from");
+			if (!c->salvage)
+				return r;
+			c->skipped++;
+			continue;
+		}
+		csv_comment(c, fld[0]);
+	}
+	if (!r && skipped_at)
+		return header_unreadable(c, skipped_at, what);
+	if (!r) {
+		snprintf(c->err, sizeof(c->err), "line 1: no CSV header (expected queue_ns,...)");
+		return -EINVAL;
+	}
+	r = csv_header(c, st, fld, nf, *lineno);
+	if (r && skipped_at) {
+		/* the header it refused is the line after the one that was */
+		size_t n = strlen(c->err);
+
+		snprintf(c->err + n, sizeof(c->err) - n,
+			 " (line %llu, skipped by --salvage, %s: convert reads a header of at most "
+			 "%d columns in %d bytes)",
+			 (unsigned long long)skipped_at, what, CSV_FIELDS_MAX, IMPORT_LINE_MAX);
+	}
+	return r;
 }
 
 static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, void *arg)
@@ -465,27 +525,13 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 	struct csv_state *st = arg;
 	const struct csv_columns *k = &st->cols;
 	struct io_event e;
-	uint64_t v, lat = IO_TS_NONE, oncpu = IO_TS_NONE;
+	uint64_t lat = IO_TS_NONE, oncpu = IO_TS_NONE;
 	uint32_t u;
 
 	if (f[0][0] == '#') {
-		/* "# genesis_realtime_ns=N" carries the one piece of meta CSV cannot hold */
-		const char *g = strstr(f[0], "genesis_realtime_ns=");
-
-		/* export_file.c's CSV: its columns (file, path, fd...) would be refused one by
-		 * one as unknown, which says nothing of why */
-		if (!st->have_header && strstr(f[0], "ioreel csv (file level)"))
-			return bad(c, lineno, "a file-level CSV (convert wrote it from a trace "
-					      "recorded with --level file): convert imports block "
-					      "I/O only; replay or convert the .ioreel it came from");
-		if (g && g[20] >= '0' && g[20] <= '9') {
-			v = strtoull(g + 20, NULL, 10);
-			c->meta->genesis_realtime_ns = v;
-		}
+		csv_comment(c, f[0]);
 		return 0;
 	}
-	if (!st->have_header)
-		return csv_header(c, st, f, nf, lineno);
 	if (nf != st->nf)
 		return bad(c, lineno, "%d fields, the header has %d", nf, st->nf);
 	event_init(&e);
@@ -578,13 +624,8 @@ static int csv_line(struct import_ctx *c, char **f, int nf, uint64_t lineno, voi
 int import_csv(FILE *f, struct import_ctx *c)
 {
 	struct csv_state st = { 0 };
-	bool salvage = c->salvage;
-	int r = csv_loop(f, c, 64, csv_line, &st, &st.have_header);
+	uint64_t lineno = 0;
+	int r = csv_read_header(f, c, &st, &lineno);
 
-	c->salvage = salvage;
-	if (!r && !st.have_header) {
-		snprintf(c->err, sizeof(c->err), "line 1: no CSV header (expected queue_ns,...)");
-		return -EINVAL;
-	}
-	return r;
+	return r ? r : csv_rows(f, c, CSV_FIELDS_MAX, csv_line, &st, lineno);
 }
