@@ -56,7 +56,7 @@ void side_begin(struct side_buf *b, uint32_t magic, const char tag[4])
 	b->len = 0;
 	b->count = 0;
 	b->failed = false;
-	b->ended = false;
+	b->state = SIDE_OPEN;
 	put_le(b, magic, 4);
 	put_le(b, 0, 4);
 	side_put_bytes(b, tag, 4);
@@ -66,7 +66,7 @@ void side_begin(struct side_buf *b, uint32_t magic, const char tag[4])
 
 int side_end(struct side_buf *b)
 {
-	if (b->ended) /* a frame whose write failed, tried again at the close */
+	if (b->state == SIDE_SEALED) /* a frame whose write failed, tried again at the close */
 		return 0;
 	if (b->failed || b->len < 20)
 		return -ENOMEM;
@@ -75,7 +75,7 @@ int side_end(struct side_buf *b)
 	if (b->failed)
 		return -ENOMEM;
 	put_u32(b->p + 4, b->len - 8);
-	b->ended = true;
+	b->state = SIDE_SEALED;
 	return 0;
 }
 

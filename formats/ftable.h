@@ -12,13 +12,21 @@
 /* Index entry kinds (the u32 at offset 20 of an entry; 0 in format 1.0, where all are chunks). */
 enum { IDX_CHUNK = 0, IDX_FILES = 1, IDX_COUNTERS = 2, IDX_CPU_LOAD = 3 /* 1.6 */ };
 
+/*
+ * Where a side frame is. Entries go in while SIDE_OPEN; side_end() seals it (count, size and
+ * crc filled in), and a write that fails leaves it sealed, so the close tries it again as it
+ * is; SIDE_WRITTEN once it is in the file, so no close writes it twice (the file table and
+ * the CPU load begin their next frame at once: only the counters, written at close, stay so).
+ */
+enum side_state { SIDE_OPEN = 0 /* a zeroed side_buf */, SIDE_SEALED, SIDE_WRITTEN };
+
 /* A frame being built: magic, size, tag, count, reserved, entries, crc. */
 struct side_buf {
 	uint8_t *p;
 	size_t len, cap;
 	uint32_t count;
 	bool failed; /* out of memory at some point: side_end() says so */
-	bool ended;  /* side_end() sealed it (its crc appended): a retried write seals it once */
+	enum side_state state;
 };
 
 void side_begin(struct side_buf *b, uint32_t magic, const char tag[4]);

@@ -523,7 +523,7 @@ static int write_counters(struct trace_writer *w)
 	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->counters.count };
 	int err;
 
-	if (!w->counters.count)
+	if (!w->counters.count || w->counters.state == SIDE_WRITTEN)
 		return 0;
 	if (side_end(&w->counters))
 		return -ENOMEM;
@@ -531,7 +531,7 @@ static int write_counters(struct trace_writer *w)
 	if (err)
 		return err;
 	c.file_bytes = w->bytes - c.file_offset;
-	w->counters.count = 0; /* written: a close_failed after it must not write it twice */
+	w->counters.state = SIDE_WRITTEN;
 	return add_entry(w, &c, IDX_COUNTERS);
 }
 
