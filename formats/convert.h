@@ -42,8 +42,11 @@ enum conv_fmt conv_fmt_from_name(const char *path);
  * ".iolog .log .fio .v3 (fio3), .csv (csv)" for messages. Returns buf. */
 char *conv_fmt_suffixes(bool (*keep)(enum conv_fmt), char *buf, size_t len);
 
-/* Longest text line an importer accepts (longer lines are an error, not an allocation). */
+/* Longest text line an importer accepts, in bytes without its "\n" or "\r\n" (longer lines
+ * are an error, not an allocation). */
 #define IMPORT_LINE_MAX 4096
+/* A buffer for one line: fgets() needs room for the "\r\n" and the NUL besides. */
+#define IMPORT_LINE_BUF (IMPORT_LINE_MAX + 3)
 /* Default size of the reorder window, in events (88 bytes each with their order). */
 #define IMPORT_WINDOW_DEFAULT 65536
 
@@ -154,8 +157,10 @@ bool import_is_absolute(enum conv_fmt fmt);
 
 /* Finds the device called name, adding it when new; its index or -ENOSPC. */
 int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32_t minor);
-/* Reads one line into buf (without the newline); 1 = line, 0 = end, -EINVAL too long. */
-int import_getline(FILE *f, char *buf, size_t len);
+/* Reads one line into buf, IMPORT_LINE_BUF bytes (without the newline); 1 = line, 0 = end,
+ * -EINVAL when longer than IMPORT_LINE_MAX (the rest of it is read: the next call reads the
+ * line after it). */
+int import_getline(FILE *f, char *buf);
 /* Removes a UTF-8 byte-order mark (EF BB BF) that spreadsheet programs put before line 1. */
 void import_strip_bom(char *line);
 /* offset + length would pass 2^64 (wrap): no device holds such an I/O. */

@@ -276,11 +276,11 @@ int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32
 	return trace_meta_add_device(m, &d);
 }
 
-int import_getline(FILE *f, char *buf, size_t len)
+int import_getline(FILE *f, char *buf)
 {
 	size_t n;
 
-	if (!fgets(buf, (int)len, f))
+	if (!fgets(buf, IMPORT_LINE_BUF, f))
 		return 0;
 	n = strlen(buf);
 	if (n && buf[n - 1] == '\n')
@@ -294,7 +294,8 @@ int import_getline(FILE *f, char *buf, size_t len)
 	}
 	if (n && buf[n - 1] == '\r')
 		buf[--n] = '\0';
-	return 1;
+	/* fgets() also fits a whole line one byte over the limit (two at the end of the file) */
+	return n > IMPORT_LINE_MAX ? -EINVAL : 1;
 }
 
 void import_strip_bom(char *line)

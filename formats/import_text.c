@@ -104,11 +104,11 @@ static void note_fio_file_event(struct import_ctx *c, int dev, const char *act, 
 
 int import_fio(FILE *f, struct import_ctx *c)
 {
-	char line[IMPORT_LINE_MAX], *tok[6];
+	char line[IMPORT_LINE_BUF], *tok[6];
 	uint64_t lineno = 0, now_us = 0;
 	int version, r;
 
-	r = import_getline(f, line, sizeof(line));
+	r = import_getline(f, line);
 	lineno = 1;
 	if (r > 0)
 		import_strip_bom(line);
@@ -122,7 +122,7 @@ int import_fio(FILE *f, struct import_ctx *c)
 		return bad(c, 1, "not a fio iolog (expected 'fio version 2 iolog' or "
 				 "'fio version 3 iolog')");
 
-	while ((r = import_getline(f, line, sizeof(line))) != 0) {
+	while ((r = import_getline(f, line)) != 0) {
 		struct io_event e;
 		uint64_t off = 0, len = 0, ts = 0;
 		int nt, dev, op = -1, k = 0;
@@ -262,7 +262,7 @@ static int csv_next(FILE *f, struct import_ctx *c, char *line, char **fld, int m
 	int r;
 
 	*nf = -1;
-	while ((r = import_getline(f, line, IMPORT_LINE_MAX)) != 0) {
+	while ((r = import_getline(f, line)) != 0) {
 		++*lineno;
 		if (r < 0)
 			return r;
@@ -281,7 +281,7 @@ static int csv_next(FILE *f, struct import_ctx *c, char *line, char **fld, int m
 static int csv_rows(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, void *st,
 		    uint64_t lineno)
 {
-	char line[IMPORT_LINE_MAX], *fld[CSV_FIELDS_MAX];
+	char line[IMPORT_LINE_BUF], *fld[CSV_FIELDS_MAX];
 	int r, nf;
 
 	while ((r = csv_next(f, c, line, fld, maxf, &lineno, &nf)) != 0) {
@@ -465,7 +465,7 @@ static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *
 static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 			   uint64_t *lineno)
 {
-	char line[IMPORT_LINE_MAX], *fld[CSV_FIELDS_MAX], what[64];
+	char line[IMPORT_LINE_BUF], *fld[CSV_FIELDS_MAX], what[64];
 	uint64_t skipped_at = 0; /* the first line skipped where the header was due */
 	int r, nf;
 

@@ -54,6 +54,17 @@ check 1 "line 2: column 1 '1' is not a field.* (line 1, skipped by --salvage, is
 seq -s, 1 65 >"$d/h65.csv"
 check 1 "h65.csv: line 1: the CSV header has more than 64 fields or bad quoting: $limits" \
 	"$d/h65.csv" "$d/o.ioreel"
+# the limit is what --help says: a header of 4096 bytes is read, one of 4097 is not (the
+# buffer once held lines of 4094); a row the same (test_import: every line ending)
+pad() { printf '%s%*s\n' "$1" $(($2 - ${#1})) ''; }
+{ pad queue_ns,offset,length,op 4096; echo 1,0,4096,read; } >"$d/h4096.csv"
+[ "$(head -1 "$d/h4096.csv" | wc -c)" = 4097 ] || fail "h4096.csv: its header is not 4096 bytes"
+check 0 "1 I/Os" "$d/h4096.csv" "$d/h.ioreel"
+{ pad queue_ns,offset,length,op 4097; echo 1,0,4096,read; } >"$d/h4097.csv"
+check 1 "h4097.csv: line 1: the CSV header is longer than 4096 bytes: $limits\$" \
+	"$d/h4097.csv" "$d/h.csv"
+{ echo queue_ns,offset,length,op; pad 1,0,4096,read 4096; pad 2,0,4096,read 4097; } >"$d/r.csv"
+check 1 "r.csv: line 3: line longer than 4096 bytes" "$d/r.csv" "$d/h.csv"
 # a line skipped before the header is still good to skip: a banner, say
 { seq -s, 1 2000; echo queue_ns,offset,length,op; echo 1,0,4096,read; } >"$d/banner.csv"
 check 0 "1 I/Os, 1 device, 1 bad records skipped" "$d/banner.csv" "$d/o.ioreel" --salvage

@@ -251,6 +251,41 @@ static void test_csv_formats(void)
 	}
 }
 
+/* A CSV whose first row is len bytes, then `end` and a short row ("": the file ends there). */
+static void line_of(size_t len, const char *end, const char *said)
+{
+	static char buf[3 * IMPORT_LINE_BUF];
+	size_t rows = *end ? 2 : 1, over = len > IMPORT_LINE_MAX;
+	/* the time padded with zeros to len bytes */
+	int n = snprintf(buf, sizeof(buf), "queue_ns,offset,length,op\n%0*d,0,512,read",
+			 (int)(len - strlen(",0,512,read")), 1);
+	int r;
+
+	if (*end)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s2,512,512,write\n", end);
+	r = run(CONV_CSV, buf, (size_t)n, false);
+	CHECK(over ? r == -EINVAL && strstr(err, "line 2: line longer than 4096 bytes")
+		   : r == 0 && ngot == rows && got[0].queue_ns == 1,
+	      "a row of %zu bytes, then %s: %d, %zu I/Os, %s", len, said, r, ngot, err);
+	r = run(CONV_CSV, buf, (size_t)n, true);
+	CHECK(r == 0 && ngot == rows - over, "--salvage, a row of %zu bytes, then %s: %d, %zu I/Os",
+	      len, said, r, ngot);
+}
+
+/*
+ * A line of IMPORT_LINE_MAX bytes, as convert --help says, without its "\n" or "\r\n", or at
+ * the end of the file without one, is read; one byte more is refused, and under --salvage
+ * skipped as a whole (the next line is read). The buffer once held only IMPORT_LINE_MAX - 2.
+ */
+static void test_line_limit(void)
+{
+	for (size_t len = IMPORT_LINE_MAX; len <= IMPORT_LINE_MAX + 1; len++) {
+		line_of(len, "\n", "\\n");
+		line_of(len, "\r\n", "\\r\\n");
+		line_of(len, "", "the end");
+	}
+}
+
 static void test_sniff(void)
 {
 	unsigned char be[4] = { 0x65, 0x61, 0x74, 0x07 }, le[4] = { 0x07, 0x74, 0x61, 0x65 };
@@ -320,6 +355,7 @@ int main(void)
 	test_blktrace(true);
 	test_fio();
 	test_csv_formats();
+	test_line_limit();
 	test_sniff();
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
