@@ -478,6 +478,53 @@ static void test_write_error(void)
 	free(ev);
 }
 
+/*
+ * A close whose index does not fit after the counters (file size limit: EFBIG) tries the index
+ * again, and writes the counters frame once: written, it is not written again before it.
+ */
+static void test_counters_once(void)
+{
+	static const struct trace_counter c = { "dropped_ring", 7 };
+	const uint64_t frame = 20 + 2 + 12 + 8 + 4; /* a counters frame of that one counter */
+	struct io_event ev[500];
+	struct trace_meta m;
+	struct trace_writer *w;
+	struct rlimit old, lim;
+	char path[256], buf[65536];
+	uint64_t at;
+	int fd, tags = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/counters.ioreel", dir);
+	make_events(ev, 500, true);
+	make_meta(&m);
+	w = trace_writer__open(path, &m, NULL);
+	CHECK(w, "open: %s", strerror(errno));
+	if (!w)
+		return;
+	CHECK(!trace_writer__add(w, ev, 500) && !trace_writer__flush(w) &&
+	      !trace_writer__set_counters(w, &c, 1), "%s", trace_writer__error(w));
+	at = trace_writer__bytes(w);
+	/* room for the counters twice, not for the counters and the index */
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = at + 2 * frame;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	CHECK(trace_writer__close(w, NULL) == -EFBIG, "close: not EFBIG");
+	setrlimit(RLIMIT_FSIZE, &old);
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0 && lseek(fd, (off_t)at, SEEK_SET) == (off_t)at, "%s: %s", path,
+	      strerror(errno));
+	n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	for (ssize_t i = 0; i + 4 <= n; i++)
+		tags += !memcmp(buf + i, "IOFC", 4);
+	CHECK(n == (ssize_t)frame && tags == 1, "after the last chunk: %zd bytes, %d counters "
+	      "frames (want %llu, 1)", n, tags, (unsigned long long)frame);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -495,6 +542,7 @@ int main(void)
 	test_damage();
 	test_empty_and_hostile();
 	test_write_error();
+	test_counters_once();
 	snprintf(path, sizeof(path), "%s/rt.ioreel", dir);
 	CHECK(!stat(path, &st) && (st.st_mode & 0777) == 0600, "mode %o", st.st_mode & 0777);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
