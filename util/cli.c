@@ -101,15 +101,25 @@ int parse_size(const char *s, uint64_t *bytes)
 
 int parse_duration_ns(const char *s, uint64_t *ns)
 {
-	char *end;
-	double mult = 1e9;
+	char number[64];
+	const char *end;
+	double mult = 1e9, x;
+	size_t n;
+	int rc;
 
-	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+	if (!s)
 		return -EINVAL;
-	errno = 0;
-	double x = strtod(s, &end);
-	if (errno || !isfinite(x) || x < 0)
-		return -ERANGE;
+	/* The number alone goes through parse_decimal: strtod on the whole string took "0x10" as
+	 * 16 s and "1e3ms" as 1 s. */
+	n = strspn(s, "0123456789.");
+	end = s + n;
+	if (n >= sizeof(number))
+		return -ERANGE; /* more digits than any duration up to 2^63 ns needs */
+	memcpy(number, s, n);
+	number[n] = '\0';
+	rc = parse_decimal(number, &x);
+	if (rc)
+		return rc;
 	if (!*end || !strcmp(end, "s"))
 		mult = 1e9;
 	else if (!strcmp(end, "ms"))

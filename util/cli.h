@@ -14,7 +14,8 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* "4096", "4k", "16K", "1m", "2G", "1T" (powers of 1024, as fio reads them). 0 or -EINVAL. */
 int parse_size(const char *s, uint64_t *bytes);
-/* "10" (seconds), "500ms", "20us", "100ns", "1.5s", "2m", "1h". 0, -EINVAL, or -ERANGE (past
+/* "10" (seconds), "500ms", "20us", "100ns", "1.5s", "2m", "1h": a plain decimal as
+ * parse_decimal takes it, then the unit; no sign, hex or exponent. 0, -EINVAL, or -ERANGE (past
  * 292 years: 2^63 ns). */
 int parse_duration_ns(const char *s, uint64_t *ns);
 /* A plain unsigned integer, whole string. 0 or -EINVAL / -ERANGE. */

@@ -164,9 +164,13 @@ static void test_spsc(void)
 	spsc_free(&q);
 }
 
-/* Durations up to 2^63 ns; beyond, -ERANGE (llround past long long gave any value). */
+/* Durations up to 2^63 ns; beyond, -ERANGE (llround past long long gave any value). The number
+ * is a plain decimal: strtod's hex and exponents took "0x10" as 16 s and "1e3ms" as 1 s. */
 static void test_duration(void)
 {
+	static const char *const bad[] = { "", ".", "s", "0x10", "0x10s", "1e3ms", "1E3", "1e19ns",
+					   "nan", "inf", "+1", "-1", " 5", "5 s", "1.2.3s", "1d",
+					   "5sec", "5S" };
 	uint64_t ns = 0;
 
 	CHECK(!parse_duration_ns("1.5s", &ns) && ns == 1500000000ULL, "1.5s: %llu",
@@ -175,9 +179,17 @@ static void test_duration(void)
 	CHECK(!parse_duration_ns("9000000000", &ns) && ns == 9000000000000000000ULL,
 	      "285 years: %llu", (unsigned long long)ns);
 	CHECK(parse_duration_ns("10000000000", &ns) == -ERANGE, "317 years refused");
-	CHECK(parse_duration_ns("1e19ns", &ns) == -ERANGE, "1e19 ns refused");
-	CHECK(parse_duration_ns("-1", &ns) == -EINVAL, "negative refused");
-	CHECK(parse_duration_ns("1d", &ns) == -EINVAL, "unknown unit refused");
+	CHECK(parse_duration_ns("10000000000000000000ns", &ns) == -ERANGE, "1e19 ns refused");
+	CHECK(!parse_duration_ns("10", &ns) && ns == 10000000000ULL, "10 (seconds)");
+	CHECK(!parse_duration_ns(".5ms", &ns) && ns == 500000ULL, ".5ms");
+	CHECK(!parse_duration_ns("5.", &ns) && ns == 5000000000ULL, "5.");
+	CHECK(!parse_duration_ns("100ns", &ns) && ns == 100ULL, "100ns");
+	CHECK(!parse_duration_ns("1.5m", &ns) && ns == 90000000000ULL, "1.5m");
+	CHECK(!parse_duration_ns("1h", &ns) && ns == 3600000000000ULL, "1h");
+	CHECK(!parse_duration_ns("0", &ns) && ns == 0, "0");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(parse_duration_ns(bad[i], &ns) == -EINVAL, "'%s' taken", bad[i]);
+	CHECK(parse_duration_ns(NULL, &ns) == -EINVAL, "NULL taken");
 }
 
 /* Plain decimals only: strtod's hex, exponents, signs, spaces, nan and inf are refused. */
