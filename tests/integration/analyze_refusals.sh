@@ -80,6 +80,10 @@ for o in --from --percentiles --html; do
 Try 'ioreel analyze --help'." "$o without a value"
 done
 refused "^ioreel analyze: unknown option '--bogus'$" T.ioreel --bogus
+# no trace: one line and where the help is (it printed the whole usage)
+refused "no trace given" --json
+assert_eq "$(cat err)" "ioreel analyze: no trace given: name one or more .ioreel files
+Try 'ioreel analyze --help'." "analyze without a trace"
 refused "^ioreel analyze: --json takes no value (given '1')$" T.ioreel --json=1
 refused "--to 0 must be after --from 0" T.ioreel --from 0 --to 0
 refused "--to 1s must be after --from 2s" T.ioreel --from 2s --to 1s
