@@ -488,7 +488,8 @@ int cmd_info(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jsfh", opts, NULL)) != -1) {
+	/* ':' first: getopt_long says nothing, cli_getopt_error says it in one line */
+	while ((c = getopt_long(argc, argv, ":jsfh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -503,8 +504,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return cli_close_stdout(EXIT_OK);
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_getopt_error(c, argv, opts, "ioreel info --help");
 		}
 	}
 	if (optind != argc - 1) {

@@ -83,6 +83,12 @@ PY
 
 assert_status 0 "$IOREEL" info --help >/dev/null
 assert_status 2 "$IOREEL" info 2>/dev/null
-assert_status 2 "$IOREEL" info --bogus "$d/t.ioreel" 2>/dev/null
+assert_status 2 "$IOREEL" info --bogus "$d/t.ioreel" 2>"$d/err"
+# one line and where the help is (it printed the whole usage)
+assert_eq "$(cat "$d/err")" "ioreel info: unknown option '--bogus'
+Try 'ioreel info --help'." "info --bogus"
+assert_status 2 "$IOREEL" info -x "$d/t.ioreel" 2>"$d/err"
+assert_eq "$(cat "$d/err")" "ioreel info: unknown option '-x'
+Try 'ioreel info --help'." "info -x"
 assert_status 2 "$IOREEL" info "$d/t.ioreel" "$d/t.ioreel" 2>/dev/null
 echo PASS
