@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "util/cli.h"
+#include "util/json.h"
 #include "formats/trace.h"
 #include "record/common.h"
 #include "record/record_int.h"
@@ -16,16 +17,31 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+const char *rec_shown(char shown[REC_SHOWN_LEN], const char *arg)
+{
+	FILE *f = fmemopen(shown, REC_SHOWN_LEN, "w");
+
+	_Static_assert(REC_SHOWN_LEN > 6 * REC_SHOWN_MAX + sizeof("\"\"..."),
+		       "every byte shown may take a 6-byte escape");
+	if (!f)
+		return "(the value)";
+	json_strn(f, arg, REC_SHOWN_MAX);
+	if (strlen(arg) > REC_SHOWN_MAX)
+		fputs("...", f);
+	fclose(f);
+	return shown;
+}
+
 int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *want,
 		const char *help)
 {
+	char shown[REC_SHOWN_LEN];
 	int i;
 
 	for (i = 0; lo[i].name && lo[i].val != c; i++)
 		;
-	/* cut: a 5,000-byte value filled the screen */
-	cli_error("invalid value '%.80s%s' for --%s: %s (see %s)", arg,
-		  strlen(arg) > 80 ? "..." : "", lo[i].name ? lo[i].name : "?", want, help);
+	cli_error("invalid value %s for --%s: %s (see %s)", rec_shown(shown, arg),
+		  lo[i].name ? lo[i].name : "?", want, help);
 	return -EINVAL;
 }
 
@@ -82,7 +98,10 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 		return 1;
 	case REC_O_COMM:
 		if (!*arg || strlen(arg) > 15) {
-			cli_error("--comm '%s': a task name has 1 to 15 characters", arg);
+			char shown[REC_SHOWN_LEN];
+
+			cli_error("--comm %s: a task name has 1 to 15 characters",
+				  rec_shown(shown, arg));
 			return -EINVAL;
 		}
 		o->comm = arg;
@@ -124,7 +143,9 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 int rec_common_check(const struct rec_common *o, int argc, char **argv)
 {
 	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
+		char shown[REC_SHOWN_LEN];
+
+		cli_error("unexpected argument %s", rec_shown(shown, argv[optind]));
 		return -EINVAL;
 	}
 	if (!o->out) {

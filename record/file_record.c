@@ -139,8 +139,11 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 				return -EINVAL;
 			rp = realpath(optarg, NULL);
 			if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode)) {
-				cli_error("--under %s: %s (give an existing directory)", optarg,
-					  rp ? "not a directory" : strerror(errno));
+				const char *why = rp ? "not a directory" : strerror(errno);
+				char shown[REC_SHOWN_LEN];
+
+				cli_error("--under %s: %s (give an existing directory)",
+					  rec_shown(shown, optarg), why);
 				free(rp);
 				return -EINVAL;
 			}
@@ -536,10 +539,12 @@ static int prepare(struct fl_opts *o, uint32_t *tgids, size_t *ntgids, int *cgfd
 	if (o->c.cgroup) {
 		*cgfd = open(o->c.cgroup, O_RDONLY | O_DIRECTORY);
 		if (*cgfd < 0 || fl_cgroup_rel(o->c.cgroup, o->cgroup_rel, sizeof(o->cgroup_rel))) {
+			const char *why = *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount";
+			char shown[REC_SHOWN_LEN];
+
 			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
 				  "/sys/fs/cgroup/system.slice)",
-				  o->c.cgroup,
-				  *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount");
+				  rec_shown(shown, o->c.cgroup), why);
 			return -EINVAL;
 		}
 	}

@@ -42,7 +42,7 @@ while IFS='|' read -r args want; do
 	grep -qF -- "$want" "$dir/e0" || fail "record $args: no '$want' in: $(cat "$dir/e0")"
 	[ ! -e "$dir/v.ioreel" ] || fail "record $args: a trace was recorded"
 done <<'EOF'
---inflight 63|invalid value '63' for --inflight: a count from 64 to 4194304 (see ioreel record
+--inflight 63|invalid value "63" for --inflight: a count from 64 to 4194304 (see ioreel record
 --inflight 4194305|for --inflight: a count from 64 to 4194304
 --ring-size 3000|for --ring-size: a power of two from 4k to 1g, bytes per CPU
 --ring-size 2g|for --ring-size: a power of two from 4k to 1g, bytes per CPU
@@ -52,6 +52,23 @@ done <<'EOF'
 --attach kprobe|for --attach: tp_btf, raw_tp or auto
 --level file --inflight 1|for --inflight: a count from 64 to 4194304 (see ioreel record --level
 --level file --attach tp_btf|for --attach: tracepoint, raw or auto
+EOF
+# a value refused is shown escaped (its control bytes reached the terminal as they were) and
+# cut after 80 bytes
+long=$(printf 'A%.0s' {1..200})
+while IFS='|' read -r status opt val want; do
+	val=$(printf '%b' "$val")
+	# shellcheck disable=SC2086
+	"$IOREEL" record -o "$dir/v.ioreel" $opt "$val" 2>"$dir/e0"
+	assert_eq $? "$status" "exit status for record $opt $want"
+	grep -qF -- "$want" "$dir/e0" || fail "record $opt: no '$want' in: $(cat -v "$dir/e0")"
+	! grep -q '[[:cntrl:]]' "$dir/e0" || fail "record $opt: a control byte: $(cat -v "$dir/e0")"
+done <<EOF
+2|--inflight|6\e[2J\x01|invalid value "6\u001b[2J\u0001" for --inflight: a count from 64
+2|--max-size|$long|invalid value "${long:0:80}"... for --max-size: a size above 0
+2|--comm|ab\tcdefghijklmnop|--comm "ab\u0009cdefghijklmnop": a task name has 1 to 15
+2|--level file --under|/no-such\e[2J|--under "/no-such\u001b[2J": No such file or directory
+1|-d|/dev/no-such\a|device "/dev/no-such\u0007": No such file or directory (give /dev/NAME
 EOF
 for o in --inflight --ring-size -o; do
 	"$IOREEL" record -d "$dev" --duration 1 "$o" 2>"$dir/e0"
