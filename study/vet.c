@@ -12,12 +12,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include "replay/block/target.h"
 #include "study/study.h"
@@ -203,6 +206,36 @@ static int vet_devices(const struct plan *p, const struct candidate *c, const st
 	return bad;
 }
 
+/*
+ * The name of the kernel's pseudo filesystem (/proc, /sys and their kind) that path is on; NULL
+ * for any other. As root, access() passes a directory there as writable (/proc/self, /sys/kernel
+ * all the same), and the study's first mkdir fails after the vetting, or a file lands where the
+ * kernel takes its writes as commands.
+ */
+static const char *pseudo_fs_name(const char *path)
+{
+	static const struct {
+		uint32_t type; /* f_type's width differs; every magic fits in 32 bits */
+		const char *name;
+	} pseudo[] = {
+		{ PROC_SUPER_MAGIC, "proc" },	    { SYSFS_MAGIC, "sysfs" },
+		{ DEBUGFS_MAGIC, "debugfs" },	    { TRACEFS_MAGIC, "tracefs" },
+		{ CGROUP_SUPER_MAGIC, "cgroup" },   { CGROUP2_SUPER_MAGIC, "cgroup2" },
+		{ SECURITYFS_MAGIC, "securityfs" }, { SELINUX_MAGIC, "selinuxfs" },
+		{ BPF_FS_MAGIC, "bpf" },	    { DEVPTS_SUPER_MAGIC, "devpts" },
+		{ PSTOREFS_MAGIC, "pstore" },	    { EFIVARFS_MAGIC, "efivarfs" },
+		{ NSFS_MAGIC, "nsfs" },
+	};
+	struct statfs sf;
+
+	if (statfs(path, &sf))
+		return NULL; /* stat found it a moment ago; the mkdir will say what is wrong */
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+		if ((uint32_t)sf.f_type == pseudo[i].type)
+			return pseudo[i].name;
+	return NULL;
+}
+
 /* Says where the results directory came from, for messages. */
 static void results_from(const struct plan *p, char *buf, size_t len)
 {
@@ -223,6 +256,7 @@ static int vet_results(const struct plan *p)
 {
 	char path[sizeof(p->results)], from[sizeof(p->results) + 4200];
 	struct stat st;
+	const char *fs;
 	char *slash;
 
 	results_from(p, from, sizeof(from));
@@ -250,6 +284,13 @@ static int vet_results(const struct plan *p)
 		cli_error("%s: cannot write in %s: %s: give a directory the study may write in "
 			  "(--results DIR, or results= in [study])",
 			  from, path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	fs = pseudo_fs_name(path);
+	if (fs) {
+		cli_error("%s: %s is on %s, a pseudo filesystem of the kernel, not storage: give a "
+			  "directory on a disk or tmpfs (--results DIR, or results= in [study])",
+			  from, path, fs);
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -8,8 +8,9 @@
 # --dry-run of such a plan exits the same way. So are the mistakes a CLI sweep found a dry run
 # let through (exit 0): a preset that does not exist, a trace that is missing, not a trace or
 # unreadable, a fio job without its section, options synth or replay refuse, a device that is
-# missing, a directory or a regular file, --results empty or not a directory, runtime=1ns, a
-# tool not installed; the run and the dry run say the same words, the dry run its commands too.
+# missing, a directory or a regular file, --results empty, not a directory or on a pseudo
+# filesystem (/proc, /sys), runtime=1ns, a tool not installed; the run and the dry run say the
+# same words, the dry run its commands too.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd mkfs.ext4 blkid
@@ -208,6 +209,14 @@ refused 2 "^ioreel study: --results '': give the directory the study's results g
 refused 2 "^ioreel study: --results '': give the directory" "$p" --results '' --dry-run
 refused_alike 2 "^ioreel study: --results /dev/null: /dev/null exists and is not a directory: give a directory" "$p" --results /dev/null
 refused_alike 2 "^ioreel study: --results $d/file.img/r: $d/file.img exists and is not a directory" "$p" --results "$d/file.img/r"
+# a directory on a pseudo filesystem: root may write there (access() passed /proc and
+# /sys/kernel), but it holds no files
+for r in /proc/ioreel-results /sys/kernel/ioreel-results; do
+	top=${r%/*}
+	refused_alike 2 "^ioreel study: --results $r: $top is on $(stat -f -c %T "$top"), a pseudo \
+filesystem of the kernel, not storage: give a directory on a disk or tmpfs" "$p" --results "$r"
+	[ ! -e "$r" ] || fail "--results $r: made"
+done
 sed -i '2i results=/dev/null' "$p"
 refused_alike 2 "$p:2: results=/dev/null: /dev/null exists and is not a directory" "$p"
 # a tool that builds or tears down the candidate, not installed (mkfs.xfs left out of PATH)
