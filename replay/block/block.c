@@ -259,7 +259,9 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 			return -EINVAL;
 		}
 		ret = target_open(t, path, &to, err, errlen);
-		if (ret == -ELOOP) /* it holds the trace: as the trace itself given as target */
+		/* it holds the trace: as the trace itself given as target; or --size does not
+		 * fit its blocks */
+		if (ret == -ELOOP || ret == -EDOM)
 			r->res->usage_error = true;
 		if (ret)
 			return ret;

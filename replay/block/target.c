@@ -159,7 +159,20 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 				 "like 1G",
 				 (unsigned long long)o->create_size, path, t->lbs);
 			target_close(t);
-			return -EINVAL;
+			return -EDOM;
+		}
+		/* the replay uses whole blocks: --size 4097 made a file of 4608 bytes (whole
+		 * sectors) and replayed onto 4096 of them */
+		if (o->create_size > t->size && o->create_size % t->lbs) {
+			uint64_t below = o->create_size - o->create_size % t->lbs;
+
+			snprintf(err, errlen,
+				 "--size %llu is not a whole number of the %u-byte blocks of %s "
+				 "(the logical block size under it): give %llu or %llu",
+				 (unsigned long long)o->create_size, t->lbs, path,
+				 (unsigned long long)below, (unsigned long long)(below + t->lbs));
+			target_close(t);
+			return -EDOM;
 		}
 		if (o->create_size > t->size) {
 			ret = fallocate(t->fd, 0, 0, (off_t)o->create_size) ? -errno : 0;

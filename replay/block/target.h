@@ -35,7 +35,8 @@ struct target_open_opts {
 /*
  * Opens path and, when o->writes, refuses it unless it is safe (see target_check_writable), and
  * whatever o->force says when it holds o->keep (on its filesystem or a partition's, or a loop
- * device over it: -ELOOP).
+ * device over it: -ELOOP). A file grows to o->create_size only in whole blocks (-EDOM: less
+ * than one, or not a whole number of them).
  * 0 or -errno with a message in err that names the path and says what to do.
  */
 int target_open(struct target *t, const char *path, const struct target_open_opts *o, char *err,

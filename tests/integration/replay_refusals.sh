@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # What replay refuses, each with a message and nothing destroyed: writing its result over the
 # trace it reads or onto it as the target (./T, a symlink, a hard link), contradictory repeated
-# options, an absurd --speed, a --size smaller than a block (and no file left behind), one I/O
-# larger than Linux moves in one call; and a report that cannot be written is an error, not an
-# exit 0. One huge I/O that Linux can move (1 GiB) replays with one buffer, not 1024.
+# options, an absurd --speed, a --size smaller than a block or not a whole number of blocks
+# (and no file left behind), one I/O larger than Linux moves in one call; and a report that
+# cannot be written is an error, not an exit 0. One huge I/O that Linux can move (1 GiB)
+# replays with one buffer, not 1024.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
 need_cmd python3
@@ -56,6 +57,18 @@ refused "$IOREEL" replay T.ioreel --target t.img --speed 1e9 -q
 	fail "--size 100 accepted"
 grep -q 'less than one block' err || fail "--size 100: $(cat err)"
 [ ! -e new.img ] || fail "a failed replay left the target file it created"
+# --size not a whole number of blocks: refused (exit 2) with the multiples either side; 4097
+# made a file of 4608 bytes (whole sectors) and replayed onto 4096 of them
+assert_status 2 "$IOREEL" replay T.ioreel --target new.img --size 1048577 --allow-writes -q \
+	>/dev/null 2>err
+grep -q "^ioreel replay: --size 1048577 is not a whole number of the [0-9]*-byte blocks of \
+new.img (the logical block size under it): give 1048576 or 10[0-9]*$" err ||
+	fail "--size 1048577: $(cat err)"
+[ ! -e new.img ] || fail "--size 1048577 left the target file it created"
+"$IOREEL" replay T.ioreel --target new.img --size 1m --engine null --allow-writes -q \
+	>/dev/null 2>err || fail "--size 1m: $(cat err)"
+assert_eq "$(stat -c %s new.img)" 1048576 "the size of the file --size 1m made"
+rm -f new.img
 
 # a report that cannot be written fails the command
 if [ -w /dev/full ]; then
