@@ -57,16 +57,23 @@ struct cstream {
  * How many of a chaining stream's calls wait in its worker: about CHAIN_AHEAD_NS of them
  * (so a time-based stream's end waits for about that much queued work, whatever its calls
  * cost), CHAIN_AHEAD_FIRST before one was timed, at least CHAIN_AHEAD_MIN, at most
- * CHAIN_AHEAD_MAX or the stream's share of the slots left (closed_chain_room). The scheduling
- * thread is woken once a quarter of them is left. With 32 ahead, woken every 28 calls, the
- * two workers of fio's falloc.fio punch_hole-fuzzer (2-4 us calls on xfs) ran at 0.60-0.68
- * of fio's calls/s: each wake took a CPU from a worker holding the inode's lock (0.11 context
- * switches per call, fio 0.001); with this and helper_nap_us (schedule.c), 0.92-0.94 (0.02).
+ * chain_ahead_max() or the stream's share of the slots left (closed_chain_room). The scheduling
+ * thread is woken once a quarter of them is left, and while calls wait in the workers it
+ * sleeps up to CHAIN_REAP_NS for a completion (1 ms otherwise). With 32 ahead, woken every 28
+ * calls, the two workers of fio's falloc.fio punch_hole-fuzzer (2-4 us calls on xfs) ran at
+ * 0.60-0.68 of fio's calls/s: each wake took a CPU from a worker holding the inode's lock
+ * (0.11 context switches per call, fio 0.001); with 1 ms ahead and helper_nap_us
+ * (schedule.c), 0.92-0.94 (0.02 switches per call). Half of those were then the scheduling
+ * thread's 1 ms timed waits for completions that the lazy ones never signal; with 4 ms ahead,
+ * as long a wait and the result thread's nap at 4 ms, 0.005 switches per call and x1.03 of
+ * fio's calls/s (ten rounds in turn, medians; the build before x0.90, 0.016 switches).
  */
-#define CHAIN_AHEAD_NS 1000000
+#define CHAIN_AHEAD_NS 4000000
 #define CHAIN_AHEAD_FIRST 32
 #define CHAIN_AHEAD_MIN 4
-#define CHAIN_AHEAD_MAX 256
+#define CHAIN_AHEAD_MAX 1024
+#define CHAIN_AHEAD_BYTES (256u << 20) /* the slots' buffers one stream may hold ahead */
+#define CHAIN_REAP_NS CHAIN_AHEAD_NS
 #define CHAIN_SUBMIT 16 /* chained calls handed to the engine at a time (loop_closed) */
 
 struct closed {
@@ -103,13 +110,23 @@ static unsigned int afap_depth(struct run *r)
  */
 #define CLOSED_DEPTH_DEFAULT 4096
 
+/* The most calls a chaining stream keeps ahead: CHAIN_AHEAD_MAX, fewer where their buffers
+ * (each a slot's, sized for the trace's largest I/O) would pass CHAIN_AHEAD_BYTES. */
+static uint32_t chain_ahead_max(const struct run *r)
+{
+	size_t n = r->slot_bytes ? CHAIN_AHEAD_BYTES / r->slot_bytes : CHAIN_AHEAD_MAX;
+
+	return (uint32_t)(n > CHAIN_AHEAD_MAX ? CHAIN_AHEAD_MAX
+			  : n < CHAIN_AHEAD_FIRST ? CHAIN_AHEAD_FIRST : n);
+}
+
 static unsigned int closed_depth(struct run *r)
 {
 	const struct closed *c = r->mode_state;
 	/* a chaining stream's next I/O takes a slot while it waits in the worker: the first
-	 * CHAIN_AHEAD_FIRST count as its own, up to CHAIN_AHEAD_MAX where the cap leaves room */
+	 * CHAIN_AHEAD_FIRST count as its own, up to chain_ahead_max() where the cap leaves room */
 	uint64_t want = c->depth + (uint64_t)c->nchain * CHAIN_AHEAD_FIRST;
-	uint64_t ahead = (uint64_t)c->nchain * (CHAIN_AHEAD_MAX - CHAIN_AHEAD_FIRST);
+	uint64_t ahead = (uint64_t)c->nchain * (chain_ahead_max(r) - CHAIN_AHEAD_FIRST);
 
 	if (!want)
 		want = 1;
@@ -139,7 +156,7 @@ static uint32_t closed_chain_room(const struct run *r, const struct closed *c)
 	if (!c->nchain || c->depth >= r->depth)
 		return 0;
 	room = (r->depth - c->depth) / c->nchain;
-	return (uint32_t)(room < CHAIN_AHEAD_MAX ? room : CHAIN_AHEAD_MAX);
+	return (uint32_t)(room < chain_ahead_max(r) ? room : chain_ahead_max(r));
 }
 
 static uint32_t chain_ahead(const struct cstream *c, uint32_t room)
@@ -790,7 +807,11 @@ static int loop_closed(struct run *r)
 			if (r->inflight)
 				run_reap(r, 0);
 		} else if (r->inflight) {
-			run_reap(r, wake <= now ? 0 : wake - now < 1000000 ? wake - now : 1000000);
+			/* calls wait in the workers: the lazy completion at a quarter left
+			 * wakes this thread, a timed wake would only take a CPU from them */
+			uint64_t most = r->ahead ? CHAIN_REAP_NS : 1000000;
+
+			run_reap(r, wake <= now ? 0 : wake - now < most ? wake - now : most);
 		} else if (wake != UINT64_MAX) {
 			/* every stream with work left thinks or waits for its start delay: sleep
 			 * to the first one's end, a bounded wait at a time so that Ctrl-C is

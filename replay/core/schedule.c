@@ -87,19 +87,22 @@ uint64_t run_deadline(const struct run *r, uint64_t t)
 }
 
 /*
- * The helper's nap when a pass found nothing to do: 1 ms where the mode is not fed (closed:
+ * The helper's nap when a pass found nothing to do: 4 ms where the mode is not fed (closed:
  * its I/Os in memory, the helper only writes results), else 200 us. Each wake takes a CPU
  * from a thread making calls: at 200 us, a quarter of a closed replay's context switches on
  * this 2-core machine (falloc.fio's two punch_hole streams, 2-4 us calls), preempting a thread
- * that held the file's lock. 1 ms of results at the fastest replays here (~600k/s) fills a
- * tenth of the result ring. Not in the fed modes: a dep replay of a block trace beside the
- * host's load (pgbench recorded on xfs, onto its loop device) ran further behind with the
- * 1 ms nap, its stretch +0.28 to +0.39 against +0.20 to +0.46 (medians +0.31, +0.25; six
- * pairs in turn): the load threads got the CPU the helper left.
+ * that held the file's lock; at 1 ms, with the scheduling thread's own timed waits gone
+ * (loops.c, CHAIN_REAP_NS), still about a third. With 4 ms, 0.005 switches per call against
+ * 0.016 before both (fio's jobs: 0.001), and the pair's calls/s x1.03 of fio's (median of ten
+ * rounds, ahead of the build before in 8 of 10; it had x0.90). 4 ms of results at the fastest
+ * replays here (~700k/s) fill 4 % of the result ring. Not in the fed modes: a dep replay of a
+ * block trace beside the host's load (pgbench recorded on xfs, onto its loop device) ran
+ * further behind with a 1 ms nap, its stretch +0.28 to +0.39 against +0.20 to +0.46 (medians
+ * +0.31, +0.25; six pairs in turn): the load threads got the CPU the helper left.
  */
 static unsigned int helper_nap_us(const struct run *r)
 {
-	return r->mops->fed ? 200 : 1000;
+	return r->mops->fed ? 200 : 4000;
 }
 
 static void *helper_main(void *arg)
