@@ -508,7 +508,8 @@ int cmd_info(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		cli_error("expected one trace file (see ioreel info --help)");
+		cli_error("give one trace file (got %d)", argc - optind);
+		fprintf(stderr, "Try 'ioreel info --help'.\n");
 		return EXIT_USAGE;
 	}
 	r = trace_reader__open(argv[optind], flags, why, sizeof(why));

@@ -145,7 +145,9 @@ int rec_common_check(const struct rec_common *o, int argc, char **argv)
 	if (optind < argc) {
 		char shown[REC_SHOWN_LEN];
 
-		cli_error("unexpected argument %s", rec_shown(shown, argv[optind]));
+		cli_error("unexpected argument %s: record takes options only (the trace goes to -o "
+			  "FILE.ioreel)", rec_shown(shown, argv[optind]));
+		fprintf(stderr, "Try 'ioreel record --help'.\n");
 		return -EINVAL;
 	}
 	if (!o->out) {

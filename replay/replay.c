@@ -873,9 +873,14 @@ int cmd_replay(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	argv[0] = (char *)"ioreel replay"; /* getopt's own messages start with it */
 	ret = replay_cli_parse(argc, argv, &cli);
-	if (cli.help || cli.bad_option) {
-		usage(cli.help ? stdout : stderr);
+	if (cli.help) {
+		usage(stdout);
+		return ret;
+	}
+	if (cli.bad_option) { /* getopt said which, in one line */
+		fprintf(stderr, "Try 'ioreel replay --help'.\n");
 		return ret;
 	}
 	if (ret)
@@ -887,7 +892,7 @@ int cmd_replay(int argc, char **argv)
 		cli_error(optind >= argc ? "which trace? give one TRACE file"
 					 : "one TRACE at a time (got '%s' too)",
 			  optind < argc - 1 ? argv[optind + 1] : "");
-		usage(stderr);
+		fprintf(stderr, "Try 'ioreel replay --help'.\n");
 		return EXIT_USAGE;
 	}
 	if (!o.target && !o.nmaps && !o.root) {

@@ -90,5 +90,7 @@ Try 'ioreel info --help'." "info --bogus"
 assert_status 2 "$IOREEL" info -x "$d/t.ioreel" 2>"$d/err"
 assert_eq "$(cat "$d/err")" "ioreel info: unknown option '-x'
 Try 'ioreel info --help'." "info -x"
-assert_status 2 "$IOREEL" info "$d/t.ioreel" "$d/t.ioreel" 2>/dev/null
+assert_status 2 "$IOREEL" info "$d/t.ioreel" "$d/t.ioreel" 2>"$d/err"
+assert_eq "$(cat "$d/err")" "ioreel info: give one trace file (got 2)
+Try 'ioreel info --help'." "info T T"
 echo PASS

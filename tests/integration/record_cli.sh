@@ -70,6 +70,12 @@ done <<EOF
 2|--level file --under|/no-such\e[2J|--under "/no-such\u001b[2J": No such file or directory
 1|-d|/dev/no-such\a|device "/dev/no-such\u0007": No such file or directory (give /dev/NAME
 EOF
+# a word that is not an option: what record takes instead, and where the help is
+"$IOREEL" record -o "$dir/v.ioreel" stray 2>"$dir/e0"
+assert_eq $? 2 "exit status for record with a stray word"
+assert_eq "$(cat "$dir/e0")" "ioreel record: unexpected argument \"stray\": record takes options \
+only (the trace goes to -o FILE.ioreel)
+Try 'ioreel record --help'." "record stray"
 for o in --inflight --ring-size -o; do
 	"$IOREEL" record -d "$dev" --duration 1 "$o" 2>"$dir/e0"
 	assert_eq $? 2 "exit status for record $o without a value"

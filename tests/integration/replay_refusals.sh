@@ -48,6 +48,14 @@ refused "$IOREEL" replay T.ioreel --target t.img --engine null --spin 1000000h -
 refused "$IOREEL" replay T.ioreel --target t.img --allow-writes --prefill --no-prefill -q
 refused "$IOREEL" replay T.ioreel --target t.img --speed 1e-20 -q
 refused "$IOREEL" replay T.ioreel --target t.img --speed 1e9 -q
+# no trace, two traces, an unknown option, a value missing: two lines, what is wrong and
+# where the help is, not the whole usage
+for args in "" "T.ioreel U.ioreel" "T.ioreel --bogus" "T.ioreel --speed"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	refused "$IOREEL" replay $args
+	[ "$(wc -l <err)" = 2 ] && grep -q "^Try 'ioreel replay --help'.$" err ||
+		fail "replay $args: not one line and the help's place: $(head -c 300 err)"
+done
 # the same value twice is no contradiction
 "$IOREEL" replay T.ioreel --target t.img --target t.img --engine null --allow-writes -q \
 	>/dev/null || fail "--target given twice with the same path was refused"
