@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "util/cli.h"
-#include "util/json.h"
 #include "formats/trace.h"
 #include "record/common.h"
 #include "record/record_int.h"
@@ -17,30 +16,15 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-const char *rec_shown(char shown[REC_SHOWN_LEN], const char *arg)
-{
-	FILE *f = fmemopen(shown, REC_SHOWN_LEN, "w");
-
-	_Static_assert(REC_SHOWN_LEN > 6 * REC_SHOWN_MAX + sizeof("\"\"..."),
-		       "every byte shown may take a 6-byte escape");
-	if (!f)
-		return "(the value)";
-	json_strn(f, arg, REC_SHOWN_MAX);
-	if (strlen(arg) > REC_SHOWN_MAX)
-		fputs("...", f);
-	fclose(f);
-	return shown;
-}
-
 int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *want,
 		const char *help)
 {
-	char shown[REC_SHOWN_LEN];
+	char shown[CLI_SHOWN_LEN];
 	int i;
 
 	for (i = 0; lo[i].name && lo[i].val != c; i++)
 		;
-	cli_error("invalid value %s for --%s: %s (see %s)", rec_shown(shown, arg),
+	cli_error("invalid value %s for --%s: %s (see %s)", cli_shown(shown, arg),
 		  lo[i].name ? lo[i].name : "?", want, help);
 	return -EINVAL;
 }
@@ -98,10 +82,10 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 		return 1;
 	case REC_O_COMM:
 		if (!*arg || strlen(arg) > 15) {
-			char shown[REC_SHOWN_LEN];
+			char shown[CLI_SHOWN_LEN];
 
 			cli_error("--comm %s: a task name has 1 to 15 characters",
-				  rec_shown(shown, arg));
+				  cli_shown(shown, arg));
 			return -EINVAL;
 		}
 		o->comm = arg;
@@ -143,10 +127,10 @@ int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct op
 int rec_common_check(const struct rec_common *o, int argc, char **argv)
 {
 	if (optind < argc) {
-		char shown[REC_SHOWN_LEN];
+		char shown[CLI_SHOWN_LEN];
 
 		cli_error("unexpected argument %s: record takes options only (the trace goes to -o "
-			  "FILE.ioreel)", rec_shown(shown, argv[optind]));
+			  "FILE.ioreel)", cli_shown(shown, argv[optind]));
 		fprintf(stderr, "Try 'ioreel record --help'.\n");
 		return -EINVAL;
 	}

@@ -68,14 +68,6 @@ enum {
  * lo, what it takes and the help command). */
 int rec_common_opt(int c, const char *arg, struct rec_common *o, const struct option *lo,
 		   const char *help);
-/*
- * A value given, for a message that refuses it: as a JSON string literal (its control bytes
- * escaped: a value echoed as it is can move the cursor or recolour the terminal), cut after
- * REC_SHOWN_MAX bytes with "..." (a 5,000-byte value filled the screen). Returns shown.
- */
-#define REC_SHOWN_MAX 80
-#define REC_SHOWN_LEN 512
-const char *rec_shown(char shown[REC_SHOWN_LEN], const char *arg);
 /* Says that arg is no value for the option with code c in lo, and what is (want: "bio, rq or
  * auto"); -EINVAL. */
 int rec_opt_bad(const struct option *lo, int c, const char *arg, const char *want,

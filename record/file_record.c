@@ -140,10 +140,10 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			rp = realpath(optarg, NULL);
 			if (!rp || stat(rp, &st) || !S_ISDIR(st.st_mode)) {
 				const char *why = rp ? "not a directory" : strerror(errno);
-				char shown[REC_SHOWN_LEN];
+				char shown[CLI_SHOWN_LEN];
 
 				cli_error("--under %s: %s (give an existing directory)",
-					  rec_shown(shown, optarg), why);
+					  cli_shown(shown, optarg), why);
 				free(rp);
 				return -EINVAL;
 			}
@@ -540,11 +540,11 @@ static int prepare(struct fl_opts *o, uint32_t *tgids, size_t *ntgids, int *cgfd
 		*cgfd = open(o->c.cgroup, O_RDONLY | O_DIRECTORY);
 		if (*cgfd < 0 || fl_cgroup_rel(o->c.cgroup, o->cgroup_rel, sizeof(o->cgroup_rel))) {
 			const char *why = *cgfd < 0 ? strerror(errno) : "not in a cgroup v2 mount";
-			char shown[REC_SHOWN_LEN];
+			char shown[CLI_SHOWN_LEN];
 
 			cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
 				  "/sys/fs/cgroup/system.slice)",
-				  rec_shown(shown, o->c.cgroup), why);
+				  cli_shown(shown, o->c.cgroup), why);
 			return -EINVAL;
 		}
 	}

@@ -204,10 +204,10 @@ static int load_set(struct record_bpf **out, const struct rec_opts *o, const str
 
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cgroup), &k, &cgfd, 0)) {
 			const char *why = strerror(errno);
-			char shown[REC_SHOWN_LEN];
+			char shown[CLI_SHOWN_LEN];
 
 			cli_error("--cgroup %s: not a cgroup v2 directory (%s)",
-				  rec_shown(shown, o->c.cgroup), why);
+				  cli_shown(shown, o->c.cgroup), why);
 			err = -ECANCELED;
 			goto fail;
 		}

@@ -268,11 +268,11 @@ static int resolve_targets(const struct rec_opts *o, struct rec_target *t, int *
 			return err;
 		}
 		if (err) {
-			char shown[REC_SHOWN_LEN];
+			char shown[CLI_SHOWN_LEN];
 
 			cli_error("device %s: %s (give /dev/NAME, a partition or MAJ:MIN of a "
 				  "block device, see lsblk)",
-				  rec_shown(shown, o->devs[i]), strerror(-err));
+				  cli_shown(shown, o->devs[i]), strerror(-err));
 			return err;
 		}
 	}
@@ -286,12 +286,12 @@ static int open_cgroup(const struct rec_opts *o, int *cgfd)
 		return 0;
 	*cgfd = open(o->c.cgroup, O_RDONLY | O_DIRECTORY);
 	if (*cgfd < 0) {
-		char shown[REC_SHOWN_LEN];
+		char shown[CLI_SHOWN_LEN];
 		int err = errno;
 
 		cli_error("--cgroup %s: %s (give a cgroup v2 directory, e.g. "
 			  "/sys/fs/cgroup/system.slice)",
-			  rec_shown(shown, o->c.cgroup), strerror(err));
+			  cli_shown(shown, o->c.cgroup), strerror(err));
 		return -err;
 	}
 	return 0;

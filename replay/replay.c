@@ -778,8 +778,10 @@ static bool given_twice(int c, const char *arg, struct given_opt *given, size_t 
 			return false;
 		while (lo->name && lo->val != c)
 			lo++;
-		cli_error("--%s given twice ('%.64s', then '%.64s'): give it once",
-			  lo->name ? lo->name : "?", given[k].arg, arg);
+		char a[CLI_SHOWN_LEN], b[CLI_SHOWN_LEN];
+
+		cli_error("--%s given twice (%s, then %s): give it once",
+			  lo->name ? lo->name : "?", cli_shown(a, given[k].arg), cli_shown(b, arg));
 		return true;
 	}
 	given[(*n)++] = (struct given_opt){ c, arg };

@@ -103,8 +103,11 @@ static int add_override(struct kv *ov, size_t *nov, const char *key, const char 
 			continue;
 		if (same_value(ov[i].value, val))
 			return 1;
+		char a[CLI_SHOWN_LEN], b[CLI_SHOWN_LEN];
+
 		cli_error("--%s given twice (%s and %s): give it once", key,
-			  ov[i].value ? ov[i].value : "(no value)", val ? val : "(no value)");
+			  ov[i].value ? cli_shown(a, ov[i].value) : "(no value)",
+			  val ? cli_shown(b, val) : "(no value)");
 		return -EINVAL;
 	}
 	ov[*nov].key = key;

@@ -9,7 +9,9 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdio.h>
 #include "util/cli.h"
+#include "util/json.h"
 
 const char *cli_verb = "";
 
@@ -199,10 +201,28 @@ void cli_catch_stop(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+const char *cli_shown(char shown[CLI_SHOWN_LEN], const char *arg)
+{
+	FILE *f = fmemopen(shown, CLI_SHOWN_LEN, "w");
+
+	_Static_assert(CLI_SHOWN_LEN > 6 * CLI_SHOWN_MAX + sizeof("\"\"..."),
+		       "every byte shown may take a 6-byte escape");
+	if (!f)
+		return "(the value)";
+	json_strn(f, arg, CLI_SHOWN_MAX);
+	if (strlen(arg) > CLI_SHOWN_MAX)
+		fputs("...", f);
+	fclose(f);
+	return shown;
+}
+
 int cli_set_once(const char **slot, const char *name, const char *val)
 {
 	if (*slot && (!val || strcmp(*slot, val))) {
-		cli_error("%s given twice (%s and %s): give it once", name, *slot, val ? val : "");
+		char a[CLI_SHOWN_LEN], b[CLI_SHOWN_LEN];
+
+		cli_error("%s given twice (%s and %s): give it once", name, cli_shown(a, *slot),
+			  cli_shown(b, val ? val : ""));
 		return -EINVAL;
 	}
 	*slot = val;

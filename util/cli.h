@@ -56,6 +56,15 @@ int cli_close_stdout(int rc);
 int cli_flush_stdout(int rc);
 
 /*
+ * A value the user gave, for a message that refuses it: as a JSON string literal (its control
+ * bytes escaped: a value echoed as it is can move the cursor or recolour the terminal), cut
+ * after CLI_SHOWN_MAX bytes with "..." (a 5,000-byte value filled the screen). Returns shown.
+ */
+#define CLI_SHOWN_MAX 80
+#define CLI_SHOWN_LEN 512
+const char *cli_shown(char shown[CLI_SHOWN_LEN], const char *arg);
+
+/*
  * A single-valued option given again: the same value is fine, two values are refused (rather
  * than the last one taken silently). name is the option as the user spells it ("--html",
  * "-o/--output"). 0, or -EINVAL with the message printed (exit 2 follows).

@@ -87,7 +87,7 @@ Try 'ioreel analyze --help'." "analyze without a trace"
 refused "^ioreel analyze: --json takes no value (given '1')$" T.ioreel --json=1
 refused "--to 0 must be after --from 0" T.ioreel --from 0 --to 0
 refused "--to 1s must be after --from 2s" T.ioreel --from 2s --to 1s
-refused "--html given twice (a.html and b.html)" T.ioreel --html a.html --html b.html
+refused "--html given twice (\"a.html\" and \"b.html\")" T.ioreel --html a.html --html b.html
 refused "--device given twice" T.ioreel --device 0 --device 1
 refused "--percentiles given twice" T.ioreel --percentiles 50 --percentiles 99
 "$IOREEL" analyze T.ioreel --to 1s --to 1s >/dev/null || fail "the same value twice refused"

@@ -110,7 +110,7 @@ cmp -s S.ioreel S2.ioreel || fail "the trace changed"
 
 # repeats
 assert_status 2 "$IOREEL" bench --trace S.ioreel --target t.img --runtime 1 --runtime 2 2>err
-grep -q -- "--runtime given twice (1 and 2)" err || fail "--runtime twice: $(cat err)"
+grep -qF -- "--runtime given twice (\"1\" and \"2\")" err || fail "--runtime twice: $(cat err)"
 assert_status 2 "$IOREEL" bench --trace S.ioreel --target t.img --prefill --no-prefill 2>err
 grep -q -- "--prefill and --no-prefill both given" err || fail "prefill twice: $(cat err)"
 assert_status 2 "$IOREEL" bench --trace S.ioreel --target t.img --mode timed --mode timed 2>err

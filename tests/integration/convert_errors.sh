@@ -85,7 +85,7 @@ check 2 "says fio2, which convert reads but cannot write" "$d/s.iolog" "$d/o.v2"
 check 2 "says blktrace" "$d/s.iolog" "$d/o.blktrace"
 # a single-valued option given twice with two values is refused, not the last one taken (--to
 # csv --to json wrote JSON lines into o.csv); the same value twice is fine
-check 2 "--to given twice (csv and json): give it once" "$d/ok.ioreel" "$d/twice.csv" \
+check 2 "--to given twice (\"csv\" and \"json\"): give it once" "$d/ok.ioreel" "$d/twice.csv" \
 	--to csv --to json
 check 2 "--from given twice" "$d/s.iolog" "$d/twice.csv" --from fio --from csv
 check 2 "--device given twice" "$d/ok.ioreel" "$d/twice.csv" --device a --device b

@@ -134,7 +134,7 @@ refused 2 "$long/p.ini: its path is too long for the results beside it: give --r
 	fail "the long plan with --results: $(cat "$d/err")"
 # two result directories: refused (the last one was taken silently); the same one twice is fine
 p=$(plan twice "devices=$A" fs=xfs)
-refused 2 "results given twice ($d/r1 and $d/r2): give it once" "$p" --results "$d/r1" \
+refused 2 "results given twice (\"$d/r1\" and \"$d/r2\"): give it once" "$p" --results "$d/r1" \
 	--results "$d/r2" --dry-run
 [ ! -e "$d/r1" ] && [ ! -e "$d/r2" ] || fail "--results given twice: a results directory was made"
 "$IOREEL" study "$p" --results "$d/r1" -o "$d/r1" --dry-run >"$d/out" 2>"$d/err" ||

@@ -23,12 +23,15 @@ refused "from the smaller size to the larger" "${base[@]}" --bsrange 64k-4k
 refused "log-min 8192 is above --log-max 4096" --preset innodb-16k --log-min 8k --log-max 4k
 long=$(printf 'n%.0s' $(seq 64))
 refused "is 64 bytes long: a device name holds at most 63" "${base[@]}" --name "$long"
-refused "bs given twice (4k and 8k)" "${base[@]}" --bs 4k --bs 8k
-refused "rate_iops given twice (5 and 6)" "${base[@]}" --rate-iops 5 --rate_iops 6
+refused "bs given twice (\"4k\" and \"8k\")" "${base[@]}" --bs 4k --bs 8k
+refused "rate_iops given twice (\"5\" and \"6\")" "${base[@]}" --rate-iops 5 --rate_iops 6
 refused "preset given twice" --preset 4k-randread --preset 4k-randwrite
+# the values are shown escaped (a control byte reached the terminal as it was)
+refused 'bs given twice ("4k\\u0007" and "8k")' "${base[@]}" --bs $'4k\a' --bs 8k
+! grep -q '[[:cntrl:]]' err || fail "a control byte echoed: $(cat -v err)"
 refused "device-size given twice" "${base[@]}" --device-size 1g --device-size 2g
 assert_status 2 "$IOREEL" synth "${base[@]}" -o a.ioreel --output b.ioreel 2>err >/dev/null
-grep -q "given twice (a.ioreel and b.ioreel)" err || fail "two outputs: $(cat err)"
+grep -qF "given twice (\"a.ioreel\" and \"b.ioreel\")" err || fail "two outputs: $(cat err)"
 # still accepted: the same value twice, a 0 share beside one without (fio splits the rest),
 # a 63-byte name
 "$IOREEL" synth "${base[@]}" --bs 4k --bs=4k --bssplit 4k/0:8k --name "${long:1}" -o ok.ioreel \
