@@ -175,6 +175,8 @@ def nth(path, k):  # round k's file beside round 1's: x.fio.json -> x.fio2.json
     return f"{base}{k}{ext}"
 more = [(fio_rate(nth(fj, k))[1], replay_rate(nth(rj, k))[1]) for k in range(2, 100)
         if os.path.exists(nth(fj, k)) and os.path.exists(nth(rj, k))]
+# a round where fio's job took under 1 ms has no rate of fio's: left out, not taken as 0
+more = [(x, y) for x, y in more if x]
 if more and fr:
     rates = [(fr, ir)] + more
     mf, mi = statistics.median(x for x, _ in rates), statistics.median(y for _, y in rates)
