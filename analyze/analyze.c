@@ -390,7 +390,7 @@ int cmd_analyze(int argc, char **argv)
 	unsigned int n = (unsigned int)(argc - optind);
 	if (!n) {
 		cli_error("no trace given: name one or more .ioreel files");
-		fprintf(stderr, "Try 'ioreel analyze --help'.\n");
+		cli_try_help("analyze");
 		return EXIT_USAGE;
 	}
 	if (n > MAX_TRACES) {

@@ -796,7 +796,7 @@ int cmd_convert(int argc, char **argv)
 	report(cv);
 	goto out;
 usage:
-	fprintf(stderr, "Try 'ioreel convert --help'.\n");
+	cli_try_help("convert");
 	rc = EXIT_USAGE;
 	goto out;
 fail:

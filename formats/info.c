@@ -509,7 +509,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		cli_error("give one trace file (got %d)", argc - optind);
-		fprintf(stderr, "Try 'ioreel info --help'.\n");
+		cli_try_help("info");
 		return EXIT_USAGE;
 	}
 	r = trace_reader__open(argv[optind], flags, why, sizeof(why));

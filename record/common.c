@@ -131,7 +131,7 @@ int rec_common_check(const struct rec_common *o, int argc, char **argv)
 
 		cli_error("unexpected argument %s: record takes options only (the trace goes to -o "
 			  "FILE.ioreel)", cli_shown(shown, argv[optind]));
-		fprintf(stderr, "Try 'ioreel record --help'.\n");
+		cli_try_help("record");
 		return -EINVAL;
 	}
 	if (!o->out) {

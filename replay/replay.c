@@ -882,7 +882,7 @@ int cmd_replay(int argc, char **argv)
 		return ret;
 	}
 	if (cli.bad_option) { /* getopt said which, in one line */
-		fprintf(stderr, "Try 'ioreel replay --help'.\n");
+		cli_try_help("replay");
 		return ret;
 	}
 	if (ret)
@@ -894,7 +894,7 @@ int cmd_replay(int argc, char **argv)
 		cli_error(optind >= argc ? "which trace? give one TRACE file"
 					 : "one TRACE at a time (got '%s' too)",
 			  optind < argc - 1 ? argv[optind + 1] : "");
-		fprintf(stderr, "Try 'ioreel replay --help'.\n");
+		cli_try_help("replay");
 		return EXIT_USAGE;
 	}
 	if (!o.target && !o.nmaps && !o.root) {

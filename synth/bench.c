@@ -549,7 +549,7 @@ int cmd_bench(int argc, char **argv)
 				cli_error("--%s needs a value", key);
 			else
 				cli_error("unknown option '--%s'", key);
-			fprintf(stderr, "Try 'ioreel bench --help'.\n");
+			cli_try_help("bench");
 			goto out;
 		}
 		if (!strcmp(key, "preset") || !strcmp(key, "target")) {

@@ -246,6 +246,11 @@ static int long_match(const struct option *lo, const char *arg, int val, bool by
 	return found;
 }
 
+void cli_try_help(const char *verb)
+{
+	fprintf(stderr, "Try 'ioreel %s --help'.\n", verb);
+}
+
 int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *help)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "";

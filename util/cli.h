@@ -71,6 +71,9 @@ const char *cli_shown(char shown[CLI_SHOWN_LEN], const char *arg);
  */
 int cli_set_once(const char **slot, const char *name, const char *val);
 
+/* After a usage error's one line: where the help is, "Try 'ioreel VERB --help'." (verb: "info"). */
+void cli_try_help(const char *verb);
+
 struct option;
 /*
  * What getopt_long() refused, in one line, then "Try 'HELP'." (help: "ioreel analyze --help"),

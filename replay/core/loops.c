@@ -151,12 +151,13 @@ static unsigned int closed_depth(struct run *r)
  * its worker at most. */
 static uint32_t closed_chain_room(const struct run *r, const struct closed *c)
 {
-	uint64_t room;
+	uint64_t room, most;
 
 	if (!c->nchain || c->depth >= r->depth)
 		return 0;
 	room = (r->depth - c->depth) / c->nchain;
-	return (uint32_t)(room < chain_ahead_max(r) ? room : chain_ahead_max(r));
+	most = chain_ahead_max(r);
+	return (uint32_t)(room < most ? room : most);
 }
 
 static uint32_t chain_ahead(const struct cstream *c, uint32_t room)
