@@ -261,25 +261,42 @@ static int add_entry(struct trace_writer *w, const struct trace_chunk_info *c, u
 	return 0;
 }
 
-/* Writes the file-table entries added since the last time, as one frame. */
-static int write_files(struct trace_writer *w)
+/*
+ * Writes one side frame (file table, CPU load, counters) and names it in the index; `what`
+ * names it in the error. One that ran out of memory while it was built fails the writer as a
+ * failed write does (w->failed, w->err): its entries are lost, and the writer must say so, not
+ * go on as if the trace were whole. One already written is not written again (a close after a
+ * failure tries the frames left).
+ */
+static int write_side(struct trace_writer *w, struct side_buf *b, uint32_t kind,
+		      const char *what)
 {
-	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->files.count };
+	struct trace_chunk_info c = { .file_offset = w->bytes, .count = b->count };
 	int err;
 
-	if (!w->files.count)
+	if (!b->count || b->state == SIDE_WRITTEN)
 		return 0;
-	if (side_end(&w->files)) {
-		snprintf(w->err, sizeof(w->err), "out of memory for the file table");
+	if (side_end(b)) {
+		snprintf(w->err, sizeof(w->err), "out of memory for the %s", what);
 		w->failed = true;
 		return -ENOMEM;
 	}
-	err = write_all(w, w->files.p, w->files.len, "file table");
+	err = write_all(w, b->p, b->len, what);
 	if (err)
 		return err;
 	c.file_bytes = w->bytes - c.file_offset;
-	side_begin(&w->files, TRACE_SKIP_MAGIC_FILES, "IOFT");
-	return add_entry(w, &c, IDX_FILES);
+	b->state = SIDE_WRITTEN;
+	return add_entry(w, &c, kind);
+}
+
+/* Writes the file-table entries added since the last time, as one frame. */
+static int write_files(struct trace_writer *w)
+{
+	int err = write_side(w, &w->files, IDX_FILES, "file table");
+
+	if (w->files.state == SIDE_WRITTEN) /* the entries added next go in a frame of their own */
+		side_begin(&w->files, TRACE_SKIP_MAGIC_FILES, "IOFT");
+	return err;
 }
 
 static int write_chunk(struct trace_writer *w)
@@ -469,22 +486,11 @@ int trace_writer__set_counters(struct trace_writer *w, const struct trace_counte
 /* The CPU load entries added since the last time, as one frame. */
 static int write_cpu_load(struct trace_writer *w)
 {
-	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->cpu_load.count };
-	int err;
+	int err = write_side(w, &w->cpu_load, IDX_CPU_LOAD, "CPU load");
 
-	if (!w->cpu_load.count)
-		return 0;
-	if (side_end(&w->cpu_load)) {
-		snprintf(w->err, sizeof(w->err), "out of memory for the CPU load");
-		w->failed = true;
-		return -ENOMEM;
-	}
-	err = write_all(w, w->cpu_load.p, w->cpu_load.len, "CPU load");
-	if (err)
-		return err;
-	c.file_bytes = w->bytes - c.file_offset;
-	cpu_load_begin(&w->cpu_load, w->cpu_ncpus, w->cpu_interval);
-	return add_entry(w, &c, IDX_CPU_LOAD);
+	if (w->cpu_load.state == SIDE_WRITTEN)
+		cpu_load_begin(&w->cpu_load, w->cpu_ncpus, w->cpu_interval);
+	return err;
 }
 
 int trace_writer__add_cpu_load(struct trace_writer *w, uint32_t ncpus, uint32_t interval_ns,
@@ -517,22 +523,10 @@ int trace_writer__add_cpu_load(struct trace_writer *w, uint32_t ncpus, uint32_t 
 	return 0;
 }
 
-/* The counters frame (if any) before the index. */
+/* The counters frame (if any) before the index: written once, it stays SIDE_WRITTEN. */
 static int write_counters(struct trace_writer *w)
 {
-	struct trace_chunk_info c = { .file_offset = w->bytes, .count = w->counters.count };
-	int err;
-
-	if (!w->counters.count || w->counters.state == SIDE_WRITTEN)
-		return 0;
-	if (side_end(&w->counters))
-		return -ENOMEM;
-	err = write_all(w, w->counters.p, w->counters.len, "counters");
-	if (err)
-		return err;
-	c.file_bytes = w->bytes - c.file_offset;
-	w->counters.state = SIDE_WRITTEN;
-	return add_entry(w, &c, IDX_COUNTERS);
+	return write_side(w, &w->counters, IDX_COUNTERS, "counters");
 }
 
 int trace_writer__flush(struct trace_writer *w)
