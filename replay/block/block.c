@@ -265,6 +265,14 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 			r->res->usage_error = true;
 		if (ret)
 			return ret;
+		/* the replay uses whole blocks: a file's last partial one is never read or
+		 * written, and a user who sized the file by hand should know */
+		if (!t->is_blk && t->bytes != t->size)
+			run_warn(r,
+				 "target %s is %llu bytes, not a whole number of %u-byte blocks: "
+				 "the replay uses its first %llu bytes",
+				 path, (unsigned long long)t->bytes, t->lbs,
+				 (unsigned long long)t->size);
 		b->etg[i].fd = t->fd;
 		b->etg[i].is_blk = t->is_blk;
 		b->etg[i].wb_fd = -1;

@@ -195,6 +195,7 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 			t->size = o->create_size;
 			t->created = true;
 		}
+		t->bytes = t->size;
 		t->size &= ~(uint64_t)(t->lbs - 1);
 	}
 	if (!t->size) {

@@ -18,6 +18,7 @@ struct target {
 	bool is_blk;
 	dev_t rdev;	/* block devices */
 	uint64_t size;	/* bytes usable by the replay */
+	uint64_t bytes;	/* a regular file: its size, of which size is the whole blocks */
 	uint32_t lbs;	/* alignment of offsets and lengths (logical block size) */
 	bool created;	/* a file made (or grown) by --size */
 	bool made;	/* a file this replay made: removed if the replay never starts */

@@ -5,7 +5,8 @@
 # options, an absurd --speed, a --size smaller than a block or not a whole number of blocks
 # (and no file left behind), one I/O larger than Linux moves in one call; and a report that
 # cannot be written is an error, not an exit 0. One huge I/O that Linux can move (1 GiB)
-# replays with one buffer, not 1024.
+# replays with one buffer, not 1024. A file target that ends inside a block is replayed with a
+# warning that its last partial block is left out.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
 need_cmd python3
@@ -76,7 +77,18 @@ new.img (the logical block size under it): give 1048576 or 10[0-9]*$" err ||
 "$IOREEL" replay T.ioreel --target new.img --size 1m --engine null --allow-writes -q \
 	>/dev/null 2>err || fail "--size 1m: $(cat err)"
 assert_eq "$(stat -c %s new.img)" 1048576 "the size of the file --size 1m made"
+! grep -q 'not a whole number' err || fail "--size 1m: a whole file warned: $(cat err)"
 rm -f new.img
+# an existing file that ends inside a block: not refused, but its last partial block was left
+# out without a word; one warning says so (1048576 is a whole number of 512 B and 4 KiB)
+truncate -s 1048577 odd.img
+"$IOREEL" replay T.ioreel --target odd.img --engine null --allow-writes -q >/dev/null 2>err ||
+	fail "a target of 1048577 bytes: $(cat err)"
+assert_eq "$(grep -c "^ioreel replay: warning: target odd.img is 1048577 bytes, not a whole \
+number of [0-9]*-byte blocks: the replay uses its first 1048576 bytes$" err)" 1 \
+	"the warning on a target of 1048577 bytes (got: $(cat err))"
+assert_eq "$(stat -c %s odd.img)" 1048577 "the size of a target that ends inside a block"
+rm -f odd.img
 
 # a report that cannot be written fails the command
 if [ -w /dev/full ]; then
