@@ -891,9 +891,11 @@ int cmd_replay(int argc, char **argv)
 	json = cli.json;
 	quiet = cli.quiet;
 	if (optind != argc - 1) {
+		char extra[CLI_SHOWN_LEN]; /* escaped: a stray word is no terminal control */
+
 		cli_error(optind >= argc ? "which trace? give one TRACE file"
-					 : "one TRACE at a time (got '%s' too)",
-			  optind < argc - 1 ? argv[optind + 1] : "");
+					 : "one TRACE at a time (got %s too)",
+			  cli_shown(extra, optind < argc - 1 ? argv[optind + 1] : ""));
 		cli_try_help("replay");
 		return EXIT_USAGE;
 	}

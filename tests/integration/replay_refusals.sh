@@ -57,6 +57,11 @@ for args in "" "T.ioreel U.ioreel" "T.ioreel --bogus" "T.ioreel --speed"; do
 	[ "$(wc -l <err)" = 2 ] && grep -q "^Try 'ioreel replay --help'.$" err ||
 		fail "replay $args: not one line and the help's place: $(head -c 300 err)"
 done
+# the stray word is shown escaped, as the values given twice are: no control byte reaches the
+# terminal
+refused "$IOREEL" replay T.ioreel $'U\e[31m.ioreel'
+grep -qF 'one TRACE at a time (got "U\u001b[31m.ioreel" too)' err ||
+	fail "a stray word with an escape: $(od -c err | head -5)"
 # the same value twice is no contradiction
 "$IOREEL" replay T.ioreel --target t.img --target t.img --engine null --allow-writes -q \
 	>/dev/null || fail "--target given twice with the same path was refused"
