@@ -503,7 +503,8 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 	}
 	if (!r && skipped_at)
 		return header_unreadable(c, skipped_at, what);
-	if (!r) {
+	if (!r) { /* --salvage skips records: it cannot make a header */
+		c->bad_header = true;
 		snprintf(c->err, sizeof(c->err), "line 1: no CSV header (expected queue_ns,...)");
 		return -EINVAL;
 	}
