@@ -159,10 +159,9 @@ bool import_is_absolute(enum conv_fmt fmt);
 int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32_t minor);
 /* Reads one line into buf, IMPORT_LINE_BUF bytes (without the newline); 1 = line, 0 = end,
  * -EINVAL when longer than IMPORT_LINE_MAX (the rest of it is read: the next call reads the
- * line after it). */
-int import_getline(FILE *f, char *buf);
-/* Removes a UTF-8 byte-order mark (EF BB BF) that spreadsheet programs put before line 1. */
-void import_strip_bom(char *line);
+ * line after it). first: line 1, whose UTF-8 byte-order mark (EF BB BF) is left out before
+ * the limit applies. */
+int import_getline(FILE *f, char *buf, bool first);
 /* offset + length would pass 2^64 (wrap): no device holds such an I/O. */
 static inline bool import_past_end(uint64_t offset, uint64_t length)
 {

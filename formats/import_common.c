@@ -276,12 +276,37 @@ int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32
 	return trace_meta_add_device(m, &d);
 }
 
-int import_getline(FILE *f, char *buf)
+/*
+ * Reads a UTF-8 byte-order mark (EF BB BF, which spreadsheet programs put before line 1) off
+ * the stream, so that it does not count towards IMPORT_LINE_MAX: a header of 4096 bytes after
+ * one was refused. The bytes of a partial one are the line's own: they stay, in buf; the byte
+ * that differs goes back (one byte of ungetc is what C promises). Returns how many are in buf.
+ */
+static size_t drop_bom(FILE *f, char *buf)
 {
-	size_t n;
+	static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
+	size_t n = 0;
+	int ch;
 
-	if (!fgets(buf, IMPORT_LINE_BUF, f))
-		return 0;
+	while (n < sizeof(bom) && (ch = getc(f)) != EOF) {
+		if (ch != bom[n]) {
+			ungetc(ch, f);
+			break;
+		}
+		buf[n++] = (char)ch;
+	}
+	return n == sizeof(bom) ? 0 : n;
+}
+
+int import_getline(FILE *f, char *buf, bool first)
+{
+	size_t n = first ? drop_bom(f, buf) : 0;
+
+	if (!fgets(buf + n, (int)(IMPORT_LINE_BUF - n), f)) {
+		if (!n)
+			return 0;
+		buf[n] = '\0'; /* the file ends inside a mark: that is its line */
+	}
 	n = strlen(buf);
 	if (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
@@ -296,12 +321,6 @@ int import_getline(FILE *f, char *buf)
 		buf[--n] = '\0';
 	/* fgets() also fits a whole line one byte over the limit (two at the end of the file) */
 	return n > IMPORT_LINE_MAX ? -EINVAL : 1;
-}
-
-void import_strip_bom(char *line)
-{
-	if (!strncmp(line, "\xef\xbb\xbf", 3))
-		memmove(line, line + 3, strlen(line + 3) + 1);
 }
 
 int import_split_csv(char *line, char **fields, int max)

@@ -108,10 +108,8 @@ int import_fio(FILE *f, struct import_ctx *c)
 	uint64_t lineno = 0, now_us = 0;
 	int version, r;
 
-	r = import_getline(f, line);
+	r = import_getline(f, line, true);
 	lineno = 1;
-	if (r > 0)
-		import_strip_bom(line);
 	if (r <= 0)
 		return bad(c, 1, r < 0 ? "line too long" : "empty file, expected 'fio version 3 iolog'");
 	if (!strcmp(line, "fio version 2 iolog"))
@@ -122,7 +120,7 @@ int import_fio(FILE *f, struct import_ctx *c)
 		return bad(c, 1, "not a fio iolog (expected 'fio version 2 iolog' or "
 				 "'fio version 3 iolog')");
 
-	while ((r = import_getline(f, line)) != 0) {
+	while ((r = import_getline(f, line, false)) != 0) {
 		struct io_event e;
 		uint64_t off = 0, len = 0, ts = 0;
 		int nt, dev, op = -1, k = 0;
@@ -262,12 +260,10 @@ static int csv_next(FILE *f, struct import_ctx *c, char *line, char **fld, int m
 	int r;
 
 	*nf = -1;
-	while ((r = import_getline(f, line)) != 0) {
+	while ((r = import_getline(f, line, !*lineno)) != 0) {
 		++*lineno;
 		if (r < 0)
 			return r;
-		if (*lineno == 1)
-			import_strip_bom(line);
 		if (!line[0])
 			continue;
 		c->records++;

@@ -286,6 +286,54 @@ static void test_line_limit(void)
 	}
 }
 
+/* A CSV whose header, after a UTF-8 byte-order mark, is len bytes, then one row. */
+static void header_after_bom(size_t len)
+{
+	static char buf[2 * IMPORT_LINE_BUF];
+	static const char names[] = "queue_ns,offset,length,op";
+	/* the last name padded with blanks to len bytes */
+	int n = snprintf(buf, sizeof(buf), "\xef\xbb\xbf%s%*s\n1,0,512,read\n", names,
+			 (int)(len - strlen(names)), "");
+	int r = run(CONV_CSV, buf, (size_t)n, false);
+
+	CHECK(len <= IMPORT_LINE_MAX ? r == 0 && ngot == 1
+				     : r == -EINVAL && strstr(err, "line 1: the CSV header is "
+								   "longer than 4096 bytes"),
+	      "a header of %zu bytes after a byte-order mark: %d, %zu I/Os, %s", len, r, ngot, err);
+}
+
+/*
+ * A UTF-8 byte-order mark before line 1 is not part of it: a header of IMPORT_LINE_MAX bytes
+ * after one is read and one byte more refused, as without it (the mark counted towards the
+ * limit: 4093 bytes after it were the most). The first bytes of a mark alone are the line's,
+ * and a file of a mark only has no line. A fio log and an MSR file with one read as without.
+ */
+static void test_bom(void)
+{
+	static const char fio[] = "\xef\xbb\xbf"
+				  "fio version 3 iolog\n0 /f add\n5 /f read 0 512\n";
+	static const char msr[] = "\xef\xbb\xbf"
+				  "128166372003061629,usr,0,Read,1000,4096,300\n";
+	static const char part[] = "\xef\xbb"
+				   "queue_ns,offset,length,op\n1,0,512,read\n";
+	int r;
+
+	header_after_bom(IMPORT_LINE_MAX);
+	header_after_bom(IMPORT_LINE_MAX + 1);
+	r = run(CONV_FIO, fio, sizeof(fio) - 1, false);
+	CHECK(r == 0 && ngot == 1, "a fio log after a byte-order mark: %d, %s", r, err);
+	r = run(CONV_MSR, msr, sizeof(msr) - 1, false);
+	CHECK(r == 0 && ngot == 1, "an MSR file after a byte-order mark: %d, %s", r, err);
+	r = run(CONV_CSV, part, sizeof(part) - 1, false);
+	CHECK(r == -EINVAL && strstr(err, "line 1: column 1 '\xef\xbbqueue_ns'"),
+	      "two bytes of a mark: %d, %s", r, err);
+	r = run(CONV_CSV, "\xef\xbb\xbf", 3, false);
+	CHECK(r == -EINVAL && strstr(err, "line 1: no CSV header"), "a mark only: %d, %s", r, err);
+	r = run(CONV_CSV, "\xef", 1, false);
+	CHECK(r == -EINVAL && strstr(err, "line 1: column 1 '\xef'"), "a mark's first byte: %d, %s",
+	      r, err);
+}
+
 static void test_sniff(void)
 {
 	unsigned char be[4] = { 0x65, 0x61, 0x74, 0x07 }, le[4] = { 0x07, 0x74, 0x61, 0x65 };
@@ -356,6 +404,7 @@ int main(void)
 	test_fio();
 	test_csv_formats();
 	test_line_limit();
+	test_bom();
 	test_sniff();
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
