@@ -82,6 +82,9 @@ struct closed {
 	/* over the streams with events (closed_prepare): their depths and how many chain */
 	uint64_t depth;
 	uint32_t nchain;
+	/* each stream's thread (its first I/O's), for the engine to start before the clock */
+	uint32_t *tids;
+	uint32_t ntids;
 };
 
 /* A synthesized timed job (--rate-iops) keeps at most numjobs x iodepth in flight, as fio
@@ -231,10 +234,16 @@ static int closed_prepare(struct run *r, const struct prescan *p, char *err, siz
 		st->chain = closed_may_chain(r, c, st);
 	}
 	ret = r->src->each(r, closed_add, c, err, errlen);
+	if (!ret && !(c->tids = calloc(c->ncs, sizeof(*c->tids))))
+		ret = -ENOMEM;
 	for (uint32_t i = 0; !ret && i < c->ncs; i++) {
 		c->depth += c->cs[i].n ? c->cs[i].depth : 0;
 		c->nchain += c->cs[i].n && c->cs[i].chain;
+		if (c->cs[i].n)
+			c->tids[c->ntids++] = c->cs[i].ev[0].tid;
 	}
+	r->pre_tids = c->tids;
+	r->npre_tids = c->ntids;
 	return ret;
 }
 
@@ -559,8 +568,11 @@ static void closed_free(struct run *r)
 	for (uint32_t i = 0; i < c->ncs; i++)
 		free(c->cs[i].ev);
 	free(c->cs);
+	free(c->tids);
 	free(c);
 	r->mode_state = NULL;
+	r->pre_tids = NULL;
+	r->npre_tids = 0;
 }
 
 static int loop_timed(struct run *r)

@@ -181,6 +181,9 @@ struct run {
 	const struct replay_source_ops *src;
 	void *src_state;  /* the source's own */
 	void *mode_state; /* the mode's own */
+	/* the recorded threads the mode knows before the clock (engine_params.tids), its own */
+	const uint32_t *pre_tids;
+	uint32_t npre_tids;
 	struct trace_reader *rd;
 	const struct trace_meta *meta;
 	uint64_t genesis; /* trace time of the replay's start */

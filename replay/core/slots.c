@@ -117,6 +117,8 @@ int run_setup_slots(struct run *r, const struct prescan *p, char *err, size_t er
 	ep.flush_lat_ns = r->o->null_flush_lat_ns;
 	ep.cpu_stats = r->cpu_stats;
 	ep.start_mono = &r->start_mono;
+	ep.tids = r->pre_tids;
+	ep.ntids = r->npre_tids;
 	r->src->engine_targets(r, &ep);
 	r->e = r->eng->init(&ep, why, sizeof(why));
 	if (!r->e) {

@@ -77,7 +77,21 @@ enum engine_fop {
 	ENGINE_OP_FSYNC = IO_OP__COUNT, /* fsync(2): data and metadata */
 	ENGINE_OP_SYNC_RANGE,		/* sync_file_range(2): aux flags */
 	ENGINE_OP_FALLOCATE,		/* fallocate(2): aux mode */
+	ENGINE_OP_NAME,			/* a call on a name, no descriptor: engine_names */
 	ENGINE_OP__END
+};
+
+/*
+ * A file-level replay's calls on names (stat, mkdir, rmdir, unlink, rename, truncate by name:
+ * replay/file/file_run.c), for the engines that take them (engine_ops.takes_names): made by
+ * call() on the thread that makes the calls of the I/O's recorded thread, so a recorded
+ * thread's stats run beside another's as the application's did, not one after another on the
+ * scheduling thread (fio's dirstat example, ten jobs: the replay ran at half fio's calls/s).
+ * call() must be safe on several threads at once. 0 or -errno.
+ */
+struct engine_names {
+	int (*call)(void *ctx, const struct replay_io *io);
+	void *ctx;
 };
 
 /* RWF flags of a read or write: FUA as RWF_DSYNC, and a file-level call's own (aux). */
@@ -127,6 +141,13 @@ struct engine_params {
 	/* the replay's clock origin (CLOCK_MONOTONIC ns), set before the first I/O: replay_io's
 	 * times are relative to it (a chained I/O's deadline and submit are set by the engine) */
 	const uint64_t *start_mono;
+	struct engine_names names; /* file level: ENGINE_OP_NAME's call (takes_names) */
+	/* The recorded threads known before the clock (closed mode: each stream's): an engine
+	 * with a thread per recorded thread (threads) starts theirs at init, as fio starts its
+	 * jobs before their clocks, not at their first call inside the replay's (fio's dirstat
+	 * example, ten jobs of five calls: each job's first stat took 100-300 us). */
+	const uint32_t *tids;
+	unsigned int ntids;
 };
 
 struct engine;
@@ -153,6 +174,9 @@ struct engine_ops {
 	/* queue() takes chained I/Os (replay_io.chained): each recorded thread's calls are made
 	 * in order by one worker of its own (threads) */
 	bool chains;
+	/* takes ENGINE_OP_NAME (engine_names): each recorded thread's calls on names made by its
+	 * own thread (threads) */
+	bool takes_names;
 	/* NULL + errno; *why gets a reason worth printing when the kernel lacks something. */
 	struct engine *(*init)(const struct engine_params *p, char *why, size_t why_len);
 	/* Prepares one I/O for the next submit (psync: hands it to a worker). 0 or -errno. */
@@ -218,9 +242,12 @@ void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 			  const volatile sig_atomic_t *cancel);
 /* One call on the calling thread, as the engines whose threads make their own calls (psync,
  * threads) make it: timed (io->began_ns, complete_ns, res) with the thread's CPU figures
- * (clock c) and its owed CPU wait paid (engine_cpu_wait_more). */
-void engine_call_sync(const struct engine_target *t, struct engine_cpu_clock *c,
-		      struct replay_io *io, const volatile sig_atomic_t *cancel);
+ * (clock c) and its owed CPU wait paid (engine_cpu_wait_more). A call on a name
+ * (ENGINE_OP_NAME) is made by names (t is not used); names may be NULL for an engine that
+ * takes none. */
+void engine_call_sync(const struct engine_target *t, const struct engine_names *names,
+		      struct engine_cpu_clock *c, struct replay_io *io,
+		      const volatile sig_atomic_t *cancel);
 
 /* Sleeps until `until` (absolute CLOCK_MONOTONIC ns), in steps of at most 2 ms so that a stop
  * or Ctrl-C (either flag may be NULL) ends it within a step, whichever thread the signal

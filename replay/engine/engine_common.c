@@ -144,12 +144,16 @@ void engine_cpu_wait_more(struct engine_cpu_clock *c, struct replay_io *io,
 	io->cpuwait_ns += io->wait_added_ns;
 }
 
-void engine_call_sync(const struct engine_target *t, struct engine_cpu_clock *c,
-		      struct replay_io *io, const volatile sig_atomic_t *cancel)
+void engine_call_sync(const struct engine_target *t, const struct engine_names *names,
+		      struct engine_cpu_clock *c, struct replay_io *io,
+		      const volatile sig_atomic_t *cancel)
 {
 	engine_cpu_clock_before(c, io);
 	io->began_ns = now_mono_ns();
-	io->res = engine_exec_sync(t, io);
+	if (io->op == ENGINE_OP_NAME)
+		io->res = names && names->call ? names->call(names->ctx, io) : -EINVAL;
+	else
+		io->res = engine_exec_sync(t, io);
 	io->complete_ns = now_mono_ns();
 	engine_cpu_clock_after(c, io);
 	engine_cpu_wait_more(c, io, cancel);

@@ -46,7 +46,7 @@ struct engine {
 /* One call, timed and with the calling thread's CPU figures; then done. */
 static void psync_call(struct engine *e, struct engine_cpu_clock *clk, struct replay_io *io)
 {
-	engine_call_sync(&e->targets[io->dev], clk, io, e->cancel);
+	engine_call_sync(&e->targets[io->dev], NULL, clk, io, e->cancel);
 }
 
 static void *psync_worker(void *arg)

@@ -66,6 +66,7 @@ struct engine {
 	bool inline_calls;		     /* depth 1: submit makes the call itself */
 	struct engine_cpu_clock clk;	     /* inline_calls: the scheduling thread's */
 	const uint64_t *start_mono;	     /* engine_params.start_mono */
+	struct engine_names names;	     /* engine_params.names: calls on names */
 	unsigned int nworkers;
 	struct tworker *w[THREADS_MAX];
 	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
@@ -110,7 +111,9 @@ static void worker_call(struct tworker *w, struct engine_cpu_clock *clk, struct 
 		w->st.cpu_asked_ns += io->burn_ns;
 		w->st.cpu_got_ns += burn_cpu(io->burn_ns, &e->stop, e->cancel);
 	}
-	engine_call_sync(&e->targets[io->dev], clk, io, e->cancel);
+	/* a call on a name has no descriptor: io->dev is no target's index */
+	engine_call_sync(io->op == ENGINE_OP_NAME ? NULL : &e->targets[io->dev], &e->names, clk,
+			 io, e->cancel);
 	w->last_complete = io->complete_ns;
 	w->last_late = io->began_ns > *e->start_mono + io->deadline_ns ?
 			       io->began_ns - (*e->start_mono + io->deadline_ns) : 0;
@@ -175,6 +178,8 @@ static void threads_exit(struct engine *e)
 	threads_free(e);
 }
 
+static struct tworker *worker_of(struct engine *e, uint32_t tid, int *err);
+
 static struct engine *threads_init(const struct engine_params *p, char *why, size_t why_len)
 {
 	struct engine *e = calloc(1, sizeof(*e));
@@ -187,6 +192,7 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 	e->cancel = p->cancel;
 	e->cpu_stats = p->cpu_stats;
 	e->start_mono = p->start_mono;
+	e->names = p->names;
 	e->cap = p->depth + 1;
 	e->pending = calloc(e->cap, sizeof(*e->pending));
 	if (!e->pending || engine_cq_init(&e->cq, &e->lock, e->cap)) {
@@ -199,6 +205,15 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 		/* init runs on the thread that submits: the clock is that thread's */
 		e->inline_calls = true;
 		engine_cpu_clock_open(&e->clk, e->cpu_stats);
+	}
+	for (unsigned int i = 0; i < p->ntids; i++) {
+		int err = 0;
+
+		if (!worker_of(e, p->tids[i], &err)) {
+			threads_exit(e);
+			errno = -err;
+			return NULL;
+		}
 	}
 	return e;
 }
@@ -333,6 +348,7 @@ const struct engine_ops engine_threads_ops = {
 	.sync_io = true,
 	.burns_cpu = true,
 	.chains = true,
+	.takes_names = true,
 	.init = threads_init,
 	.queue = threads_queue,
 	.submit = threads_submit,

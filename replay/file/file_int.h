@@ -209,6 +209,8 @@ void file_complete(struct run *r, struct replay_io *io, struct done_ev *d);
 void file_skip(struct run *r, const struct sev *s);
 /* would file_issue() hand s to the engine now (a call on an open descriptor)? */
 bool file_to_engine(const struct run *r, const struct sev *s);
+/* A call on a name, made on an engine's thread (engine_names.call; frun: struct frun). */
+int file_name_call(void *frun, const struct replay_io *io);
 void file_out(struct run *r, const struct done_ev *d);
 
 /* file_ops.c: stat, mkdir, rmdir and the directories a trace names */

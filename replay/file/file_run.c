@@ -140,6 +140,9 @@ static int do_close(struct frun *f, const struct replay_io *io)
 	return 0;
 }
 
+/* A call on a name (io->dev FSLOT_NONE): on the scheduling thread, or on the engine's thread
+ * of the recorded one (ENGINE_OP_NAME, file_name_call). Reads only what setup made (the
+ * names' directory descriptors), so threads may make such calls at once. */
 static int do_by_name(struct frun *f, const struct replay_io *io)
 {
 	const struct fname *a = name_of(f, io->arg), *b = name_of(f, io->arg >> 32);
@@ -165,6 +168,11 @@ static int do_by_name(struct frun *f, const struct replay_io *io)
 	if (fops_by_name_op(io->fop))
 		return fops_by_name(f, io);
 	return -EINVAL;
+}
+
+int file_name_call(void *frun, const struct replay_io *io)
+{
+	return do_by_name(frun, io);
 }
 
 /* The call io stands for, made now on the scheduling thread: its result or -errno. */
@@ -232,10 +240,19 @@ static uint8_t engine_op(uint8_t fop)
 	}
 }
 
+/* A call on a name goes to an engine that takes them (threads): made by the thread of its
+ * recorded thread, beside the others' calls. */
+static bool name_to_engine(const struct run *r, uint32_t dev)
+{
+	return dev == FSLOT_NONE && r->eng->takes_names && !r->eng->moves_no_data;
+}
+
 bool file_to_engine(const struct run *r, const struct sev *s)
 {
 	const struct frun *f = frun_of(r);
 
+	if (s->dev == FSLOT_NONE)
+		return name_to_engine(r, s->dev);
 	return engine_op(s->op) != OP_HERE && (r->eng->moves_no_data || f->tg[s->dev].fd >= 0);
 }
 
@@ -246,6 +263,10 @@ int file_issue(struct run *r, struct replay_io *io)
 
 	io->flags = 0;
 	io->op = engine_op(io->fop);
+	if (name_to_engine(r, io->dev)) {
+		io->op = ENGINE_OP_NAME;
+		return 0; /* to the engine */
+	}
 	if (io->dev != FSLOT_NONE) {
 		io->fgen = f->slots[io->dev].gen;
 		if (uses_slot(io->fop) && io->arg != DEP_ADDED_CALL)

@@ -336,6 +336,7 @@ static void engine_targets(struct run *r, struct engine_params *ep)
 	ep->targets = frun_of(r)->tg;
 	ep->ntargets = frun_of(r)->nslots;
 	ep->fds_change = true;
+	ep->names = (struct engine_names){ .call = file_name_call, .ctx = frun_of(r) };
 }
 
 /* The result trace: the same file table (paths under the root), the calls as they ran. */
