@@ -12,7 +12,9 @@
 #     quarter of a cheap call: the rate is never taken from the recorded run;
 #  2. `ioreel synth --fio-job` of the same job, `ioreel replay --root B/JOB` on the same
 #     filesystem (closed mode, ENGINE): the replay's calls per second (the job's calls over
-#     the replay's span), its mean time per call (its most frequent call but close), the calls
+#     the replay's span), its mean time per call (its most frequent call but close, from
+#     the call's start to its end in the result trace, as fio's clat times a sync call: not
+#     from its release, which holds the wait for a busy thread or CPU), the calls
 #     per op of its result trace, the names it leaves;
 #  3. per job: ops/s of both and their ratio (the issue asks within 10 %), the time per call of
 #     both, calls per op side by side (fio's own bookkeeping calls, such as its stat of each
@@ -23,7 +25,7 @@
 #     there compare the time per call.
 # Figures, not pass/fail: run it on a quiet machine (it measures rates). Jobs: JOBS (a job
 # file; default tests/data/fio-grammar/fileops.fio, whose dircreate/dirstat/dirdelete jobs need
-# fio 3.34) and, with FIO_EXAMPLES=/path/to/fio/examples, fio's falloc, ftruncate and
+# fio 3.34; bench/fileops_threads.fio: several jobs' calls on names at once, time-based) and, with FIO_EXAMPLES=/path/to/fio/examples, fio's falloc, ftruncate and
 # *-ioengine examples. Env: FS (xfs; ext4), SIZE_MB (2048), ENGINE (none: the replay's
 # default, threads for these jobs' closed loops of plain calls), RUNTIME (cap on
 # a time-based job, seconds: 10), ROUNDS (1: with more, fio alone and the replay run that many
@@ -80,11 +82,11 @@ lay_out() {
 
 # fio_alone JOB DIR OUT.json: fio runs JOB in DIR, its JSON report in OUT.json
 fio_alone() { (cd "$2" && fio --output-format=json --output="$3" "$1" >/dev/null 2>"$d/$n.fio.err"); }
-# replay_into TRACE ROOT OUT: the replay of TRACE under ROOT, caches dropped first; its JSON in
-# OUT.json, its result trace OUT.ioreel
+# replay_into TRACE ROOT OUT: the replay of TRACE under ROOT; its JSON in OUT.json, its result
+# trace OUT.ioreel. No cache is dropped before it, as none is before fio: each runs right after
+# its own lay-out (fio's, the replay's before its clock). A drop before the replay alone made
+# its mkdirs on xfs 30-40 us a call against 10-12 us without (dircreate, 30 names).
 replay_into() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
 	"$IOREEL" replay "$1" --root "$2" --allow-writes ${engine:+--engine "$engine"} --json -q \
 		-o "$3.ioreel" >"$3.json" 2>"$d/$n.run.err"
 }
@@ -183,6 +185,12 @@ if more and fr:
     print(f"    {len(rates)} rounds, calls/s fio / ioreel: " +
           ", ".join(f"{x:,.0f} / {y:,.0f}" for x, y in rates) +
           f"; medians {mf:,.0f} / {mi:,.0f}, ratio {mi / mf:.3f}")
+def call_mean(p, op):  # the call itself: its start (issue_ns) to its end, as fio's clat
+    t = [int(r["complete_ns"]) - int(r["issue_ns"])
+         for r in csv.DictReader(l for l in open(p) if not l.startswith("#"))
+         if r["op"] == op and r["iface"] != "start" and r["issue_ns"]]
+    return sum(t) / len(t) if t else imean
+imean = call_mean(run, main) if main else 0
 print(f"    time per call: fio {fmean / 1e3:.1f} us (clat), ioreel {imean / 1e3:.1f} us ({main})")
 def per_op(p):
     c = collections.Counter()
