@@ -240,11 +240,18 @@ static uint8_t engine_op(uint8_t fop)
 	}
 }
 
-/* A call on a name goes to an engine that takes them (threads): made by the thread of its
- * recorded thread, beside the others' calls. */
+/*
+ * A call on a name goes to an engine that takes them (threads): made by the thread of its
+ * recorded thread, beside the others' calls. Only where what follows it on that name waits for
+ * its completion: closed mode (a stream's calls one after another, each stream its own names)
+ * and dep mode (inference orders the calls on a name across threads). In the clocked modes an
+ * open of the name, made here, could overtake an unlink still queued behind a slow call of
+ * its thread: there they are made here, in the order released.
+ */
 static bool name_to_engine(const struct run *r, uint32_t dev)
 {
-	return dev == FSLOT_NONE && r->eng->takes_names && !r->eng->moves_no_data;
+	return dev == FSLOT_NONE && r->eng->takes_names && !r->eng->moves_no_data &&
+	       (r->mode == REPLAY_CLOSED || r->mode == REPLAY_DEP);
 }
 
 bool file_to_engine(const struct run *r, const struct sev *s)
