@@ -279,6 +279,9 @@ static int write_side(struct trace_writer *w, struct side_buf *b, uint32_t kind,
 	if (side_end(b)) {
 		snprintf(w->err, sizeof(w->err), "out of memory for the %s", what);
 		w->failed = true;
+		/* nothing written: the file ends on its last whole frame, so the close can still
+		 * write what describes the chunks (close_failed), and a reader sees them whole */
+		w->rewound = true;
 		return -ENOMEM;
 	}
 	err = write_all(w, b->p, b->len, what);
@@ -515,7 +518,7 @@ int trace_writer__add_cpu_load(struct trace_writer *w, uint32_t ncpus, uint32_t 
 		if (!err && w->cpu_load.count >= TRACE_CPU_LOAD_FRAME)
 			err = write_cpu_load(w);
 		if (err) {
-			if (err == -ENOMEM)
+			if (err == -ENOMEM && !w->failed) /* not over the frame's own message */
 				snprintf(w->err, sizeof(w->err), "out of memory for the CPU load");
 			return err;
 		}
