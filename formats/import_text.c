@@ -490,8 +490,10 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 			r = bad(c, *lineno, "a file-level CSV (convert wrote it from a trace "
 					    "recorded with --level file): convert imports block "
 					    "I/O only; replay or convert the .ioreel it came from");
-			if (!c->salvage)
+			if (!c->salvage) {
+				c->bad_header = true; /* no record --salvage could skip */
 				return r;
+			}
 			c->skipped++;
 			continue;
 		}

@@ -5,7 +5,8 @@
  * NULs and all, then calls of every op and interface with the input's descriptors, offsets,
  * lengths, results and flags), written by the trace writer and replayed under a fresh root
  * directory with the null engine, writes allowed, in the trace's default mode (dep) and in one
- * other picked from a hash of the input. Must never crash, leak or hang (replay_fuzz.h),
+ * other picked from a hash of the input (every other input with the threads engine there,
+ * which makes the calls for real). Must never crash, leak or hang (replay_fuzz.h),
  * and never touch anything outside the root: the root's parent holds a canary file beside it,
  * and after every run the parent must hold exactly the two, the canary as it was.
  * Built and run by `make fuzz`; seeds in tests/fuzz/corpus/fuzz_replay_file/ (ftrace_craft's
@@ -146,7 +147,7 @@ static void cleanup(void)
 	nftw(sandbox, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void replay_once(const char *trace, int mode)
+static void replay_once(const char *trace, int mode, const char *engine)
 {
 	struct replay_opts o;
 	struct replay_result res;
@@ -155,14 +156,15 @@ static void replay_once(const char *trace, int mode)
 
 	fuzz_replay_opts(&o, trace, mode);
 	o.root = root;
+	o.engine = engine;
 	fresh_root(true);
 	watchdog_arm(mode);
 	ret = replay_run(&o, &res, err, sizeof(err));
 	watchdog_disarm();
 	if (verbose)
-		fprintf(stderr, "fuzz_replay_file: mode %s: %d %s, %llu calls%s\n",
-			replay_mode_name(mode), ret, ret ? err : "", (unsigned long long)res.ios,
-			replay_stop ? ", stopped" : "");
+		fprintf(stderr, "fuzz_replay_file: mode %s, engine %s: %d %s, %llu calls%s\n",
+			replay_mode_name(mode), engine, ret, ret ? err : "",
+			(unsigned long long)res.ios, replay_stop ? ", stopped" : "");
 	replay_result_free(&res);
 	fresh_root(true);
 }
@@ -197,7 +199,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < size; i++)
 		h = (h ^ data[i]) * 16777619u;
-	replay_once(path, REPLAY_MODE_AUTO);
-	replay_once(path, modes[h % 3]);
+	replay_once(path, REPLAY_MODE_AUTO, "null");
+	/* every other input once more with the threads engine: its workers make the calls for
+	 * real under the root, the calls on names (stat, mkdir, rename...) too in dep mode */
+	replay_once(path, modes[h % 3], (h >> 8) & 1 ? "threads" : "null");
 	return 0;
 }
