@@ -503,7 +503,13 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 		return header_unreadable(c, skipped_at, what);
 	if (!r) { /* --salvage skips records: it cannot make a header */
 		c->bad_header = true;
-		snprintf(c->err, sizeof(c->err), "line 1: no CSV header (expected queue_ns,...)");
+		if (!*lineno)
+			snprintf(c->err, sizeof(c->err), "the file is empty: no CSV header "
+							 "(expected queue_ns,...)");
+		else
+			snprintf(c->err, sizeof(c->err), "no CSV header in its %llu line%s, only "
+				 "comments and blank lines (expected queue_ns,...)",
+				 (unsigned long long)*lineno, *lineno == 1 ? "" : "s");
 		return -EINVAL;
 	}
 	r = csv_header(c, st, fld, nf, *lineno);

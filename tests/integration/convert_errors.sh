@@ -68,7 +68,10 @@ check 1 "r.csv: line 3: line longer than 4096 bytes" "$d/r.csv" "$d/h.csv"
 # a CSV with no header at all (comments and empty lines only): --salvage cannot make one, so
 # the message does not offer it as it does for a bad record
 printf '# a comment\n\n' >"$d/nohead.csv"
-check 1 "nohead.csv: line 1: no CSV header (expected queue_ns,...)$" "$d/nohead.csv" \
+check 1 "nohead.csv: no CSV header in its 2 lines, only comments and blank lines (exp" \
+	"$d/nohead.csv" "$d/o.ioreel"
+: >"$d/empty.csv"
+check 1 "empty.csv: the file is empty: no CSV header (expected queue_ns,...)$" "$d/empty.csv" \
 	"$d/o.ioreel"
 # a line skipped before the header is still good to skip: a banner, say
 { seq -s, 1 2000; echo queue_ns,offset,length,op; echo 1,0,4096,read; } >"$d/banner.csv"
