@@ -384,7 +384,7 @@ int cmd_analyze(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return cli_getopt_error(c, argv, lo, "ioreel analyze --help");
+			return cli_getopt_error(c, argv, lo, "analyze");
 		}
 	}
 	unsigned int n = (unsigned int)(argc - optind);

@@ -702,7 +702,7 @@ int cmd_convert(int argc, char **argv)
 			free(cv);
 			return cli_close_stdout(EXIT_OK);
 		default:
-			rc = cli_getopt_error(o, argv, opts, "ioreel convert --help");
+			rc = cli_getopt_error(o, argv, opts, "convert");
 			goto out;
 		}
 	}

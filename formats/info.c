@@ -504,7 +504,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return cli_close_stdout(EXIT_OK);
 		default:
-			return cli_getopt_error(c, argv, opts, "ioreel info --help");
+			return cli_getopt_error(c, argv, opts, "info");
 		}
 	}
 	if (optind != argc - 1) {

@@ -173,7 +173,7 @@ static int parse_args(int argc, char **argv, struct fl_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			cli_getopt_error(c, argv, lo, HELP);
+			cli_getopt_error(c, argv, lo, "record --level file");
 			return -EINVAL;
 		}
 	}

@@ -180,7 +180,7 @@ static int parse_args(int argc, char **argv, struct rec_opts *o)
 			usage(stdout);
 			return 1;
 		default:
-			cli_getopt_error(c, argv, lo, HELP);
+			cli_getopt_error(c, argv, lo, "record");
 			return -EINVAL;
 		}
 	}

@@ -251,7 +251,7 @@ void cli_try_help(const char *verb)
 	fprintf(stderr, "Try 'ioreel %s --help'.\n", verb);
 }
 
-int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *help)
+int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *verb)
 {
 	const char *arg = optind > 0 ? argv[optind - 1] : "";
 	int n = (int)strcspn(arg, "="), i = -1;
@@ -273,7 +273,7 @@ int cli_getopt_error(int c, char *const *argv, const struct option *lo, const ch
 		cli_error("unknown option '%.*s'", n, arg);
 	else
 		cli_error("option '%s' refused (a value missing, or one given to a flag)", arg);
-	fprintf(stderr, "Try '%s'.\n", help);
+	cli_try_help(verb);
 	return EXIT_USAGE;
 }
 

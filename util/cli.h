@@ -80,9 +80,10 @@ struct option;
  * rather than the whole usage text, in which the one line that matters scrolled away: "--from
  * needs a value", "unknown option '--bogus'", "--json takes no value". For getopt_long() given
  * short options that start with ':' (it then prints nothing and returns ':' for a missing value,
- * '?' for the rest); c is what it returned, lo its long options. Returns EXIT_USAGE.
+ * '?' for the rest); c is what it returned, lo its long options; verb ("info", "record --level
+ * file") names the help the last line points to (cli_try_help). Returns EXIT_USAGE.
  */
-int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *help);
+int cli_getopt_error(int c, char *const *argv, const struct option *lo, const char *verb);
 
 /* Monotonic and realtime clocks in ns. */
 uint64_t now_mono_ns(void);
