@@ -623,7 +623,7 @@ static int study_main(struct study *s)
 	 * would refuse them as in use; it comes down first (its devices locked meanwhile) */
 	snprintf(state, sizeof(state), "%s/state", s->p.results);
 	if (!s->x.dry_run && s->resume && s->vo.allow_writes && !stat(state, &st)) {
-		ret = vet_lock_devices(&s->p);
+		ret = vet_lock_devices(&s->p, false);
 		if (!ret)
 			ret = open_results(s);
 		if (!ret)
@@ -637,6 +637,8 @@ static int study_main(struct study *s)
 		bool restart;
 
 		dry_refused = ret; /* the commands are printed all the same */
+		if (!dry_refused) /* another study on its devices now: the run would refuse */
+			dry_refused = vet_lock_devices(&s->p, true);
 		/* what the run decides from a state file there, and the cells it would skip */
 		if (!stat(state, &st)) {
 			ret = state_read(s, state);
@@ -651,7 +653,7 @@ static int study_main(struct study *s)
 		return ret;
 	if (!s->x.dry_run) {
 		if (!opened) {
-			ret = vet_lock_devices(&s->p);
+			ret = vet_lock_devices(&s->p, false);
 			if (!ret)
 				ret = open_results(s);
 			if (ret)

@@ -97,8 +97,9 @@ struct vet_opts {
 int vet_plan(const struct plan *p, const struct vet_opts *o);
 /* Before building one candidate: its devices are not mounted or held now. 0 or -EBUSY. */
 int vet_candidate_free(const struct candidate *c, char *err, size_t errlen);
-/* Locks every listed device against another study running at once. 0 or an exit code. */
-int vet_lock_devices(const struct plan *p);
+/* Locks every listed device against another study running at once (check_only, a dry run:
+ * only says whether a run could, taking and writing nothing). 0 or an exit code. */
+int vet_lock_devices(const struct plan *p, bool check_only);
 /* "md" when the kernel has md and mdadm is installed, else NULL with the reason. */
 bool md_available(char *why, size_t len);
 

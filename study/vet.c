@@ -352,8 +352,9 @@ static bool holder_is_study(const char *pid)
 	return !strncmp(comm, "ioreel", 6);
 }
 
-int vet_lock_devices(const struct plan *p)
+int vet_lock_devices(const struct plan *p, bool check_only)
 {
+	const int create = check_only ? 0 : O_CREAT;
 	static dev_t locked[STUDY_MAX_CAND * STUDY_MAX_DEVS];
 	static int nlocked;
 
@@ -375,13 +376,14 @@ int vet_lock_devices(const struct plan *p)
 				have |= locked[k] == st.st_rdev;
 			if (have)
 				continue;
+			/* a check (dry run) makes no lock file: none there, none held */
 			snprintf(path, sizeof(path), "/run/lock/ioreel-study.%u:%u",
 				 major(st.st_rdev), minor(st.st_rdev));
-			fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+			fd = open(path, O_RDWR | create | O_CLOEXEC, 0644);
 			if (fd < 0) {
 				snprintf(path, sizeof(path), "/tmp/ioreel-study.%u:%u",
 					 major(st.st_rdev), minor(st.st_rdev));
-				fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+				fd = open(path, O_RDWR | create | O_CLOEXEC | O_NOFOLLOW, 0644);
 			}
 			if (fd < 0)
 				continue; /* no place for locks: the mount checks still apply */
@@ -394,12 +396,17 @@ int vet_lock_devices(const struct plan *p)
 					    '\0'; /* left by an earlier study: not the holder */
 				cli_error(
 				    "candidate [%s]: %s is in another study running now (%s%s, "
-				    "lock "
-				    "%s): one device, one study at a time; nothing was written",
+				    "lock %s): one device, one study at a time; %s",
 				    c->name, c->devices[j], *holder ? "pid " : "an unknown process",
-				    holder, path);
+				    holder, path,
+				    check_only ? "a run now would refuse it"
+					       : "nothing was written");
 				close(fd);
 				return EXIT_RUNTIME;
+			}
+			if (check_only) { /* free now: let it go at once, unwritten */
+				close(fd);
+				continue;
 			}
 			locked[nlocked++] = st.st_rdev;
 			if (ftruncate(fd, 0) == 0)

@@ -92,7 +92,15 @@ exec {lockfd}>>"$lock" || fail "cannot open $lock"
 flock -n "$lockfd" || fail "cannot take $lock"
 p=$(plan locked "devices=$A" fs=xfs)
 refused 1 "$A is in another study running now" "$p" --allow-writes
+# the dry run says so too (it took nothing: the lock file is as the holder left it)
+echo "holder $$" >"$lock"
+refused 1 "$A is in another study running now.*a run now would refuse it" "$p" --dry-run
+assert_eq "$(cat "$lock")" "holder $$" "the lock file after a dry run"
 exec {lockfd}>&- # released: the lock goes with its last open descriptor
+# free again: the dry run passes the lock, and still takes nothing
+"$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" ||
+	fail "dry run after the release: $(cat "$d/err")"
+assert_eq "$(cat "$lock")" "holder $$" "the lock file after a dry run"
 
 p=$(plan nowrite "devices=$A" fs=xfs)
 refused 2 "add --allow-writes to run" "$p"
