@@ -328,8 +328,7 @@ static void test_bom(void)
 	CHECK(r == -EINVAL && strstr(err, "line 1: column 1 '\xef\xbbqueue_ns'"),
 	      "two bytes of a mark: %d, %s", r, err);
 	r = run(CONV_CSV, "\xef\xbb\xbf", 3, false);
-	CHECK(r == -EINVAL && strstr(err, "no CSV header in its 1 line,"), "a mark only: %d, %s", r,
-	      err);
+	CHECK(r == -EINVAL && strstr(err, "the file is empty"), "a mark only: %d, %s", r, err);
 	r = run(CONV_CSV, "\xef", 1, false);
 	CHECK(r == -EINVAL && strstr(err, "line 1: column 1 '\xef'"), "a mark's first byte: %d, %s",
 	      r, err);
