@@ -248,9 +248,9 @@ static uint8_t engine_op(uint8_t fop)
  * open of the name, made here, could overtake an unlink still queued behind a slow call of
  * its thread: there they are made here, in the order released.
  */
-static bool name_to_engine(const struct run *r, uint32_t dev)
+static bool names_to_engine(const struct run *r)
 {
-	return dev == FSLOT_NONE && r->eng->takes_names && !r->eng->moves_no_data &&
+	return r->eng->takes_names && !r->eng->moves_no_data &&
 	       (r->mode == REPLAY_CLOSED || r->mode == REPLAY_DEP);
 }
 
@@ -259,7 +259,7 @@ bool file_to_engine(const struct run *r, const struct sev *s)
 	const struct frun *f = frun_of(r);
 
 	if (s->dev == FSLOT_NONE)
-		return name_to_engine(r, s->dev);
+		return names_to_engine(r);
 	return engine_op(s->op) != OP_HERE && (r->eng->moves_no_data || f->tg[s->dev].fd >= 0);
 }
 
@@ -270,7 +270,7 @@ int file_issue(struct run *r, struct replay_io *io)
 
 	io->flags = 0;
 	io->op = engine_op(io->fop);
-	if (name_to_engine(r, io->dev)) {
+	if (io->dev == FSLOT_NONE && names_to_engine(r)) { /* reads, writes: one test */
 		io->op = ENGINE_OP_NAME;
 		return 0; /* to the engine */
 	}
