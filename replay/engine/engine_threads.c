@@ -69,7 +69,9 @@ struct engine {
 	struct engine_names names;	     /* engine_params.names: calls on names */
 	unsigned int nworkers;
 	struct tworker *w[THREADS_MAX];
-	uint32_t hash_tid[THREADS_HASH];   /* tid + 1, 0 = empty */
+	/* tid -> worker: hash_w is the worker's index + 1, 0 = empty (every tid is a key: a
+	 * trace's tid 4294967295 is one too) */
+	uint32_t hash_tid[THREADS_HASH];
 	uint16_t hash_w[THREADS_HASH];
 };
 
@@ -239,12 +241,9 @@ static struct tworker *worker_of(struct engine *e, uint32_t tid, int *err)
 	struct tworker *w;
 	int ret;
 
-	for (;; h = (h + 1) & (THREADS_HASH - 1)) {
-		if (e->hash_tid[h] == tid + 1)
-			return e->w[e->hash_w[h]];
-		if (!e->hash_tid[h])
-			break;
-	}
+	for (; e->hash_w[h]; h = (h + 1) & (THREADS_HASH - 1))
+		if (e->hash_tid[h] == tid)
+			return e->w[e->hash_w[h] - 1];
 	if (e->nworkers == THREADS_MAX)
 		return e->w[tid % THREADS_MAX]; /* shared past the cap */
 	w = calloc(1, sizeof(*w));
@@ -265,8 +264,8 @@ static struct tworker *worker_of(struct engine *e, uint32_t tid, int *err)
 		*err = -ret;
 		return NULL;
 	}
-	e->hash_tid[h] = tid + 1;
-	e->hash_w[h] = (uint16_t)e->nworkers;
+	e->hash_tid[h] = tid;
+	e->hash_w[h] = (uint16_t)(e->nworkers + 1);
 	e->w[e->nworkers++] = w;
 	return w;
 }
