@@ -605,6 +605,7 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 {
 	struct layout l = { .f = f, .seed = now_mono_ns() };
 	uint64_t t0 = now_mono_ns();
+	char a[32], b[32];
 	int ret = 0, fd;
 
 	fd = openat(f->rootfd, FMARKER, O_CREAT | O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -620,6 +621,11 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 	for (uint32_t i = 0; !ret && i < f->nnames; i++) {
 		struct fname *n = &f->names[i];
 
+		/* a trace of 100k names takes a second here: Ctrl-C is looked at by each */
+		if (replay_stop) {
+			ret = -EINTR;
+			break;
+		}
 		ret = name_dir(f, i, true, err, errlen);
 		if (!ret)
 			ret = name_vet(f, i, err, errlen);
@@ -639,10 +645,13 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 		ret = -ENOMEM;
 	if (l.buf)
 		pattern_random(l.buf, LAYOUT_CHUNK);
-	for (uint32_t id = 1; !ret && id <= f->nfiles; id++)
-		if (f->files[id].layout != FLAY_NONE)
+	for (uint32_t id = 1; !ret && id <= f->nfiles; id++) {
+		if (replay_stop)
+			ret = -EINTR; /* an empty file or a directory writes no data to look at it */
+		else if (f->files[id].layout != FLAY_NONE)
 			ret = f->files[id].dir ? fops_lay_out_dir(f, id, err, errlen)
 					       : lay_out_one(&l, id, err, errlen);
+	}
 	free(l.buf);
 	if (f->o->progress && l.next_progress)
 		fprintf(stderr, "\r\033[K");
@@ -654,8 +663,18 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (ret && !*err)
+	if (ret == -EINTR && replay_stop) { /* not "laying out F: Interrupted system call" */
+		char done[80] = "";
+
+		if (l.total)
+			snprintf(done, sizeof(done), " (%s of %s written)",
+				 fmt_bytes(l.done, a, sizeof(a)), fmt_bytes(l.total, b, sizeof(b)));
+		snprintf(err, errlen, "interrupted while laying out the files under %s%s: nothing "
+			 "was replayed; the next replay there lays them out anew", f->res->root,
+			 done);
+	} else if (ret && !*err) {
 		snprintf(err, errlen, "preparing %s: %s", f->res->root, strerror(-ret));
+	}
 	f->res->layout_bytes = l.done;
 	f->res->layout_ns = now_mono_ns() - t0;
 	return ret;

@@ -4,7 +4,8 @@
 # hour away (it used to sleep to the deadline and look at the signal only after it), one whose
 # times lie past 2^63 ns, a dep replay of the same gap; at several moments. Each ends at once
 # with its result trace complete and readable (the first I/O in it), says it was interrupted
-# (stderr, --json) and exits 1: a partial run is not a result. So does one still filling its new --size target, which it removes.
+# (stderr, --json) and exits 1: a partial run is not a result. So does one still filling its new
+# --size target, which it removes, and a file-level one laying out its files.
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -84,6 +85,32 @@ if [ "$(df --output=avail -k "$d" | tail -1)" -gt $((5 << 20)) ]; then
 else
 	echo "NOTE: under 5 GiB free in $d: the --size fill interruption not checked"
 fi
+
+# Ctrl-C while a file-level replay lays out its files (16,000 of 4 KiB, each synced: seconds)
+# ends it within a second, exit 1, saying so (it said "laying out F: Interrupted system call"),
+# with no result trace
+printf '[global]\nnumjobs=16\nfilesize=4k\n[s]\nioengine=filestat\nnrfiles=1000\n' >"$d/st.fio"
+"$IOREEL" synth --fio-job "$d/st.fio" -o "$d/st.ioreel" >/dev/null 2>"$d/err" ||
+	fail "synth: $(cat "$d/err")"
+mkdir "$d/root"
+"$IOREEL" replay "$d/st.ioreel" --root "$d/root" --allow-writes --engine threads -q \
+	-o "$d/st-run.ioreel" >/dev/null 2>"$d/err" &
+pid=$!
+for _ in $(seq 500); do [ -e "$d/root/s.0.0" ] && break; sleep 0.01; done
+t0=$(date +%s%N)
+kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "lay-out still running 5 s after SIGINT"; }
+rc=0
+wait $pid || rc=$?
+t1=$(date +%s%N)
+cat "$d/err"
+echo "SIGINT in the lay-out: ended in $(((t1 - t0) / 1000000)) ms, exit $rc"
+assert_eq "$rc" 1 "exit status of a replay interrupted in its lay-out"
+[ $(((t1 - t0) / 1000000)) -lt 1000 ] || fail "the lay-out took over 1 s to stop"
+grep -q "interrupted while laying out the files under $d/root.*nothing was replayed" "$d/err" ||
+	fail "the interrupted lay-out not said (above)"
+[ ! -e "$d/st-run.ioreel" ] || fail "a result trace was written for a replay that never ran"
 
 # --speed far below 1 stretches the gap further still; an absurd one is refused
 "$IOREEL" replay "$d/gap.ioreel" --target "$d/t.img" --mode timed --speed 1e-20 -q \
