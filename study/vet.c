@@ -352,6 +352,35 @@ static bool holder_is_study(const char *pid)
 	return !strncmp(comm, "ioreel", 6);
 }
 
+/*
+ * The lock file of a device in the lock directory dir (/run/lock, /tmp: both world-writable),
+ * made where create (O_CREAT) asks: its descriptor, -errno where the directory cannot hold it,
+ * or -EEXIST where something else is at its name (a symbolic link, a directory, a FIFO), said
+ * in err. Never through a symbolic link: a study truncates and writes its lock, and a link
+ * planted at its name by another user made a root study truncate the file it pointed to.
+ */
+static int lock_open(const char *dir, dev_t rdev, int create, char *path, size_t pathlen,
+		     char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	snprintf(path, pathlen, "%s/ioreel-study.%u:%u", dir, major(rdev), minor(rdev));
+	fd = open(path, O_RDWR | create | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+		return fd;
+	if (fd < 0 && errno != ELOOP && errno != EISDIR)
+		return -errno;
+	if (fd >= 0)
+		close(fd);
+	if (lstat(path, &st))
+		return -errno;
+	snprintf(err, errlen, "%s", S_ISLNK(st.st_mode)   ? "a symbolic link"
+				    : S_ISDIR(st.st_mode) ? "a directory"
+							  : "not a regular file");
+	return -EEXIST;
+}
+
 int vet_lock_devices(const struct plan *p, bool check_only)
 {
 	const int create = check_only ? 0 : O_CREAT;
@@ -362,7 +391,7 @@ int vet_lock_devices(const struct plan *p, bool check_only)
 		const struct candidate *c = &p->cand[i];
 
 		for (int j = 0; j < c->ndev; j++) {
-			char path[128], holder[64] = "";
+			char path[128], holder[64] = "", what[32];
 			struct stat st;
 			int fd;
 			ssize_t n;
@@ -377,13 +406,18 @@ int vet_lock_devices(const struct plan *p, bool check_only)
 			if (have)
 				continue;
 			/* a check (dry run) makes no lock file: none there, none held */
-			snprintf(path, sizeof(path), "/run/lock/ioreel-study.%u:%u",
-				 major(st.st_rdev), minor(st.st_rdev));
-			fd = open(path, O_RDWR | create | O_CLOEXEC, 0644);
-			if (fd < 0) {
-				snprintf(path, sizeof(path), "/tmp/ioreel-study.%u:%u",
-					 major(st.st_rdev), minor(st.st_rdev));
-				fd = open(path, O_RDWR | create | O_CLOEXEC | O_NOFOLLOW, 0644);
+			fd = lock_open("/run/lock", st.st_rdev, create, path, sizeof(path), what,
+				       sizeof(what));
+			if (fd < 0 && fd != -EEXIST)
+				fd = lock_open("/tmp", st.st_rdev, create, path, sizeof(path),
+					       what, sizeof(what));
+			if (fd == -EEXIST) {
+				cli_error("candidate [%s]: the lock file of %s, %s, is %s: ioreel "
+					  "makes none such; remove it and run again; %s",
+					  c->name, c->devices[j], path, what,
+					  check_only ? "a run now would refuse it"
+						     : "nothing was written");
+				return EXIT_RUNTIME;
 			}
 			if (fd < 0)
 				continue; /* no place for locks: the mount checks still apply */
