@@ -45,8 +45,11 @@ char *conv_fmt_suffixes(bool (*keep)(enum conv_fmt), char *buf, size_t len);
 /* Longest text line an importer accepts, in bytes without its "\n" or "\r\n" (longer lines
  * are an error, not an allocation). */
 #define IMPORT_LINE_MAX 4096
-/* A buffer for one line: fgets() needs room for the "\r\n" and the NUL besides. */
+/* A buffer for one line: room for its "\r" and the NUL besides (and a spare byte). */
 #define IMPORT_LINE_BUF (IMPORT_LINE_MAX + 3)
+/* What import_getline's -EILSEQ means, for a message. */
+#define IMPORT_NUL_WHY "a NUL byte in the line: convert reads text (ASCII or UTF-8; iconv -f " \
+		       "UTF-16 -t UTF-8 converts a UTF-16 file)"
 /* Default size of the reorder window, in events (88 bytes each with their order). */
 #define IMPORT_WINDOW_DEFAULT 65536
 
@@ -158,9 +161,9 @@ bool import_is_absolute(enum conv_fmt fmt);
 /* Finds the device called name, adding it when new; its index or -ENOSPC. */
 int import_device(struct import_ctx *c, const char *name, uint32_t major, uint32_t minor);
 /* Reads one line into buf, IMPORT_LINE_BUF bytes (without the newline); 1 = line, 0 = end,
- * -EINVAL when longer than IMPORT_LINE_MAX (the rest of it is read: the next call reads the
- * line after it). first: line 1, whose UTF-8 byte-order mark (EF BB BF) is left out before
- * the limit applies. */
+ * -EINVAL when longer than IMPORT_LINE_MAX, -EILSEQ when it holds a NUL byte (the rest of
+ * either is read: the next call reads the line after it). first: line 1, whose UTF-8
+ * byte-order mark (EF BB BF) is left out before the limit applies. */
 int import_getline(FILE *f, char *buf, bool first);
 /* offset + length would pass 2^64 (wrap): no device holds such an I/O. */
 static inline bool import_past_end(uint64_t offset, uint64_t length)

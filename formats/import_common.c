@@ -298,29 +298,36 @@ static size_t drop_bom(FILE *f, char *buf)
 	return n == sizeof(bom) ? 0 : n;
 }
 
+/*
+ * Byte by byte, not fgets(): a NUL byte inside a line (a UTF-16 file, binary data) ended the
+ * line for strlen(), which then took it for a line cut at the buffer's end and read on to the
+ * next newline, so the message said "longer than 4096 bytes" of a short line and --salvage
+ * lost the good line after it uncounted.
+ */
 int import_getline(FILE *f, char *buf, bool first)
 {
 	size_t n = first ? drop_bom(f, buf) : 0;
+	bool any = n, nul = false, cut = false;
+	int ch;
 
-	if (!fgets(buf + n, (int)(IMPORT_LINE_BUF - n), f)) {
-		if (!n)
-			return 0;
-		buf[n] = '\0'; /* the file ends inside a mark: that is its line */
+	while ((ch = getc_unlocked(f)) != EOF) {
+		any = true;
+		if (ch == '\n')
+			break;
+		nul |= !ch;
+		if (n < IMPORT_LINE_MAX + 1) /* room for the line and its '\r' */
+			buf[n++] = (char)ch;
+		else
+			cut = true; /* the rest of it is read: the next call reads the line after */
 	}
-	n = strlen(buf);
-	if (n && buf[n - 1] == '\n')
+	if (!any)
+		return 0;
+	buf[n] = '\0';
+	if (nul)
+		return -EILSEQ;
+	if (!cut && n && buf[n - 1] == '\r')
 		buf[--n] = '\0';
-	else if (!feof(f)) {
-		/* drain the rest of the over-long line so the caller may skip it under salvage */
-		int ch;
-		while ((ch = fgetc(f)) != EOF && ch != '\n')
-			;
-		return -EINVAL;
-	}
-	if (n && buf[n - 1] == '\r')
-		buf[--n] = '\0';
-	/* fgets() also fits a whole line one byte over the limit (two at the end of the file) */
-	return n > IMPORT_LINE_MAX ? -EINVAL : 1;
+	return cut || n > IMPORT_LINE_MAX ? -EINVAL : 1;
 }
 
 int import_split_csv(char *line, char **fields, int max)

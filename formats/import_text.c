@@ -111,7 +111,9 @@ int import_fio(FILE *f, struct import_ctx *c)
 	r = import_getline(f, line, true);
 	lineno = 1;
 	if (r <= 0)
-		return bad(c, 1, r < 0 ? "line too long" : "empty file, expected 'fio version 3 iolog'");
+		return bad(c, 1, "%s", r == -EILSEQ ? IMPORT_NUL_WHY
+				 : r < 0    ? "line too long"
+					    : "empty file, expected 'fio version 3 iolog'");
 	if (!strcmp(line, "fio version 2 iolog"))
 		version = 2;
 	else if (!strcmp(line, "fio version 3 iolog"))
@@ -133,6 +135,8 @@ int import_fio(FILE *f, struct import_ctx *c)
 				c->skipped++;
 				continue;
 			}
+			if (r == -EILSEQ)
+				return bad(c, lineno, IMPORT_NUL_WHY);
 			return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
 		}
 		nt = split_ws(line, tok, 6);
@@ -252,7 +256,8 @@ typedef int (*csv_line_fn)(struct import_ctx *c, char **f, int nf, uint64_t line
 
 /*
  * The next line that is not empty, split into fld: 1, with *nf fields (-1: more than maxf or
- * bad quoting); -EINVAL when longer than IMPORT_LINE_MAX (*nf = -1); 0 at the end.
+ * bad quoting); -EINVAL when longer than IMPORT_LINE_MAX, -EILSEQ with a NUL byte (*nf = -1);
+ * 0 at the end.
  */
 static int csv_next(FILE *f, struct import_ctx *c, char *line, char **fld, int maxf,
 		    uint64_t *lineno, int *nf)
@@ -286,6 +291,8 @@ static int csv_rows(FILE *f, struct import_ctx *c, int maxf, csv_line_fn fn, voi
 				c->skipped++;
 				continue;
 			}
+			if (r == -EILSEQ)
+				return bad(c, lineno, IMPORT_NUL_WHY);
 			if (r < 0)
 				return bad(c, lineno, "line longer than %d bytes", IMPORT_LINE_MAX);
 			return bad(c, lineno, "malformed CSV (bad quoting or more than %d fields)",
@@ -441,14 +448,20 @@ static void csv_comment(struct import_ctx *c, const char *line)
 		c->meta->genesis_realtime_ns = strtoull(g + 20, NULL, 10);
 }
 
-/* What is wrong with a line csv_next could not split (r < 0: too long), header limits said. */
-static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *what)
+/* What is wrong with a line csv_next could not split (r < 0: too long, or nul: a NUL byte in
+ * it), header limits said. */
+static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *what, bool nul)
 {
+	const char *skipped =
+		c->salvage ? " (skipped by --salvage, and no line after it is a header)" : "";
+
 	c->bad_header = true;
+	if (nul)
+		return bad(c, lineno, "the CSV header %s%s: convert reads text (ASCII or UTF-8; "
+				      "iconv -f UTF-16 -t UTF-8 converts a UTF-16 file)",
+			   what, skipped);
 	return bad(c, lineno, "the CSV header %s%s: convert reads a header of at most %d columns "
-			      "in %d bytes", what,
-		   c->salvage ? " (skipped by --salvage, and no line after it is a header)" : "",
-		   CSV_FIELDS_MAX, IMPORT_LINE_MAX);
+			      "in %d bytes", what, skipped, CSV_FIELDS_MAX, IMPORT_LINE_MAX);
 }
 
 /*
@@ -463,12 +476,16 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 {
 	char line[IMPORT_LINE_BUF], *fld[CSV_FIELDS_MAX], what[64];
 	uint64_t skipped_at = 0; /* the first line skipped where the header was due */
+	bool nul = false;	 /* that line held a NUL byte */
 	int r, nf;
 
 	while ((r = csv_next(f, c, line, fld, CSV_FIELDS_MAX, lineno, &nf)) != 0) {
 		if (nf < 0) {
 			if (!skipped_at) {
-				if (r < 0)
+				nul = r == -EILSEQ;
+				if (nul)
+					snprintf(what, sizeof(what), "holds a NUL byte");
+				else if (r < 0)
 					snprintf(what, sizeof(what), "is longer than %d bytes",
 						 IMPORT_LINE_MAX);
 				else
@@ -476,7 +493,7 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 						 "has more than %d fields or bad quoting",
 						 CSV_FIELDS_MAX);
 				if (!c->salvage)
-					return header_unreadable(c, *lineno, what);
+					return header_unreadable(c, *lineno, what, nul);
 				skipped_at = *lineno;
 			}
 			c->skipped++;
@@ -500,7 +517,7 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 		csv_comment(c, fld[0]);
 	}
 	if (!r && skipped_at)
-		return header_unreadable(c, skipped_at, what);
+		return header_unreadable(c, skipped_at, what, nul);
 	if (!r) { /* --salvage skips records: it cannot make a header */
 		c->bad_header = true;
 		if (!*lineno)
@@ -517,10 +534,16 @@ static int csv_read_header(FILE *f, struct import_ctx *c, struct csv_state *st,
 		/* the header it refused is the line after the one that was */
 		size_t n = strlen(c->err);
 
-		snprintf(c->err + n, sizeof(c->err) - n,
-			 " (line %llu, skipped by --salvage, %s: convert reads a header of at most "
-			 "%d columns in %d bytes)",
-			 (unsigned long long)skipped_at, what, CSV_FIELDS_MAX, IMPORT_LINE_MAX);
+		if (nul)
+			snprintf(c->err + n, sizeof(c->err) - n,
+				 " (line %llu, skipped by --salvage, %s: convert reads text)",
+				 (unsigned long long)skipped_at, what);
+		else
+			snprintf(c->err + n, sizeof(c->err) - n,
+				 " (line %llu, skipped by --salvage, %s: convert reads a header of "
+				 "at most %d columns in %d bytes)",
+				 (unsigned long long)skipped_at, what, CSV_FIELDS_MAX,
+				 IMPORT_LINE_MAX);
 	}
 	return r;
 }
