@@ -110,6 +110,9 @@ int import_fio(FILE *f, struct import_ctx *c)
 
 	r = import_getline(f, line, true);
 	lineno = 1;
+	/* --salvage skips records: the version line is not one ("--salvage skips bad records"
+	 * after 'not a fio iolog' sent the user to an option that changed nothing) */
+	c->bad_header = true;
 	if (r <= 0)
 		return bad(c, 1, "%s", r == -EILSEQ ? IMPORT_NUL_WHY
 				 : r < 0    ? "line too long"
@@ -121,6 +124,7 @@ int import_fio(FILE *f, struct import_ctx *c)
 	else
 		return bad(c, 1, "not a fio iolog (expected 'fio version 2 iolog' or "
 				 "'fio version 3 iolog')");
+	c->bad_header = false;
 
 	while ((r = import_getline(f, line, false)) != 0) {
 		struct io_event e;

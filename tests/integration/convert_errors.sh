@@ -17,6 +17,15 @@ check() { # WANT_RC PATTERN ARGS...
 : >"$d/empty"
 printf 'fio version 3 iolog\n1 /f read 0 4096\n' | "$IOREEL" convert - "$d/ok.ioreel" >/dev/null || fail "stdin sniff"
 check 1 "empty.*empty file" "$d/empty" "$d/o.ioreel"
+# a fio log's version line is not a record: --salvage cannot skip it, and is not offered
+printf 'hello\n' >"$d/notfio.log"
+printf '\xef\xbb\xbf\r\n' >"$d/bomonly.log"
+check 1 "notfio.log: line 1: not a fio iolog (expected 'fio version 2 iolog' or 'fio version 3 \
+iolog')$" "$d/notfio.log" "$d/o.ioreel" --from fio
+check 1 "bomonly.log: line 1: not a fio iolog (.*iolog')$" "$d/bomonly.log" "$d/o.ioreel" \
+	--from fio
+check 1 "empty: line 1: empty file, expected 'fio version 3 iolog'$" "$d/empty" "$d/o.ioreel" \
+	--from fio
 printf 'fio version 3 iolog\n0 /f add\n12 /f read 0\n' >"$d/bad.iolog"
 check 1 "bad.iolog: line 3:.* (--salvage skips bad records)$" "$d/bad.iolog" "$d/o.ioreel"
 [ -e "$d/o.ioreel" ] && fail "output left behind after an error"
