@@ -170,6 +170,7 @@ void run_warn(struct run *r, const char *fmt, ...)
 
 int run_schedule(struct run *r)
 {
+	const char *what = "submit failed";
 	uint64_t start;
 	int ret;
 
@@ -197,6 +198,10 @@ int run_schedule(struct run *r)
 
 	if (r->src->warm_up)
 		r->src->warm_up(r);
+	if (r->eng->start && (ret = r->eng->start(r->e))) {
+		what = "cannot start its threads";
+		goto end;
+	}
 	/* let the helper decode a head start before the clock begins */
 	while (r->mops->fed && !r->input_done &&
 	       spsc_count(&r->in) < (r->in.mask + 1) / 2)
@@ -247,7 +252,7 @@ end:
 	if (ret == -ECANCELED && !r->start_mono)
 		snprintf(r->herr, sizeof(r->herr), "called off by the caller before any I/O");
 	else if (ret)
-		snprintf(r->herr, sizeof(r->herr), "engine %s: submit failed: %s", r->eng->name,
+		snprintf(r->herr, sizeof(r->herr), "engine %s: %s: %s", r->eng->name, what,
 			 strerror(-ret));
 	return ret;
 }

@@ -143,9 +143,10 @@ struct engine_params {
 	const uint64_t *start_mono;
 	struct engine_names names; /* file level: ENGINE_OP_NAME's call (takes_names) */
 	/* The recorded threads known before the clock (closed mode: each stream's): an engine
-	 * with a thread per recorded thread (threads) starts theirs at init, as fio starts its
-	 * jobs before their clocks, not at their first call inside the replay's (fio's dirstat
-	 * example, ten jobs of five calls: each job's first stat took 100-300 us). */
+	 * with a thread per recorded thread (threads) starts theirs before the clock (start), as
+	 * fio starts its jobs before their clocks, not at their first call inside the replay's
+	 * (fio's dirstat example, ten jobs of five calls: each job's first stat took 100-300 us).
+	 * Valid until the engine's exit. */
 	const uint32_t *tids;
 	unsigned int ntids;
 };
@@ -179,6 +180,11 @@ struct engine_ops {
 	bool takes_names;
 	/* NULL + errno; *why gets a reason worth printing when the kernel lacks something. */
 	struct engine *(*init)(const struct engine_params *p, char *why, size_t why_len);
+	/* Optional: called once just before the clock, after the replay locked the memory it has
+	 * (mlockall(MCL_CURRENT)). threads starts engine_params.tids' workers here, not at init:
+	 * started before the lock, every worker's whole stack was locked (1024 streams: 256 MiB).
+	 * 0 or -errno. */
+	int (*start)(struct engine *e);
 	/* Prepares one I/O for the next submit (psync: hands it to a worker). 0 or -errno. */
 	int (*queue)(struct engine *e, struct replay_io *io);
 	/* Pushes everything queued to the kernel in one call. Count submitted or -errno. */

@@ -67,6 +67,8 @@ struct engine {
 	struct engine_cpu_clock clk;	     /* inline_calls: the scheduling thread's */
 	const uint64_t *start_mono;	     /* engine_params.start_mono */
 	struct engine_names names;	     /* engine_params.names: calls on names */
+	const uint32_t *pre_tids;	     /* engine_params.tids, started by threads_start */
+	unsigned int npre_tids;
 	unsigned int nworkers;
 	struct tworker *w[THREADS_MAX];
 	/* tid -> worker: hash_w is the worker's index + 1, 0 = empty (every tid is a key: a
@@ -208,16 +210,22 @@ static struct engine *threads_init(const struct engine_params *p, char *why, siz
 		e->inline_calls = true;
 		engine_cpu_clock_open(&e->clk, e->cpu_stats);
 	}
-	for (unsigned int i = 0; i < p->ntids; i++) {
-		int err = 0;
-
-		if (!worker_of(e, p->tids[i], &err)) {
-			threads_exit(e);
-			errno = -err;
-			return NULL;
-		}
-	}
+	e->pre_tids = p->tids;
+	e->npre_tids = p->ntids;
 	return e;
+}
+
+/* The workers of the threads known before the clock, started now that the replay's memory is
+ * locked: a stack made after mlockall(MCL_CURRENT) takes only the pages its thread uses. */
+static int threads_start(struct engine *e)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&e->lock);
+	for (unsigned int i = 0; i < e->npre_tids && !err; i++)
+		worker_of(e, e->pre_tids[i], &err);
+	pthread_mutex_unlock(&e->lock);
+	return err;
 }
 
 static int start_worker(struct tworker *w)
@@ -349,6 +357,7 @@ const struct engine_ops engine_threads_ops = {
 	.chains = true,
 	.takes_names = true,
 	.init = threads_init,
+	.start = threads_start,
 	.queue = threads_queue,
 	.submit = threads_submit,
 	.reap = threads_reap,

@@ -5,7 +5,7 @@
  * engine is given reads on a good file, a closed descriptor and the good file again: all three
  * come back, the middle one with -EBADF. The threads engine, given a recorded thread 4294967295
  * (any u32 of a trace), starts a worker of its own for it: its table of threads took tid + 1 as
- * the key, 0 for an empty place, and init failed with no errno. */
+ * the key, 0 for an empty place, and starting it failed with no errno. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -82,6 +82,7 @@ static void threads_tid_max(int good_fd)
 	CHECK(e, "threads: init with tid %u: %s (errno %d)", UINT32_MAX, why, errno);
 	if (!e)
 		return;
+	CHECK(!ops->start || ops->start(e) == 0, "threads: start with tid %u", UINT32_MAX);
 	for (unsigned int i = 0; i < 2; i++) {
 		ios[i] = (struct replay_io){ .op = IO_OP_READ, .len = 4096, .slot = i,
 					     .pool = UINT32_MAX, .buf = bufs[i], .tid = tids[i] };
