@@ -307,30 +307,43 @@ static int threads_queue(struct engine *e, struct replay_io *io)
 	return 0;
 }
 
+/*
+ * Hands each pending call to its recorded thread's worker. One that cannot be (its thread not
+ * started: EAGAIN past the process's thread limit, ulimit -u; no memory) completes now with
+ * that error, as libaio's refused iocb does, and the submit fails with the first: dropped, it
+ * stayed in flight for the scheduler, whose drain waited for it forever, Ctrl-C and all.
+ */
 static int threads_submit(struct engine *e)
 {
 	unsigned int n = e->npending;
-	int err = 0;
+	int first = 0;
 
 	if (!n)
 		return 0;
 	pthread_mutex_lock(&e->lock);
-	for (unsigned int i = 0; i < n && !err; i++) {
-		struct tworker *w = worker_of(e, e->pending[i]->tid, &err);
+	for (unsigned int i = 0; i < n; i++) {
+		struct replay_io *io = e->pending[i];
+		int err = 0;
+		struct tworker *w = worker_of(e, io->tid, &err);
 
 		if (w && e->inline_calls) {
 			pthread_mutex_unlock(&e->lock);
-			worker_call(w, &e->clk, e->pending[i]);
+			worker_call(w, &e->clk, io);
 			pthread_mutex_lock(&e->lock);
 			w->st.calls++;
-			engine_cq_push(&e->cq, e->pending[i]);
-		} else if (w && !(err = push(w, e->pending[i]))) {
+			engine_cq_push(&e->cq, io);
+		} else if (w && !(err = push(w, io))) {
 			pthread_cond_signal(&w->cv);
+		} else {
+			io->res = err;
+			io->began_ns = io->complete_ns = now_mono_ns();
+			engine_cq_push(&e->cq, io);
+			first = first ? first : err;
 		}
 	}
 	pthread_mutex_unlock(&e->lock);
 	e->npending = 0;
-	return err ? err : (int)n;
+	return first ? first : (int)n;
 }
 
 static int threads_reap(struct engine *e, struct replay_io **done, unsigned int max,
