@@ -311,6 +311,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 			 r->herr, o->output);
 		result_not_written(res);
 	}
+	if (r->w && ret && ret != -ECANCELED && !r->start_mono) {
+		/* the engine failed before the clock (its threads not started): nothing was
+		 * replayed, and an empty result is none (as when its init fails) */
+		trace_writer__abort(r->w);
+		r->w = NULL;
+		result_not_written(res);
+	}
 	if (r->w) {
 		struct trace_stats st = { .events = res->ios, .end_ns = res->elapsed_ns };
 		struct trace_elastic el;

@@ -5,7 +5,8 @@
 # recorded thread whose worker cannot be started ends the replay with the error, exit 1, at
 # once. The calls it could not hand over were dropped and stayed in flight, and the drain waited
 # for them forever, SIGTERM and all ("the target does not answer"). With --max-inflight 1 no
-# worker is needed, and the replay runs.
+# worker is needed, and the replay runs. A closed trace's workers, started before the clock,
+# are refused there, with no result trace written.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
 need_root
@@ -25,15 +26,27 @@ want() {
 	local want=$1 rc=0
 	shift
 	timeout -s KILL 60 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups bash -c \
-		"ulimit -u 40; exec '$IOREEL' replay '$d/threads.ioreel' --target '$d/t.img' \
-		--engine threads -q $*" >"$d/out" 2>"$d/err" || rc=$?
+		"ulimit -u 40; exec '$IOREEL' replay '$d/threads.ioreel' --engine threads -q $*" \
+		>"$d/out" 2>"$d/err" || rc=$?
 	cat "$d/err"
 	[ "$rc" != 137 ] || fail "replay $* past the thread limit still running after 60 s"
 	assert_eq "$rc" "$want" "exit status of replay $* past the thread limit"
 }
-want 1 --mode afap
+want 1 --mode afap --target "'$d/t.img'"
 grep -q "engine threads: .*Resource temporarily unavailable" "$d/err" ||
 	fail "the thread limit not said (above)"
 # one call at a time: the scheduling thread makes them all, no worker is started
-want 0 --mode timed --max-inflight 1
+want 0 --mode timed --max-inflight 1 --target "'$d/t.img'"
+# a closed trace's 64 stream workers start before the clock: refused there, nothing replayed,
+# and no result trace (an empty one was written once they started after mlockall)
+printf '[global]\nnumjobs=64\nfilesize=4k\n[s]\nioengine=filestat\nnrfiles=2\n' >"$d/s.fio"
+"$IOREEL" synth --fio-job "$d/s.fio" -o "$d/threads.ioreel" >/dev/null 2>"$d/err" ||
+	fail "synth: $(cat "$d/err")"
+chmod 644 "$d/threads.ioreel"
+mkdir "$d/root"
+chown nobody "$d" "$d/root"
+want 1 --root "'$d/root'" --allow-writes -o "'$d/run.ioreel'"
+grep -q "engine threads: cannot start its threads: Resource temporarily unavailable" "$d/err" ||
+	fail "the closed replay's refusal not said (above)"
+[ ! -e "$d/run.ioreel" ] || fail "a result trace was written for a replay that never ran"
 echo PASS
