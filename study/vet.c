@@ -355,9 +355,10 @@ static bool holder_is_study(const char *pid)
 /*
  * The lock file of a device in the lock directory dir (/run/lock, /tmp: both world-writable),
  * made where create (O_CREAT) asks: its descriptor, -errno where the directory cannot hold it,
- * or -EEXIST where something else is at its name (a symbolic link, a directory, a FIFO), said
- * in err. Never through a symbolic link: a study truncates and writes its lock, and a link
- * planted at its name by another user made a root study truncate the file it pointed to.
+ * or -EEXIST where something else is at its name (a symbolic link, a directory, a FIFO, a hard
+ * link, another user's file), said in err. Never through a symbolic link: a study truncates
+ * and writes its lock, and a link planted at its name by another user made a root study
+ * truncate the file it pointed to.
  */
 static int lock_open(const char *dir, dev_t rdev, int create, char *path, size_t pathlen,
 		     char *err, size_t errlen)
@@ -367,7 +368,9 @@ static int lock_open(const char *dir, dev_t rdev, int create, char *path, size_t
 
 	snprintf(path, pathlen, "%s/ioreel-study.%u:%u", dir, major(rdev), minor(rdev));
 	fd = open(path, O_RDWR | create | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+	/* nor a hard link (another name of a file elsewhere), nor another user's file */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    st.st_uid == geteuid())
 		return fd;
 	if (fd < 0 && errno != ELOOP && errno != EISDIR)
 		return -errno;
@@ -375,9 +378,15 @@ static int lock_open(const char *dir, dev_t rdev, int create, char *path, size_t
 		close(fd);
 	if (lstat(path, &st))
 		return -errno;
-	snprintf(err, errlen, "%s", S_ISLNK(st.st_mode)   ? "a symbolic link"
-				    : S_ISDIR(st.st_mode) ? "a directory"
-							  : "not a regular file");
+	if (S_ISREG(st.st_mode) && st.st_nlink != 1)
+		snprintf(err, errlen, "a file of %lu names (hard links)",
+			 (unsigned long)st.st_nlink);
+	else if (S_ISREG(st.st_mode))
+		snprintf(err, errlen, "a file of user %u", (unsigned int)st.st_uid);
+	else
+		snprintf(err, errlen, "%s", S_ISLNK(st.st_mode)   ? "a symbolic link"
+					    : S_ISDIR(st.st_mode) ? "a directory"
+								  : "not a regular file");
 	return -EEXIST;
 }
 
@@ -391,7 +400,7 @@ int vet_lock_devices(const struct plan *p, bool check_only)
 		const struct candidate *c = &p->cand[i];
 
 		for (int j = 0; j < c->ndev; j++) {
-			char path[128], holder[64] = "", what[32];
+			char path[128], holder[64] = "", what[48];
 			struct stat st;
 			int fd;
 			ssize_t n;

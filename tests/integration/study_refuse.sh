@@ -10,8 +10,8 @@
 # unreadable, a fio job without its section, options synth or replay refuse, a device that is
 # missing, a directory or a regular file, --results empty, not a directory or on a pseudo
 # filesystem (/proc, /sys), runtime=1ns, a tool not installed; the run and the dry run say the
-# same words, the dry run its commands too. A lock file that is a symbolic link, a directory or a
-# FIFO is refused, not followed or passed over.
+# same words, the dry run its commands too. A lock file that is a symbolic link, a directory, a
+# FIFO, a hard link or another user's is refused, not followed or passed over.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd mkfs.ext4 blkid
@@ -104,22 +104,27 @@ exec {lockfd}>&- # released: the lock goes with its last open descriptor
 assert_eq "$(cat "$lock")" "holder $$" "the lock file after a dry run"
 
 # something else at the lock's name (/run/lock is world-writable): a symbolic link was followed,
-# the file it named made or truncated and the study's pid written there; a directory or a FIFO
-# was passed over for /tmp's lock. The run and the dry run refuse it, making nothing.
+# the file it named made or truncated and the study's pid written there (a hard link's too); a
+# directory or a FIFO was passed over for /tmp's lock. The run and the dry run refuse it, and
+# another user's file, making nothing.
 held=$(cat "$lock")
 cleanup_push "rm -rf '$lock'; printf '%s\n' '$held' >'$lock'"
-for what in "a symbolic link" "a directory" "not a regular file"; do
+for what in "a symbolic link" "a directory" "not a regular file" "a file of 2 names (hard links)" \
+	"a file of user 65534"; do
 	rm -f "$lock"
 	case $what in
 	a\ sym*) ln -s "$d/victim" "$lock" ;;
 	a\ dir*) mkdir "$lock" ;;
-	*) mkfifo "$lock" ;;
+	not*) mkfifo "$lock" ;;
+	*links\)) echo kept >"$d/linked" && ln "$d/linked" "$lock" ;;
+	*) echo kept >"$lock" && chown 65534 "$lock" ;;
 	esac
 	refused 1 "the lock file of $A, $lock, is $what: .*remove it.*nothing was written" "$p" \
 		--allow-writes
 	refused 1 "the lock file of $A, $lock, is $what: .*a run now would refuse it" "$p" --dry-run
 	[ ! -e "$d/victim" ] || fail "a study made the file the symbolic link $lock names"
-	rm -rf "$lock"
+	[ ! -e "$d/linked" ] || assert_eq "$(cat "$d/linked")" kept "the file hard-linked at $lock"
+	rm -rf "$lock" "$d/linked"
 done
 printf '%s\n' "$held" >"$lock"
 
