@@ -646,8 +646,9 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 	if (l.buf)
 		pattern_random(l.buf, LAYOUT_CHUNK);
 	for (uint32_t id = 1; !ret && id <= f->nfiles; id++) {
+		/* an empty file or a directory writes no data that would look at it */
 		if (replay_stop)
-			ret = -EINTR; /* an empty file or a directory writes no data to look at it */
+			ret = -EINTR;
 		else if (f->files[id].layout != FLAY_NONE)
 			ret = f->files[id].dir ? fops_lay_out_dir(f, id, err, errlen)
 					       : lay_out_one(&l, id, err, errlen);
