@@ -274,6 +274,9 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 	if (o->iodepth && r->mode != REPLAY_AFAP)
 		run_warn(r, "--iodepth sets afap mode's I/Os in flight: ignored in %s mode "
 			    "(--max-inflight caps the others)", r->mops->name);
+	if (o->max_inflight && r->mode == REPLAY_AFAP)
+		run_warn(r, "--max-inflight caps the other modes: ignored in afap mode "
+			    "(--iodepth sets its I/Os in flight)");
 	if (r->mops->loads_all && !r->src->each) {
 		snprintf(err, errlen, "%s mode replays synthesized jobs: give --mode dep, timed or "
 				      "afap for a %s trace", r->mops->name, r->src->name);

@@ -142,6 +142,11 @@ grep -q -- "--think-scale .*ignored in timed mode with the CPU idle" err ||
 "$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes --mode afap \
 	--iodepth 8 -q >/dev/null 2>err || fail "afap with --iodepth: $(cat err)"
 grep -q -- "--iodepth" err && fail "--iodepth in afap mode warned: $(cat err)"
+# --max-inflight in afap, where --iodepth sets the depth: said (it was ignored unsaid)
+"$IOREEL" replay T.ioreel --target t.img --engine null --allow-writes --mode afap \
+	--max-inflight 1 -q >/dev/null 2>err || fail "afap with --max-inflight: $(cat err)"
+grep -q -- "--max-inflight caps the other modes: ignored in afap mode" err ||
+	fail "--max-inflight in afap mode: no warning: $(cat err)"
 # a --target that every --map leaves out: said
 "$IOREEL" replay T.ioreel --target u.img --map synth=t.img --engine null --allow-writes \
 	-q >/dev/null 2>err || fail "--target beside a full --map: $(cat err)"
