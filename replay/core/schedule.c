@@ -203,7 +203,7 @@ int run_schedule(struct run *r)
 		goto end;
 	}
 	/* let the helper decode a head start before the clock begins */
-	while (r->mops->fed && !r->input_done &&
+	while (r->mops->fed && !__atomic_load_n(&r->input_done, __ATOMIC_ACQUIRE) &&
 	       spsc_count(&r->in) < (r->in.mask + 1) / 2)
 		usleep(1000);
 	start = now_mono_ns() + 1000000;
