@@ -47,9 +47,10 @@ char *conv_fmt_suffixes(bool (*keep)(enum conv_fmt), char *buf, size_t len);
 #define IMPORT_LINE_MAX 4096
 /* A buffer for one line: room for its "\r" and the NUL besides (and a spare byte). */
 #define IMPORT_LINE_BUF (IMPORT_LINE_MAX + 3)
-/* What import_getline's -EILSEQ means, for a message. */
-#define IMPORT_NUL_WHY "a NUL byte in the line: convert reads text (ASCII or UTF-8; iconv -f " \
-		       "UTF-16 -t UTF-8 converts a UTF-16 file)"
+/* What import_getline's -EILSEQ means, for a message (IMPORT_TEXT_WHY: what to do). */
+#define IMPORT_TEXT_WHY "convert reads text (ASCII or UTF-8; iconv -f UTF-16 -t UTF-8 converts " \
+			"a UTF-16 file)"
+#define IMPORT_NUL_WHY "a NUL byte in the line: " IMPORT_TEXT_WHY
 /* Default size of the reorder window, in events (88 bytes each with their order). */
 #define IMPORT_WINDOW_DEFAULT 65536
 

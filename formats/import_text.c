@@ -461,9 +461,7 @@ static int header_unreadable(struct import_ctx *c, uint64_t lineno, const char *
 
 	c->bad_header = true;
 	if (nul)
-		return bad(c, lineno, "the CSV header %s%s: convert reads text (ASCII or UTF-8; "
-				      "iconv -f UTF-16 -t UTF-8 converts a UTF-16 file)",
-			   what, skipped);
+		return bad(c, lineno, "the CSV header %s%s: " IMPORT_TEXT_WHY, what, skipped);
 	return bad(c, lineno, "the CSV header %s%s: convert reads a header of at most %d columns "
 			      "in %d bytes", what, skipped, CSV_FIELDS_MAX, IMPORT_LINE_MAX);
 }
