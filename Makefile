@@ -44,7 +44,7 @@ DEPFILES  += $(MPI_OBJS:.o=.d)
 DEB_PKGS := build-essential pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 	    liburing-dev libzstd-dev zstd libaio-dev libblkid-dev fio bpftrace xfsprogs \
 	    btrfs-progs e2fsprogs util-linux fdisk python3 postgresql strace \
-	    chromium bc openmpi-bin libopenmpi-dev
+	    chromium bc openmpi-bin libopenmpi-dev time
 # What only the benchmarks need besides (bench/predict_innodb.sh): make bench installs them,
 # make deps (and so CI) does not.
 BENCH_PKGS := mariadb-server sysbench
