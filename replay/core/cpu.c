@@ -31,6 +31,7 @@
 #include "util/burn.h"
 #include "util/cli.h"
 #include "util/prio.h"
+#include "util/thread.h"
 
 #define LOAD_MAX_THREADS 256
 #define LOAD_CHUNK 50000ULL /* a load thread's burst by default (burn_paced) */
@@ -609,7 +610,6 @@ static void slice_start(struct run *r)
 int run_cpu_start(struct run *r)
 {
 	struct run_load *ld = r->load;
-	pthread_attr_t attr;
 
 	if (!ld) {
 		const struct replay_opts *o = r->o;
@@ -622,26 +622,21 @@ int run_cpu_start(struct run *r)
 		return 0;
 	}
 	slice_start(r);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256u << 10);
 	for (unsigned int j = 0; j < ld->k; j++) {
 		struct load_arg *a = malloc(sizeof(*a));
 		int ret;
 
-		if (!a) {
-			pthread_attr_destroy(&attr);
+		if (!a)
 			return -ENOMEM;
-		}
 		*a = (struct load_arg){ ld, j };
-		ret = pthread_create(&ld->th[j], &attr, load_main, a);
+		/* a busy loop's stack: small (util/thread.h) */
+		ret = thread_start(&ld->th[j], 256u << 10, load_main, a);
 		if (ret) {
 			free(a);
-			pthread_attr_destroy(&attr);
 			return -ret;
 		}
 		ld->started++;
 	}
-	pthread_attr_destroy(&attr);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "analyze/analyze.h"
 #include "replay/core/run.h"
 #include "util/cli.h"
+#include "util/thread.h"
 
 
 /* ---- helper thread: decode ahead, write and analyze behind ---- */
@@ -266,13 +267,8 @@ end:
 
 int run_start_helper(struct run *r)
 {
-	pthread_attr_t attr;
-	int ret;
+	int ret = thread_start(&r->helper, HELPER_STACK, helper_main, r);
 
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, HELPER_STACK);
-	ret = pthread_create(&r->helper, &attr, helper_main, r);
-	pthread_attr_destroy(&attr);
 	if (!ret)
 		r->helper_started = true;
 	return -ret;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include "replay/engine/engine.h"
 #include "util/cli.h"
+#include "util/thread.h"
 
 #define PSYNC_MAX_THREADS 64
 #define PSYNC_STACK (256u << 10)
@@ -99,7 +100,6 @@ static void psync_exit(struct engine *e)
 static struct engine *psync_init(const struct engine_params *p, char *why, size_t why_len)
 {
 	struct engine *e = calloc(1, sizeof(*e));
-	pthread_attr_t attr;
 	unsigned int want;
 	int ret;
 
@@ -128,20 +128,16 @@ static struct engine *psync_init(const struct engine_params *p, char *why, size_
 	/* Workers only make system calls: a small stack. The default 8 MiB each would be made
 	 * resident by the scheduler's mlockall(MCL_CURRENT): 64 workers held 650 MiB, and a
 	 * replay in a memory cgroup (bench/predict_fs.sh) was killed for it. */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, PSYNC_STACK);
 	for (unsigned int i = 0; i < want; i++) {
-		ret = pthread_create(&e->threads[i], &attr, psync_worker, e);
+		ret = thread_start(&e->threads[i], PSYNC_STACK, psync_worker, e);
 		if (ret) {
 			snprintf(why, why_len, "cannot start psync worker %u: %s", i, strerror(ret));
-			pthread_attr_destroy(&attr);
 			psync_exit(e);
 			errno = ret;
 			return NULL;
 		}
 		e->nthreads++;
 	}
-	pthread_attr_destroy(&attr);
 	return e;
 }
 

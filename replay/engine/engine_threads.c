@@ -29,6 +29,7 @@
 #include "replay/engine/engine.h"
 #include "util/burn.h"
 #include "util/cli.h"
+#include "util/thread.h"
 
 #define THREADS_MAX 1024
 #define THREADS_HASH 4096 /* a power of two, > THREADS_MAX */
@@ -228,17 +229,10 @@ static int threads_start(struct engine *e)
 	return err;
 }
 
+/* small stacks: the replay's mlockall would make 8 MiB each resident */
 static int start_worker(struct tworker *w)
 {
-	pthread_attr_t attr;
-	int ret;
-
-	/* small stacks: the replay's mlockall would make 8 MiB each resident */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, THREAD_STACK);
-	ret = pthread_create(&w->th, &attr, worker_main, w);
-	pthread_attr_destroy(&attr);
-	return ret;
+	return thread_start(&w->th, THREAD_STACK, worker_main, w);
 }
 
 /* The worker of recorded thread tid, started at its first call (its state only, where the
