@@ -165,8 +165,10 @@ static uint64_t collect_pass(struct rec_collect *c, uint64_t *last)
 		    oldest < now - RELEASE_MARGIN_NS ? oldest : now - RELEASE_MARGIN_NS;
 	}
 	/* Hand the partial batch over only when the writer has taken the others: a writer that
-	 * is behind gets full batches, so a stall costs memory only for the events themselves. */
-	if (c->cur && !spsc_peek(&c->full)) {
+	 * is behind gets full batches, so a stall costs memory only for the events themselves.
+	 * (spsc_count, not spsc_peek: this thread is the queue's producer, and peek reads the
+	 * consumer's head plainly; ThreadSanitizer saw that race against the writer's pop.) */
+	if (c->cur && !spsc_count(&c->full)) {
 		q_put(&c->full, c->cur);
 		c->cur = NULL;
 	}
