@@ -5,10 +5,13 @@
  */
 #include <time.h>
 #include "util/burn.h"
+#include "util/thread.h"
 
 #define STEP_NS 2000
 
-static volatile unsigned long sink;
+/* each thread's own: burners on every CPU wrote one shared word (a data race, and a cache
+ * line bounced between them) */
+static __thread volatile unsigned long sink;
 static unsigned long spin = 0; /* iterations per STEP_NS, calibrated at first use */
 
 uint64_t thread_cpu_ns(void)
@@ -60,7 +63,7 @@ uint64_t burn_cpu(uint64_t ns, const volatile bool *stop, const volatile sig_ato
 		__atomic_store_n(&spin, n, __ATOMIC_RELAXED);
 	}
 	start = now = thread_cpu_ns();
-	while (now - start < ns && !(stop && *stop) && !(cancel && *cancel)) {
+	while (now - start < ns && !flag_up(stop) && !(cancel && *cancel)) {
 		uint64_t left = ns - (now - start);
 
 		spin_for(left < STEP_NS ? n * left / STEP_NS + 1 : n);

@@ -426,7 +426,7 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 
 static void sleep_until(uint64_t t, const volatile bool *stop)
 {
-	while (!*stop && !replay_stop) {
+	while (!flag_up(stop) && !replay_stop) {
 		uint64_t now = now_mono_ns(), d;
 		struct timespec ts;
 
@@ -459,7 +459,7 @@ static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, uint64_t ch
 	uint64_t done = 0, span = a1 - a0;
 
 	sleep_until(a0, stop);
-	while (done < share && !*stop && !replay_stop && now_mono_ns() < a1) {
+	while (done < share && !flag_up(stop) && !replay_stop && now_mono_ns() < a1) {
 		uint64_t step = share - done < chunk ? share - done : chunk, due;
 
 		done += burn_cpu(step, stop, &replay_stop);
@@ -537,9 +537,9 @@ static void *load_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* its short sleeps pace the load */
 	if (ld->fill && !pthread_getcpuclockid(pthread_self(), &ld->clk[j]))
 		__atomic_store_n(&ld->clk_set[j], true, __ATOMIC_RELEASE);
-	while (!(start = __atomic_load_n(&r->start_mono, __ATOMIC_ACQUIRE)) && !ld->stop)
+	while (!(start = __atomic_load_n(&r->start_mono, __ATOMIC_ACQUIRE)) && !flag_up(&ld->stop))
 		usleep(1000);
-	for (size_t i = 0; i + 1 < ld->n && !ld->stop && !replay_stop; i++) {
+	for (size_t i = 0; i + 1 < ld->n && !flag_up(&ld->stop) && !replay_stop; i++) {
 		const struct trace_cpu_load *e = &ld->l[i];
 		uint64_t t0 = e->start_ns, t1 = ld->l[i + 1].start_ns, a0, a1, busy, share;
 
@@ -660,7 +660,7 @@ void run_cpu_stop(struct run *r)
 	if (r->slice_set)
 		prio_slice_set(0);
 	if (ld) {
-		ld->stop = true;
+		flag_raise(&ld->stop);
 		for (unsigned int j = 0; j < ld->started; j++) {
 			pthread_join(ld->th[j], NULL);
 			res->load_asked_ns += ld->asked[j];

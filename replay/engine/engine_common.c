@@ -17,6 +17,7 @@
 #include "formats/event.h"
 #include "replay/engine/engine.h"
 #include "util/cli.h"
+#include "util/thread.h"
 
 void engine_cpu_clock_open(struct engine_cpu_clock *c, bool on)
 {
@@ -90,7 +91,7 @@ void engine_sleep_until(uint64_t until, const volatile bool *stop,
 {
 	uint64_t now;
 
-	while (!(stop && *stop) && !(cancel && *cancel) && (now = now_mono_ns()) < until) {
+	while (!flag_up(stop) && !(cancel && *cancel) && (now = now_mono_ns()) < until) {
 		uint64_t wake = until - now > SLEEP_STEP_NS ? now + SLEEP_STEP_NS : until;
 		struct timespec ts = { (time_t)(wake / 1000000000ull),
 				       (long)(wake % 1000000000ull) };
