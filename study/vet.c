@@ -6,7 +6,8 @@
  * tools that build and tear down each candidate must be installed, every workload must be
  * one synth and replay take (work.c), and the results must have a directory to go to.
  * A signature passes with --force (the user says the data may go); a mounted or held device
- * never does, because building a candidate on it would corrupt what is using it.
+ * never does, because building a candidate on it would corrupt what is using it, nor one that
+ * holds a file the study reads (the plan, a trace, a fio job).
  * A dry run makes every one of these checks: it is what a user runs before leaving a study
  * unattended, and a mistake it lets through is found hours later, or never.
  */
@@ -167,6 +168,38 @@ static int vet_tools(const struct plan *p, const struct candidate *c)
 	return bad;
 }
 
+/*
+ * The files the study reads (the plan, each trace and fio job) must not be on a device it
+ * builds on: a loop device over a trace passed every check (no signature, not mounted), mkfs
+ * wrote over the trace, and the study then replayed what was left. The file on a device's
+ * filesystem is found too, though a mounted device is refused before. --force or not.
+ */
+static int vet_holds(const struct plan *p, const struct candidate *c, const char *dev,
+		     const struct stat *st)
+{
+	struct target t = {.fd = -1, .is_blk = true, .rdev = st->st_rdev};
+	const char *how = target_holds(&t, p->path), *file = p->path, *what = "the plan";
+	char buf[128];
+
+	for (int w = 0; !how && w < p->nwork; w++) {
+		const struct workload *wl = &p->work[w];
+
+		file = wl->trace ? wl->trace : wl->fio;
+		if (file && (how = target_holds(&t, file))) {
+			snprintf(buf, sizeof(buf), "the %s of workload [%s]",
+				 wl->trace ? "trace" : "fio job", wl->name);
+			what = buf;
+		}
+	}
+	if (!how)
+		return 0;
+	plan_error(p, c->dev_line,
+		   "candidate [%s]: %s holds %s, %s (%s): building the candidate would destroy "
+		   "it, --force or not; copy the file elsewhere, or build on another device",
+		   c->name, dev, what, file, how);
+	return EXIT_USAGE;
+}
+
 static int vet_devices(const struct plan *p, const struct candidate *c, const struct vet_opts *o)
 {
 	dev_t seen[STUDY_MAX_DEVS];
@@ -202,6 +235,8 @@ static int vet_devices(const struct plan *p, const struct candidate *c, const st
 				   in_use(err, sizeof(err), ret));
 			worst(&bad, EXIT_RUNTIME);
 		}
+		if ((ret == 0 || ret == -EEXIST) && vet_holds(p, c, c->devices[j], &st))
+			worst(&bad, EXIT_USAGE);
 	}
 	return bad;
 }

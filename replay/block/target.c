@@ -308,31 +308,34 @@ static bool is_ours(const struct target *t, const char *tsys, dev_t d)
 	return !strncmp(p, tsys, n) && p[n] == '/';
 }
 
-/*
- * The trace being replayed (file) on the target: on its filesystem or a partition's, or the
- * target a loop device (or a partition of one) over the file. Such a replay wrote over the
- * trace as it read it; --force does not allow it. Stacks (a loop device or an array between)
- * and filesystems without a device of their own (btrfs, NFS, FUSE) are not seen through.
- */
-static int check_holds(const struct target *t, const char *file, char *err, size_t errlen)
+const char *target_holds(const struct target *t, const char *file)
 {
 	static const char *const loop_file[] = { "%s/loop/backing_file", "%s/../loop/backing_file" };
 	char tsys[PATH_MAX] = "", path[PATH_MAX + 32], back[PATH_MAX];
-	const char *how = NULL;
 	struct stat sf, sb;
 
 	if (!t->is_blk || stat(file, &sf))
-		return 0;
+		return NULL;
 	sysfs_dev_path(t->rdev, tsys, sizeof(tsys));
+	if (is_ours(t, tsys, sf.st_dev) && sf.st_dev == t->rdev)
+		return "the file is on its filesystem";
 	if (is_ours(t, tsys, sf.st_dev))
-		how = sf.st_dev == t->rdev ? "the file is on its filesystem"
-					   : "the file is on the filesystem of one of its partitions";
-	for (int i = 0; !how && *tsys && i < 2; i++) {
+		return "the file is on the filesystem of one of its partitions";
+	for (int i = 0; *tsys && i < 2; i++) {
 		snprintf(path, sizeof(path), loop_file[i], tsys);
 		if (!target_sysfs_read(path, back, sizeof(back)) && !stat(back, &sb) &&
 		    sb.st_dev == sf.st_dev && sb.st_ino == sf.st_ino)
-			how = "it is a loop device over the file";
+			return "it is a loop device over the file";
 	}
+	return NULL;
+}
+
+/* The trace being replayed on the target: such a replay wrote over the trace as it read it;
+ * --force does not allow it. */
+static int check_holds(const struct target *t, const char *file, char *err, size_t errlen)
+{
+	const char *how = target_holds(t, file);
+
 	if (!how)
 		return 0;
 	snprintf(err, errlen,

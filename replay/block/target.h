@@ -53,6 +53,14 @@ int target_wbt_read(const struct target *t, struct wbt_target *out);
 int target_sysfs_read(const char *path, char *buf, size_t len);
 
 /*
+ * How block device t holds file: the file on its filesystem or a partition's, or t a loop
+ * device (or a partition of one) over the file; NULL when it does not, or t is no device.
+ * Stacks (a loop device or an array between) and filesystems without a device of their own
+ * (btrfs, NFS, FUSE) are not seen through.
+ */
+const char *target_holds(const struct target *t, const char *file);
+
+/*
  * 0 when nothing else uses the device: not mounted (also a partition of it), no holders
  * (dm, md), not swap, no filesystem, RAID or partition-table signature (libblkid). -EBUSY or
  * -EEXIST with the reason in err otherwise; -EIO when probing itself failed.

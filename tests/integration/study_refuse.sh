@@ -199,6 +199,32 @@ p=$(wplan nottrace trace=nottrace.ini)
 refused_alike 2 "$p:10: workload \[w\]: trace=: $d/nottrace.ini: not an ioreel trace" "$p"
 p=$(wplan dirtrace "trace=$d")
 refused_alike 2 "$p:10: workload \[w\]: trace=: $d: is a directory, not a trace" "$p"
+# a device over a file the study reads (a loop device over the trace, or over the plan) passed
+# every check, no signature and not mounted: mkfs wrote over the trace, and the study then
+# replayed what was left. Refused, --force or not, the file as it was.
+cp "$d/t.ioreel" "$d/held.ioreel" && truncate -s 64M "$d/held.ioreel" ||
+	fail "cannot copy the trace"
+over=$(losetup -f --show "$d/held.ioreel") || fail "losetup over the trace"
+cleanup_push "losetup -d '$over'"
+sum=$(md5sum <"$d/held.ioreel")
+p=$d/held.ini
+printf '[study]\nrepeats=1\nruntime=1s\nsize=16M\n\n[cand]\ndevices=%s\nfs=ext4\n[w]\ntrace=%s\n' \
+	"$over" held.ioreel >"$p"
+refused_alike 2 "$p:7: candidate \[cand\]: $over holds the trace of workload \[w\], \
+$d/held.ioreel (it is a loop device over the file): building the candidate would destroy it, \
+--force or not" "$p" --force
+assert_eq "$(md5sum <"$d/held.ioreel")" "$sum" "the trace under the candidate's device"
+# the plan: written again in place once the device is over it (sed -i would make a new file),
+# to its whole size (libblkid fails to read a loop device beyond its file's end)
+p=$d/heldplan.ini
+truncate -s 4096 "$p"
+over=$(losetup -f --show "$p") || fail "losetup over the plan"
+cleanup_push "losetup -d '$over'"
+printf '[study]\nrepeats=1\nruntime=1s\nsize=16M\n\n[cand]\ndevices=%s\nfs=raw\n' "$over" >"$p"
+printf '[w]\npreset=4k-randread\n' >>"$p"
+{ head -c $((4095 - $(stat -c %s "$p"))) /dev/zero | tr '\0' '#' && echo; } >>"$p"
+refused 2 "candidate \[cand\]: $over holds the plan, $p (it is a loop device over the file)" \
+	"$p" --allow-writes
 # unreadable: root reads any file, so the study runs as nobody (it refuses the device too then)
 if setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$IOREEL" --help >/dev/null 2>&1; then
 	cp "$d/t.ioreel" "$d/unread.ioreel" && chmod 000 "$d/unread.ioreel" && chmod 755 "$d"
