@@ -82,17 +82,17 @@ static int dev_check(const char *path, struct stat *st, char *err, size_t errlen
 }
 
 /*
- * replay's message for a device in use ends in "; --force if you really mean it" (or
- * "unmount it, or --force ..."): a study never builds on a device in use, so it says so.
+ * replay's message for a device in use ends in what to do first and why --force does not
+ * help ("; unmount it first (--force or not: ...)"): a study says it its own way.
  */
 static const char *in_use(char *err, size_t errlen, int ret)
 {
-	char *f = strstr(err, "; unmount it, or --force");
+	char *f = strstr(err, "; unmount it first");
 
 	if (ret != -EBUSY)
 		return err;
 	if (!f)
-		f = strstr(err, "; --force");
+		f = strstr(err, "; take it out of that first");
 	if (f)
 		snprintf(f, errlen - (size_t)(f - err),
 			 "; a study never builds on a device in use, --force or not");

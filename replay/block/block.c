@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
@@ -233,6 +234,32 @@ static int check_maps(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Two trace devices onto one block device, written: the second exclusive open of it fails
+ * (EBUSY, the first holds it), so the second uses the first's. 1 when none is shared, else 0
+ * or -errno.
+ */
+static int share_target(struct brun *b, unsigned int i, const char *path, bool writes,
+			char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!writes || stat(path, &st) || !S_ISBLK(st.st_mode))
+		return 1;
+	for (unsigned int k = 0; k < i; k++)
+		if (b->tg[k].is_blk && b->tg[k].rdev == st.st_rdev) {
+			b->tg[i] = b->tg[k];
+			b->tg[i].made = false;
+			snprintf(b->tg[i].path, sizeof(b->tg[i].path), "%s", path);
+			b->tg[i].fd = fcntl(b->tg[k].fd, F_DUPFD_CLOEXEC, 0);
+			if (b->tg[i].fd >= 0)
+				return 0;
+			snprintf(err, errlen, "target %s: %s", path, strerror(errno));
+			return -errno;
+		}
+	return 1;
+}
+
 static int open_targets(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
 	bool writes = writes_allowed(r) &&
@@ -258,7 +285,9 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 				 name, name);
 			return -EINVAL;
 		}
-		ret = target_open(t, path, &to, err, errlen);
+		ret = share_target(b, i, path, writes, err, errlen);
+		if (ret > 0)
+			ret = target_open(t, path, &to, err, errlen);
 		/* it holds the trace: as the trace itself given as target; or --size does not
 		 * fit its blocks */
 		if (ret == -ELOOP || ret == -EDOM)

@@ -79,6 +79,8 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 }
 
 static int check_holds(const struct target *t, const char *file, char *err, size_t errlen);
+static int check_busy(const struct target *t, char *err, size_t errlen);
+static int check_signature(const struct target *t, char *err, size_t errlen);
 
 static int open_path(struct target *t, const char *path, const struct target_open_opts *o,
 		     bool *made, char *err, size_t errlen)
@@ -120,17 +122,27 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 		t->rdev = st.st_rdev;
 	if (o->writes && o->keep && (ret = check_holds(t, o->keep, err, errlen)))
 		return ret;
+	/* --force or not: it covers a signature, data that may go, never a device in use */
+	if (t->is_blk && o->writes && (ret = check_busy(t, err, errlen)))
+		return ret;
 	if (!t->is_blk && o->create_size > (uint64_t)st.st_size)
 		flags = (flags & ~O_RDONLY) | O_RDWR;
-	/* O_EXCL on a block device fails with EBUSY while it is mounted or held by dm/md */
-	if (t->is_blk && o->writes && !o->force)
+	/*
+	 * O_EXCL on a block device fails with EBUSY while it is mounted, held by dm/md, swap, or
+	 * opened so by another program (a replay, mkfs): the kernel's word where the checks above
+	 * see nothing. Without it, --force wrote under a mounted filesystem and beside another
+	 * replay onto the same device.
+	 */
+	if (t->is_blk && o->writes)
 		flags |= O_EXCL;
 	t->fd = open(path, flags);
 	if (t->fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot open target %s%s: %s%s", path,
 			 o->direct ? " with O_DIRECT" : "", strerror(errno),
-			 errno == EBUSY ? " (mounted or in use; --force to write anyway)" :
+			 errno == EBUSY ? " (another program holds it for itself: "
+					  "another replay, mkfs, a mount or an array being made; "
+					  "wait for it to end, or replay onto another device)" :
 			 errno == EINVAL && o->direct ? " (try --buffered)" : "");
 		return ret;
 	}
@@ -204,7 +216,7 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 		return -ENOSPC;
 	}
 	if (o->writes && !o->force) {
-		ret = target_check_writable(t, err, errlen);
+		ret = check_signature(t, err, errlen);
 		if (ret) {
 			target_close(t);
 			return ret;
@@ -369,7 +381,8 @@ static int check_mounted(const struct target *t, const char *tsys, char *err, si
 		     is_ours(t, tsys, st.st_rdev))) {
 			snprintf(err, errlen,
 				 "refusing to write to %s: it (or a partition of it) is mounted on "
-				 "%s; unmount it, or --force if you really mean it",
+				 "%s; unmount it first (--force or not: writes under a mounted "
+				 "filesystem corrupt it)",
 				 t->path, mnt);
 			ret = -EBUSY;
 		}
@@ -393,7 +406,8 @@ static int check_holders(const struct target *t, char *err, size_t errlen)
 		if (de->d_name[0] != '.') {
 			snprintf(err, errlen,
 				 "refusing to write to %s: it is held by %s (device mapper or md); "
-				 "--force if you really mean it",
+				 "take it out of that first (--force or not: writes under it "
+				 "corrupt what is built on it)",
 				 t->path, de->d_name);
 			ret = -EBUSY;
 			break;
@@ -458,20 +472,24 @@ static int check_signature(const struct target *t, char *err, size_t errlen)
 	return ret;
 }
 
-int target_check_writable(const struct target *t, char *err, size_t errlen)
+/* Mounted (or a partition), held by dm/md, swap: -EBUSY with the reason in err, else 0. */
+static int check_busy(const struct target *t, char *err, size_t errlen)
 {
 	char tsys[PATH_MAX] = "";
 	int ret;
 
-	if (t->is_blk) {
-		sysfs_dev_path(t->rdev, tsys, sizeof(tsys));
-		ret = check_mounted(t, tsys, err, errlen);
-		if (!ret)
-			ret = check_holders(t, err, errlen);
-		if (!ret)
-			ret = check_swap(t, tsys, err, errlen);
-		if (ret)
-			return ret;
-	}
-	return check_signature(t, err, errlen);
+	sysfs_dev_path(t->rdev, tsys, sizeof(tsys));
+	ret = check_mounted(t, tsys, err, errlen);
+	if (!ret)
+		ret = check_holders(t, err, errlen);
+	if (!ret)
+		ret = check_swap(t, tsys, err, errlen);
+	return ret;
+}
+
+int target_check_writable(const struct target *t, char *err, size_t errlen)
+{
+	int ret = t->is_blk ? check_busy(t, err, errlen) : 0;
+
+	return ret ? ret : check_signature(t, err, errlen);
 }

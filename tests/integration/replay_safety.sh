@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Replay's safety rules and its messages before any I/O: no writes without --allow-writes,
-# no writes to a mounted device or one carrying a filesystem signature without --force, a
+# no writes to a device carrying a filesystem signature without --force, nor to one in use
+# (mounted, a partition of it mounted, another replay writing there), --force or not, a
 # wrong map, a missing target, a trace larger than its target (--offsets strict/wrap/scale),
 # never writes to a device that holds the trace being replayed.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
 need_root
-need_cmd python3 mkfs.ext4 wipefs
+need_cmd python3 mkfs.ext4 wipefs sfdisk partx
 d=$(scratch_dir)
 {
 	echo "$CSV_HEADER"
@@ -131,4 +132,63 @@ verify_image "$d/r.ioreel" "$d/b.img" b.img
 assert_eq "$(result_csv "$d/r.ioreel" | awk -F, '$7 == "write" { print $4, $5 }' | sort | tr '\n' ' ')" \
 	"$(printf '%s\n' "$(basename "$z") 4096" "b.img 8192" | sort | tr '\n' ' ')" \
 	"each device's write on its target"
+# both onto one device: the second exclusive open of it failed (EBUSY, the first held it)
+blkdiscard "$z"
+"$IOREEL" replay "$d/two.ioreel" --map alpha="$z" --map beta="$z" --allow-writes \
+	--write-data pattern -q -o "$d/r.ioreel" >/dev/null 2>"$d/err" ||
+	fail "two devices onto one: $(cat "$d/err")"
+verify_image "$d/r.ioreel" "$z" "$(basename "$z")"
+
+# 7. --force covers a signature (data that may go), never a device in use: it wrote under a
+# mounted filesystem, onto a disk whose partition was mounted, and beside another replay
+m7=$(make_loop 64)
+mnt7=$(make_fs ext4 "$m7")
+mount -o remount,ro "$mnt7" || fail "remount $mnt7 read-only"
+sum=$(md5sum <"$m7")
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$m7" --allow-writes --force -q \
+	2>"$d/err" >/dev/null
+grep -q "refusing to write to $m7: it (or a partition of it) is mounted on $mnt7; \
+unmount it first (--force or not" "$d/err" || fail "--force onto a mounted device: $(cat "$d/err")"
+assert_eq "$(md5sum <"$m7")" "$sum" "the mounted device after a refused --force replay"
+# the result trace on the mounted filesystem of the target: refused as well
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$m7" --allow-writes --force -q \
+	-o "$mnt7/r.ioreel" 2>"$d/err" >/dev/null
+assert_eq "$(md5sum <"$m7")" "$sum" "the mounted device (result trace on it)"
+# a disk whose first partition is mounted: the disk refused, --force or not
+img=$(mktemp "${TMPDIR:-/tmp}/ioreel-loop.XXXXXX")
+truncate -s 64M "$img"
+printf 'label: dos\nstart=2048, size=40960\nstart=43008, size=40960\n' |
+	sfdisk -q "$img" >/dev/null || fail "sfdisk"
+disk=$(losetup -f --show -P "$img") || fail "losetup -P"
+cleanup_push "losetup -d '$disk'; rm -f '$img'"
+ln=$(basename "$disk")
+for ((i = 0; i < 50; i++)); do
+	[ -e "/sys/block/$ln/${ln}p1/dev" ] && break
+	partx -a "$disk" >/dev/null 2>&1
+	sleep 0.1
+done
+[ -e "/sys/block/$ln/${ln}p1/dev" ] || fail "the partitions of $disk did not appear in sysfs"
+IFS=: read -r ma mi <"/sys/block/$ln/${ln}p1/dev"
+mknod "$d/p1" b "$ma" "$mi" || fail "mknod p1"
+pmnt=$(make_fs ext4 "$d/p1")
+mount -o remount,ro "$pmnt" || fail "remount $pmnt read-only"
+sum=$(md5sum <"$disk")
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$disk" --allow-writes --force -q \
+	2>"$d/err" >/dev/null
+grep -q "refusing to write to $disk: it (or a partition of it) is mounted on $pmnt" "$d/err" ||
+	fail "--force onto a disk with a mounted partition: $(cat "$d/err")"
+assert_eq "$(md5sum <"$disk")" "$sum" "the disk with a mounted partition after --force"
+# another replay writing there: refused, saying so
+"$IOREEL" synth --rw randwrite --bs 4k --size 1m --runtime 3s --time-based \
+	-o "$d/long.ioreel" >/dev/null || fail "synth"
+blkdiscard "$z"
+"$IOREEL" replay "$d/long.ioreel" --target "$z" --allow-writes --force -q >/dev/null 2>&1 &
+first=$!
+cleanup_kill "$first"
+sleep 1
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --force -q \
+	2>"$d/err" >/dev/null
+grep -q "another program holds it for itself: another replay" "$d/err" ||
+	fail "a second replay onto a device being replayed onto: $(cat "$d/err")"
+wait "$first" || fail "the first replay failed"
 echo PASS
