@@ -314,6 +314,15 @@ static int uring_reap(struct engine *e, struct replay_io **done, unsigned int ma
 
 static void uring_exit(struct engine *e)
 {
+	/*
+	 * A registered file is let go when the ring is freed, by a kernel worker after the ring's
+	 * close returns (or the process exits): the target's last reference, and with it its
+	 * O_EXCL claim, outlived the replay, and the next replay onto the device failed with
+	 * EBUSY one run in two. Unregistered here, the files go now, and the target's close
+	 * releases the claim.
+	 */
+	if (!e->plain_fds)
+		(void)io_uring_unregister_files(&e->ring);
 	io_uring_queue_exit(&e->ring);
 	free(e->sync_done);
 	free(e);

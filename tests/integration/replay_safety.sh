@@ -191,4 +191,19 @@ assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --fo
 grep -q "another program holds it for itself: another replay" "$d/err" ||
 	fail "a second replay onto a device being replayed onto: $(cat "$d/err")"
 wait "$first" || fail "the first replay failed"
+# one replay after another: the io_uring's registered files held the device's exclusive claim
+# until a kernel worker freed the ring after the replay's exit, and every other replay failed
+for i in 1 2 3 4 5 6; do
+	"$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --force --engine io_uring -q \
+		>/dev/null 2>"$d/err" || fail "replay $i of 6 in a row onto $z: $(cat "$d/err")"
+done
+# and after one killed (its ring torn down after its exit): the next waits for the claim
+"$IOREEL" replay "$d/long.ioreel" --target "$z" --allow-writes --force -q >/dev/null 2>&1 &
+first=$!
+cleanup_kill "$first"
+sleep 0.5
+kill -KILL "$first"
+wait "$first"
+"$IOREEL" replay "$d/w.ioreel" --target "$z" --allow-writes --force -q >/dev/null 2>"$d/err" ||
+	fail "a replay right after one was killed: $(cat "$d/err")"
 echo PASS
