@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,10 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include "replay/block/target.h"
 #include "replay/dep/dep_wbt.h"
 #include "replay/core/run.h"
@@ -78,6 +81,25 @@ static int fill_file(int fd, uint64_t from, uint64_t to)
 	return ret;
 }
 
+/*
+ * Is the directory path would be made in /dev (a mount of its own, devtmpfs or tmpfs)? A
+ * device named with a slip (--target /dev/sdx --size 64G) became a regular file there, in
+ * memory, that later kept udev from making the node.
+ */
+static bool in_dev_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat sd, sdev, sroot;
+	struct statfs fs;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (stat(dirname(dir), &sd) || stat("/dev", &sdev) || stat("/", &sroot) ||
+	    statfs("/dev", &fs))
+		return false;
+	return sd.st_dev == sdev.st_dev && sdev.st_dev != sroot.st_dev &&
+	       (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
 static int check_holds(const struct target *t, const char *file, char *err, size_t errlen);
 static int check_busy(const struct target *t, char *err, size_t errlen);
 static int check_signature(const struct target *t, char *err, size_t errlen);
@@ -99,6 +121,14 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 				 errno == ENOENT ? " (give --size SIZE to create a file that big)"
 						 : "");
 			return ret;
+		}
+		if (in_dev_dir(path)) {
+			snprintf(err, errlen,
+				 "target %s: no such device, and a file of --size there would be "
+				 "made in /dev, in memory; give a device that exists (lsblk lists "
+				 "them), or a file on a filesystem",
+				 path);
+			return -ENODEV;
 		}
 		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 

@@ -82,6 +82,17 @@ assert_status 1 "$IOREEL" replay "$d/w.ioreel" --map nosuch="$z" -q 2>"$d/err" >
 grep -q "no device nosuch (it has: dev0)" "$d/err" || fail "wrong-map message: $(cat "$d/err")"
 assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$d/missing.img" -q 2>"$d/err" >/dev/null
 grep -q "give --size" "$d/err" || fail "missing-target message: $(cat "$d/err")"
+# a device name with a slip and --size: a regular file was made in /dev (in memory), and kept
+# udev from making the device's node there later
+if [ "$(stat -f -c %T /dev)" = tmpfs ] && [ "$(stat -c %d /dev)" != "$(stat -c %d /)" ]; then
+	nodev=/dev/ioreel-no-such-disk.$$
+	cleanup_push "rm -f '$nodev'"
+	assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$nodev" --size 1M --allow-writes \
+		-q 2>"$d/err" >/dev/null
+	grep -q "target $nodev: no such device, and a file of --size there would be made in /dev" \
+		"$d/err" || fail "a missing device with --size: $(cat "$d/err")"
+	[ ! -e "$nodev" ] || fail "a file was made in /dev: $(ls -l "$nodev")"
+fi
 assert_status 2 "$IOREEL" replay "$d/w.ioreel" -q 2>/dev/null
 assert_status 2 "$IOREEL" replay "$d/w.ioreel" --target "$z" --mode nope 2>/dev/null
 
