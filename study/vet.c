@@ -11,6 +11,7 @@
  * A dry run makes every one of these checks: it is what a user runs before leaving a study
  * unattended, and a mistake it lets through is found hours later, or never.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -283,6 +284,40 @@ static void results_from(const struct plan *p, char *buf, size_t len)
 }
 
 /*
+ * An existing results directory is a study's (it has a state file) or empty: a study writes
+ * report.html, report.json, plan.ini and log there, and replaced a user's files of those names
+ * in a directory that held other things (--results ~/reports).
+ */
+static int vet_results_ours(const char *from, const char *dir)
+{
+	char names[256] = "";
+	bool state = false;
+	struct dirent *de;
+	size_t n = 0;
+	int count = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0; /* the run's mkdir and open say what is wrong */
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		state |= !strcmp(de->d_name, "state");
+		if (count++ < 4 && n < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+					      de->d_name);
+	}
+	closedir(d);
+	if (state || !count)
+		return 0;
+	cli_error("%s: %s holds files that are not an ioreel study's (%s%s), and a study writes "
+		  "report.html, report.json, plan.ini and log there, replacing files of those "
+		  "names: give a new or empty directory (--results DIR, or results= in [study])",
+		  from, dir, names, count > 4 ? ", ..." : "");
+	return EXIT_USAGE;
+}
+
+/*
  * The results go to a directory made if missing (with its parents): what exists of the path
  * must be directories the study may write in. Found at the run's first mkdir, after the
  * vetting; here, before anything, and in a dry run too.
@@ -328,7 +363,7 @@ static int vet_results(const struct plan *p)
 			  from, path, fs);
 		return EXIT_USAGE;
 	}
-	return 0;
+	return strcmp(path, p->results) ? 0 : vet_results_ours(from, path);
 }
 
 int vet_plan(const struct plan *p, const struct vet_opts *o)

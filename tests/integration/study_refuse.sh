@@ -269,6 +269,13 @@ refused 2 "^ioreel study: --results '': give the directory the study's results g
 refused 2 "^ioreel study: --results '': give the directory" "$p" --results '' --dry-run
 refused_alike 2 "^ioreel study: --results /dev/null: /dev/null exists and is not a directory: give a directory" "$p" --results /dev/null
 refused_alike 2 "^ioreel study: --results $d/file.img/r: $d/file.img exists and is not a directory" "$p" --results "$d/file.img/r"
+# a directory holding other files (no study's state): the study replaced a report.html and a
+# plan.ini of the user's there
+mkdir "$d/mine" && echo mine >"$d/mine/report.html" || fail "mkdir $d/mine"
+refused_alike 2 "^ioreel study: --results $d/mine: $d/mine holds files that are not an ioreel \
+study's (report.html), and a study writes report.html" "$p" --results "$d/mine"
+assert_eq "$(ls "$d/mine")" report.html "the files in a refused results directory"
+assert_eq "$(cat "$d/mine/report.html")" mine "the user's report.html"
 # a directory on a pseudo filesystem: root may write there (access() passed /proc and
 # /sys/kernel), but it holds no files
 for r in /proc/ioreel-results /sys/kernel/ioreel-results; do
