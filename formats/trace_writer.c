@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -215,11 +216,26 @@ struct trace_writer *trace_writer__open(const char *path, const struct trace_met
 		/* record's -o: not even opened (a write open of a disk makes udev rescan it) */
 		goto fail;
 	} else {
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	}
 	if (w->fd < 0) {
 		err = errno;
 		goto fail;
+	}
+	/*
+	 * Written in place (record): held under a lock, and cut only once it is ours. Two
+	 * recordings to one -o each cut the other's trace and interleaved their frames, both
+	 * exiting 0 with a trace whose chunks failed their checksums.
+	 */
+	if (!w->replace && !fstat(w->fd, &st) && S_ISREG(st.st_mode)) {
+		if (flock(w->fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+			err = EBUSY;
+			goto fail;
+		}
+		if (ftruncate(w->fd, 0)) {
+			err = errno;
+			goto fail;
+		}
 	}
 	/*
 	 * A trace may hold command lines and paths: keep it private even if it existed. Only a

@@ -105,6 +105,9 @@ const char *outfile_strerror(int err)
 	if (err == OUTFILE_EBLKDEV)
 		return "it is a block device: an output goes to a file (or -, /dev/null), never "
 		       "onto a disk, whose data it would destroy";
+	if (err == EBUSY) /* trace_writer__open's lock on a trace written in place */
+		return "another ioreel (a recording) is writing it now: give another name, or let "
+		       "that one end first";
 	if (err == ELOOP) /* outfile_open's dangling link too: "Too many levels" misled */
 		return "a symbolic link to nothing (its target is missing, or links loop): give "
 		       "the file's own path, or remove the link";

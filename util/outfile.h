@@ -41,7 +41,8 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path);
 /* -OUTFILE_EBLKDEV when path is a block device (a symlink to one too), else 0. */
 int outfile_refuse_blkdev(const char *path);
-/* strerror(err) (err > 0), or what to do instead for OUTFILE_EBLKDEV and a link to nothing. */
+/* strerror(err) (err > 0), or what to do instead for OUTFILE_EBLKDEV, a link to nothing and
+ * EBUSY (a trace written in place that another ioreel holds locked: trace_writer__open). */
 const char *outfile_strerror(int err);
 /* The name the data goes to now: the temporary name, or the path itself when in place. */
 const char *outfile_name(const struct outfile *o);

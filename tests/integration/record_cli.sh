@@ -4,7 +4,8 @@
 # missing value in one line), a missing device or no root exit 1 with a message that says what
 # is missing, --duration and --max-size end the recording by themselves (exit 0), -q prints
 # nothing, --json has events and dropped, and the drain thread's priority is raised unless
-# --keep-priority says not to (and said when it cannot be).
+# --keep-priority says not to (and said when it cannot be). A second recording to the -o of one
+# running is refused.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/record_lib.bash"
 need_cmd setpriv
@@ -153,4 +154,15 @@ setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice "$IOREEL" record -d "$dev"
 	fail "record without CAP_SYS_NICE exited $?: $(cat "$dir/p.err")"
 assert_eq "$(json_get "$dir/p.json" drain_priority)" inherited "without CAP_SYS_NICE"
 grep -q "runs at normal priority.*CAP_SYS_NICE" "$dir/p.err" || fail "unclear: $(cat "$dir/p.err")"
+
+# a second recording to the -o of one running: each cut the other's trace and both exited 0,
+# leaving chunks that failed their checksums. Refused, the first's trace whole.
+rec_start "$dir/c.ioreel" -d "$dev"
+assert_status 1 "$IOREEL" record -d "$dev" -o "$dir/c.ioreel" --duration 300ms -q 2>"$dir/c2.err"
+grep -q "cannot create $dir/c.ioreel: another ioreel (a recording) is writing it now" \
+	"$dir/c2.err" || fail "a second recording to the same -o: $(cat "$dir/c2.err")"
+dd if=/dev/urandom of="$dev" bs=4k count=64 oflag=direct status=none || fail "dd to $dev"
+rec_stop || fail "the first recording: $(cat "$dir/c.ioreel.err")"
+"$IOREEL" info "$dir/c.ioreel" >/dev/null 2>"$dir/c.info" ||
+	fail "the first recording's trace: $(cat "$dir/c.info")"
 echo PASS
