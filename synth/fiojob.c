@@ -12,6 +12,7 @@
 #include <string.h>
 #include "synth/fio.h"
 #include "synth/synth.h"
+#include "util/outfile.h"
 
 /* A job being built: the job, and the first reason it cannot be reproduced. */
 struct pending {
@@ -227,7 +228,7 @@ static void finish_job(struct synth_job *j)
 		snprintf(j->file, sizeof(j->file), "(the engine's device)");
 }
 
-int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
+int fiojob_load(const char *path, const char *section, const char *out, struct synth_spec *spec,
 		struct fiojob_result *res, char *why, size_t why_len)
 {
 	struct fio_jobfile jf;
@@ -247,6 +248,14 @@ int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
 	err = fio_jobfile_read(path, &jf, why, why_len);
 	if (err)
 		goto out_free;
+	/* never write what it reads (issue 21 D3): an include too, which -o replaced */
+	for (unsigned int i = 0; out && !err && i < jf.npaths; i++)
+		if (outfile_same_file(jf.paths[i], out)) {
+			snprintf(why, why_len, "-o %s is %s, %s: give the trace another name", out,
+				 jf.paths[i],
+				 i ? "a file the job file includes" : "the job file itself");
+			err = -EEXIST;
+		}
 	empty = !jf.nsec;
 	synth_job_defaults(&global->job);
 	global->job.sync_engine = true; /* fio's default engine is psync */

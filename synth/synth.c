@@ -607,12 +607,14 @@ int cmd_synth(int argc, char **argv)
 		}
 	} else if (fio) {
 		struct fiojob_result res;
-		int err = fiojob_load(fio, section, spec, &res, why, sizeof(why));
+		int err = fiojob_load(fio, section, out, spec, &res, why, sizeof(why));
 
 		if (err) {
 			cli_error("%s", why);
-			rc = err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP ? EXIT_USAGE :
-										       EXIT_RUNTIME;
+			rc = err == -EINVAL || err == -ENOENT || err == -EOPNOTSUPP ||
+					     err == -EEXIST
+				     ? EXIT_USAGE
+				     : EXIT_RUNTIME;
 			goto out;
 		}
 		if (res.ignored[0])

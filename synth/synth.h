@@ -279,9 +279,10 @@ struct fiojob_result {
  * ${VAR}, arithmetic, fio's units; each job section becomes one job of spec (only `section`
  * when not NULL). 0; -errno on I/O; -EINVAL + why (file:line) for a bad value; -EOPNOTSUPP
  * + why when a job uses an option whose effect ioreel does not reproduce (the option and
- * why); -ENOENT when the section is absent.
+ * why); -ENOENT when the section is absent; -EEXIST + why when out (the trace to be written,
+ * or NULL) is the job file or a file it includes.
  */
-int fiojob_load(const char *path, const char *section, struct synth_spec *spec,
+int fiojob_load(const char *path, const char *section, const char *out, struct synth_spec *spec,
 		struct fiojob_result *res, char *why, size_t why_len);
 
 /* ---- file-level traces (synth/fileops.c) ---- */

@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	devsize = devsizes[h % 3];
 
 	confined = true;
-	err = fiojob_load(job, NULL, &spec, &res, why, sizeof(why));
+	err = fiojob_load(job, NULL, NULL, &spec, &res, why, sizeof(why));
 	confined = false;
 	check_why(err, why, "fiojob_load");
 	if (err)

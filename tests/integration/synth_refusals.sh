@@ -53,6 +53,14 @@ cp j.fio j.orig
 assert_status 2 "$IOREEL" synth --fio-job j.fio -o ./jl.fio 2>err >/dev/null
 grep -q -- "-o ./jl.fio is the job file j.fio itself" err || fail "-o the job file: $(cat err)"
 cmp -s j.fio j.orig || fail "the job file changed"
+# nor a file it includes: -o replaced the included file with the trace, exit 0
+printf 'size=1m\n' >inc.fio
+cp inc.fio inc.orig
+printf '[j]\nrw=read\ninclude inc.fio\n' >ji.fio
+assert_status 2 "$IOREEL" synth --fio-job ji.fio -o inc.fio 2>err >/dev/null
+grep -q -- "-o inc.fio is inc.fio, a file the job file includes" err ||
+	fail "-o an included file: $(cat err)"
+cmp -s inc.fio inc.orig || fail "the included file changed"
 echo old >keep.ioreel
 "$IOREEL" synth --rw randread --size 1g --rate-iops 1000000 --runtime 60 --time_based \
 	--numjobs 4 -o keep.ioreel >/dev/null 2>err &

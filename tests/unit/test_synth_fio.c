@@ -34,7 +34,7 @@ static int load(const char *name, const char *section, struct synth_spec *s,
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fiojob_load(path, section, s, res, why, len);
+	return fiojob_load(path, section, NULL, s, res, why, len);
 }
 
 static void test_values(void)

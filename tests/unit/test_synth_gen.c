@@ -356,7 +356,7 @@ static void test_fio_job(void)
 		   "rw=randread\nsize=10G\ndirect=1\nnumjobs=128\n\n"
 		   "[other]\nrw=write\nsize=1m\nrate=10m\n");
 	fclose(f);
-	CHECK(!fiojob_load(path, "innodb-data", s, &res, why, sizeof(why)), "load: %s", why);
+	CHECK(!fiojob_load(path, "innodb-data", NULL, s, &res, why, sizeof(why)), "load: %s", why);
 	struct synth_job *j = &s->jobs[0];
 
 	CHECK(s->njobs == 1 && !strcmp(j->name, "innodb-data"), "one section selected");
@@ -378,7 +378,7 @@ static void test_fio_job(void)
 	      "128 psync jobs = 128 streams of depth 1, time_based 120 s");
 	/* both sections: the [other] job has a rate, which then caps a closed loop (format
 	 * 1.7) instead of timing the trace */
-	CHECK(!fiojob_load(path, NULL, s, &res, why, sizeof(why)) && s->njobs == 2, "all: %s",
+	CHECK(!fiojob_load(path, NULL, NULL, s, &res, why, sizeof(why)) && s->njobs == 2, "all: %s",
 	      why);
 	CHECK(!synth_spec_resolve(s, 0, why, sizeof(why)), "resolve: %s", why);
 	CHECK(!synth_spec_meta(s, m, NULL, 0, why, sizeof(why)) &&
@@ -386,11 +386,13 @@ static void test_fio_job(void)
 		      !(m->streams[0].flags & TRACE_STREAM_RATE) &&
 		      (m->streams[128].flags & TRACE_STREAM_RATE),
 	      "rated beside unrated: a closed trace, the rate on the rated stream: %s", why);
-	CHECK(fiojob_load(path, "nope", s, &res, why, sizeof(why)) == -ENOENT, "absent section");
+	CHECK(fiojob_load(path, "nope", NULL, s, &res, why, sizeof(why)) == -ENOENT,
+	      "absent section");
 	f = fopen(path, "w");
 	fprintf(f, "[a]\nsize=1m\nbs=lots\n");
 	fclose(f);
-	CHECK(fiojob_load(path, NULL, s, &res, why, sizeof(why)) == -EINVAL && strstr(why, ":3:"),
+	CHECK(fiojob_load(path, NULL, NULL, s, &res, why, sizeof(why)) == -EINVAL &&
+		      strstr(why, ":3:"),
 	      "bad value reported with its line: %s", why);
 	unlink(path);
 	free(m);
