@@ -908,10 +908,9 @@ int cmd_replay(int argc, char **argv)
 	}
 	o.trace = argv[optind];
 	/* never write over the trace being read (./T, a symlink or a hard link to it too) */
-	if (o.output && (outfile_same_file(o.output, o.trace) ||
-			 (o.target && outfile_same_file(o.output, o.target)))) {
-		cli_error("-o %s is the %s: give the result trace a name of its own", o.output,
-			  outfile_same_file(o.output, o.trace) ? "trace being replayed" : "target");
+	if (o.output && outfile_same_file(o.output, o.trace)) {
+		cli_error("-o %s is the trace being replayed: give the result trace a name of its "
+			  "own", o.output);
 		return EXIT_USAGE;
 	}
 	/* the writer refuses it too, but its error reaches the user as a bare strerror() */
@@ -925,6 +924,13 @@ int cmd_replay(int argc, char **argv)
 		if (t && outfile_same_file(t, o.trace)) {
 			cli_error("target %s is the trace being replayed: replay onto another device "
 				  "or file", t);
+			return EXIT_USAGE;
+		}
+		/* a --map target too: the result replaced it, a read-only replay as well */
+		if (t && o.output && outfile_same_file(o.output, t)) {
+			cli_error("-o %s is the target%s%s: give the result trace a name of its "
+				  "own", o.output, k < o.nmaps ? " of --map " : "",
+				  k < o.nmaps ? o.maps[k].name : "");
 			return EXIT_USAGE;
 		}
 	}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # What replay refuses, each with a message and nothing destroyed: writing its result over the
-# trace it reads or onto it as the target (./T, a symlink, a hard link), contradictory repeated
-# options, an absurd --speed, a --size smaller than a block or not a whole number of blocks
-# (and no file left behind), one I/O larger than Linux moves in one call; and a report that
-# cannot be written is an error, not an exit 0. One huge I/O that Linux can move (1 GiB)
-# replays with one buffer, not 1024. A file target that ends inside a block is replayed with a
-# warning that its last partial block is left out.
+# trace it reads or onto it as the target (./T, a symlink, a hard link; a --map target too),
+# contradictory repeated options, an absurd --speed, a --size smaller than a block or not a
+# whole number of blocks (and no file left behind), one I/O larger than Linux moves in one call;
+# and a report that cannot be written is an error, not an exit 0. One huge I/O that Linux can
+# move (1 GiB) replays with one buffer, not 1024. A file target that ends inside a block is
+# replayed with a warning that its last partial block is left out.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
 need_cmd python3
@@ -33,6 +33,12 @@ for o in T.ioreel ./T.ioreel sym.ioreel hard.ioreel "$d/T.ioreel"; do
 done
 refused "$IOREEL" replay T.ioreel --target t.img --allow-writes -o t.img -q
 [ "$(md5sum <T.ioreel)" = "$sum" ] || fail "the trace was changed"
+# a --map target as -o: it was replaced by the result trace (a replay without writes too)
+head -c 1M /dev/urandom >m.img
+msum=$(md5sum <m.img)
+refused "$IOREEL" replay T.ioreel --map synth=m.img -o ./m.img -q
+grep -q -- "-o ./m.img is the target of --map synth" err || fail "-o a --map target: $(cat err)"
+[ "$(md5sum <m.img)" = "$msum" ] || fail "the --map target was changed"
 
 refused "$IOREEL" replay T.ioreel --target t.img --target other.img -q
 refused "$IOREEL" replay T.ioreel --target t.img -o a.ioreel -o b.ioreel -q
