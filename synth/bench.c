@@ -5,6 +5,7 @@
  * users build by hand from fio runs: IOPS, bandwidth, mean and p99 latency, CPU%.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,12 @@ static int run_targets(const char *trace, const char *pattern, int mode,
 		wall = now_mono_ns() - wall0;
 		if (res.warnings[0])
 			fprintf(stderr, "%s", res.warnings);
+		if (replay_stop) { /* a partial run is no row: cmd_bench says what finished */
+			replay_result_free(&res);
+			unlink(out);
+			(*nrows)--;
+			return EXIT_RUNTIME;
+		}
 		if (err) {
 			cli_error("%s on %s: %s", pattern, targets[t], why);
 			replay_result_free(&res);
@@ -482,6 +489,18 @@ static bool takes_value(const char *key)
 	return false;
 }
 
+/*
+ * Ctrl-C, SIGTERM, SIGHUP: the replay running ends within 0.1 s (replay_stop), a pattern being
+ * synthesized at its next check (cli_stop), and bench prints the rows finished, removes its
+ * scratch files and the --html it had begun. By default the signal killed bench mid-replay,
+ * leaving .HTML.XXXXXX beside the report and megabytes of traces in /tmp/ioreel-bench.*.
+ */
+static void on_stop(int sig)
+{
+	cli_stop = sig;
+	replay_stop = 1;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	const char *presets[BENCH_MAX], *targets[BENCH_MAX], *runtime = NULL, *size = NULL;
@@ -498,6 +517,12 @@ int cmd_bench(int argc, char **argv)
 	size_t nrows = 0;
 	bool json = false, filled[BENCH_MAX] = { false };
 	char dir[] = "/tmp/ioreel-bench.XXXXXX", why[512];
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	/* no SA_RESTART: a blocking write returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	if (!spec) {
 		cli_error("out of memory");
@@ -726,6 +751,8 @@ int cmd_bench(int argc, char **argv)
 				snprintf(name, sizeof(name), "%s", pr->name);
 			rc = run_pattern(spec, name, targets, ntargets, &base, dir, json, html_f,
 					 filled, rows, &nrows);
+			if (rc && replay_stop)
+				goto stopped;
 			if (rc)
 				goto out_dir;
 		}
@@ -741,6 +768,8 @@ int cmd_bench(int argc, char **argv)
 				 replay_mode_name(tmodes[t][m]));
 			rc = run_targets(traces[t], name, tmodes[t][m], targets, ntargets, &base, dir,
 					 json, html_f, filled, rows, &nrows);
+			if (rc && replay_stop)
+				goto stopped;
 			if (rc)
 				goto out_dir;
 		}
@@ -758,6 +787,16 @@ int cmd_bench(int argc, char **argv)
 			printf("\nreport: %s\n", html);
 		}
 	}
+	goto out_dir;
+stopped:
+	if (nrows || json) /* --json: valid, if empty */
+		print_rows(rows, nrows, json);
+	cli_error("interrupted by %s: %s%s%s",
+		  cli_stop == SIGINT ? "SIGINT" : cli_stop == SIGTERM ? "SIGTERM" : "SIGHUP",
+		  nrows ? "the rows above are the runs that finished" : "no run finished",
+		  html_f ? "; --html not written, an earlier report stays: " : "",
+		  html_f ? html : "");
+	rc = EXIT_RUNTIME;
 out_dir:
 	rmdir(dir);
 out:

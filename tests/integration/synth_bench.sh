@@ -3,7 +3,8 @@
 # ioreel bench: each preset replayed on two loop devices of our own gives one row per target
 # with figures that are consistent (IOPS x block size = bandwidth, p99 >= mean), writes are
 # refused without --allow-writes exactly as in replay, and cdm expands to its four tests; a
-# recorded trace (--trace) gives a row per mode and target, timed and dep by default.
+# recorded trace (--trace) gives a row per mode and target, timed and dep by default. Ctrl-C
+# ends it with the rows finished, no temporary file left and an earlier --html as it was.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -85,4 +86,25 @@ assert [x["pattern"] for x in r] == ["rec.ioreel timed"] * 2 + ["rec.ioreel dep"
 assert all(x["ios"] == 400 and x["errors"] == 0 and x["skipped"] == 0 for x in r), r
 PY
 assert_status 2 "$IOREEL" bench --trace "$d/rec.ioreel" --mode closed --target "$a" 2>/dev/null
+
+# Ctrl-C in the second pattern's replay: bench was killed there, leaving its half-written
+# --html beside the report (.r.html.XXXXXX) and its traces in /tmp. Now the replay ends, the
+# row that finished is printed, the earlier report stays and no temporary file is left.
+echo mine >"$d/r.html"
+"$IOREEL" bench --preset 4k-randread --preset 4k-randwrite --target "$a" --runtime 2 \
+	--allow-writes --html "$d/r.html" >"$d/int.out" 2>"$d/int.err" &
+pid=$!
+cleanup_kill "$pid"
+for ((i = 0; i < 300; i++)); do
+	grep -q "4k-randwrite on" "$d/int.err" && break
+	sleep 0.1
+done
+sleep 0.5
+interrupt_ends "$pid" "bench"
+grep -q "interrupted by SIGINT: the rows above are the runs that finished; --html not written, \
+an earlier report stays: $d/r.html" "$d/int.err" || fail "bench after SIGINT: $(cat "$d/int.err")"
+grep -q "^4k-randread" "$d/int.out" || fail "the finished row: $(cat "$d/int.out")"
+grep -q "^4k-randwrite" "$d/int.out" && fail "the interrupted run was printed: $(cat "$d/int.out")"
+assert_eq "$(cat "$d/r.html")" mine "the earlier report after an interrupted bench"
+[ -z "$(find "$d" -name '.r.html.*')" ] || fail "a temporary --html left: $(ls -a "$d")"
 echo "synth_bench: ok"
