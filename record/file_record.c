@@ -629,7 +629,7 @@ int cmd_record_file(int argc, char **argv)
 	 * The terminal of a recording started over ssh going away: a clean stop, as SIGTERM (by
 	 * default it killed the recorder, leaving a trace without its index and counters).
 	 */
-	sigaction(SIGHUP, &sa, NULL);
+	cli_catch_hangup(&sa);
 	signal(SIGPIPE, SIG_IGN);
 	/* Calls begun from now on are recorded; files open before are read right after, so a
 	 * file opened in between is seen both ways (file_drain.c keeps it once). */

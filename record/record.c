@@ -661,7 +661,7 @@ int cmd_record(int argc, char **argv)
 	 * The terminal of a recording started over ssh going away: a clean stop, as SIGTERM (by
 	 * default it killed the recorder, leaving a trace without its index and counters).
 	 */
-	sigaction(SIGHUP, &sa, NULL);
+	cli_catch_hangup(&sa);
 	signal(SIGPIPE, SIG_IGN);
 	err = rec_collect__start(&c,
 				 &(struct rec_collect_src){ .rg = &rg, .oldest = table_oldest,

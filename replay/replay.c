@@ -876,7 +876,7 @@ int cmd_replay(int argc, char **argv)
 	 * Ctrl-C, not death by SIGHUP with a temporary file left beside -o */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	cli_catch_hangup(&(struct sigaction){ .sa_handler = on_signal, .sa_flags = SA_RESTART });
 	argv[0] = (char *)"ioreel replay"; /* getopt's own messages start with it */
 	ret = replay_cli_parse(argc, argv, &cli);
 	if (cli.help) {

@@ -40,7 +40,7 @@ void exec_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cli_catch_hangup(&sa);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 }

@@ -522,7 +522,7 @@ int cmd_bench(int argc, char **argv)
 	/* no SA_RESTART: a blocking write returns EINTR */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cli_catch_hangup(&sa);
 
 	if (!spec) {
 		cli_error("out of memory");

@@ -190,6 +190,15 @@ static void on_stop(int sig)
 	cli_stop = sig;
 }
 
+void cli_catch_hangup(const struct sigaction *sa)
+{
+	struct sigaction old;
+
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler == SIG_IGN)
+		return;
+	sigaction(SIGHUP, sa, NULL);
+}
+
 void cli_catch_stop(void)
 {
 	struct sigaction sa;

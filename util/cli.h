@@ -42,6 +42,13 @@ extern volatile sig_atomic_t cli_stop;
 void cli_catch_stop(void);
 
 /*
+ * Installs sa for SIGHUP (a verb's clean stop when its terminal goes away) unless SIGHUP is
+ * ignored: `nohup ioreel replay ...` asked to outlive the terminal, and the handler made the
+ * hang-up end the run "interrupted" all the same.
+ */
+void cli_catch_hangup(const struct sigaction *sa);
+
+/*
  * Flushes and closes stdout, and says so when that failed (`> /dev/full`, a closed pipe):
  * "ioreel VERB: cannot write the output (standard output): No space left on device".
  * Returns rc unchanged when stdout was written, EXIT_RUNTIME (if rc was EXIT_OK) otherwise.

@@ -5,7 +5,8 @@
 # times lie past 2^63 ns, a dep replay of the same gap; at several moments. Each ends at once
 # with its result trace complete and readable (the first I/O in it), says it was interrupted
 # (stderr, --json) and exits 1: a partial run is not a result. So does one still filling its new
-# --size target, which it removes, and a file-level one laying out its files.
+# --size target, which it removes, and a file-level one laying out its files. Under nohup a
+# SIGHUP is ignored, as nohup asks.
 # timeout: 300
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/replay_common.inc"
@@ -63,6 +64,17 @@ for sig in INT TERM HUP; do
 	done
 	stop "$d/far.ioreel" $sig 1 timed
 done
+# under nohup (SIGHUP ignored) a hang-up is not a stop: the handler replaced nohup's SIG_IGN and
+# the replay ended "interrupted", exit 1
+"$IOREEL" synth --rw randread --bs 4k --size 1m --runtime 2s --time-based -o "$d/two.ioreel" \
+	>/dev/null || fail "synth"
+nohup "$IOREEL" replay "$d/two.ioreel" --target "$d/t.img" -q >/dev/null 2>"$d/err" &
+pid=$!
+cleanup_kill "$pid"
+sleep 0.5
+kill -HUP "$pid"
+wait "$pid" || fail "a replay under nohup after SIGHUP exited $?: $(cat "$d/err")"
+grep -q interrupted "$d/err" && fail "a replay under nohup was interrupted by SIGHUP"
 # Ctrl-C while --size fills a new file target (4 GiB: seconds of writing) ends it at once, exit 1
 # with a message, and the file it made is removed; an earlier result under -o stays as it was
 if [ "$(df --output=avail -k "$d" | tail -1)" -gt $((5 << 20)) ]; then
