@@ -37,6 +37,10 @@ struct study {
 	int ncells;
 	bool done[STUDY_MAX_CAND][STUDY_MAX_WORK][STUDY_MAX_REPEATS];
 	int built; /* a candidate built and not torn down, per the state file; -1 none */
+	/* the UUID of what the build left on each of its devices ("-": none), per "made" lines;
+	 * made_known: the state has them (a build that ended, by this version) */
+	char made[STUDY_MAX_DEVS][64];
+	bool made_known;
 	bool plan_changed; /* the state file was written for another version of the plan */
 	bool state_foreign; /* DIR/state is not empty and not a study's state file */
 	uint64_t est_ns[STUDY_MAX_WORK]; /* measured time of a cell of each workload */
@@ -190,7 +194,13 @@ static int state_read(struct study *s, const char *path)
 		}
 		if (sscanf(line, "plan %llx", &h) == 1 && h != s->p.hash)
 			s->plan_changed = true; /* open_results decides what that means */
-		if (sscanf(line, "done %127s %127s %d %lf %llu", a, b, &rep, &cpu, &wall) == 5) {
+		if (sscanf(line, "made %127s %d %127s", a, &rep, b) == 3) {
+			if (find_cand(s, a) == s->built && rep >= 0 && rep < STUDY_MAX_DEVS) {
+				snprintf(s->made[rep], sizeof(s->made[rep]), "%.63s", b);
+				s->made_known = true;
+			}
+		} else if (sscanf(line, "done %127s %127s %d %lf %llu", a, b, &rep, &cpu,
+				  &wall) == 5) {
 			c = find_cand(s, a);
 			w = find_work(s, b);
 			if (c >= 0 && w >= 0 && rep >= 1 && rep <= s->p.repeats &&
@@ -198,8 +208,10 @@ static int state_read(struct study *s, const char *path)
 				add_cell(s, c, w, rep - 1, cpu, wall);
 		} else if (sscanf(line, "%15s %127s", what, a) == 2) {
 			c = find_cand(s, a);
-			if (!strcmp(what, "built"))
+			if (!strcmp(what, "built")) {
 				s->built = c;
+				s->made_known = false;
+			}
 			else if (!strcmp(what, "torn") && c == s->built)
 				s->built = -1;
 		}
@@ -434,6 +446,12 @@ static int run_candidate(struct study *s, int c, int *idx, int total)
 	}
 	state_line(s, "built %s", cand_name(s, c));
 	ret = build_up(&b);
+	for (int i = 0; !ret && !s->x.dry_run && i < s->p.cand[c].ndev; i++) {
+		char type[64], uuid[64];
+
+		vet_signature(s->p.cand[c].devices[i], type, sizeof(type), uuid, sizeof(uuid));
+		state_line(s, "made %s %d %s", cand_name(s, c), i, *uuid ? uuid : "-");
+	}
 	if (b.record) {
 		fclose(b.record);
 		b.record = NULL;
@@ -587,6 +605,38 @@ static int open_results(struct study *s)
 	return 0;
 }
 
+/*
+ * The devices of the candidate a crash left built must still hold what the build made there,
+ * or nothing: a disk's name may point at another disk since (a reboot renames /dev/sdX, a loop
+ * device is reused), and the teardown wiped and the run rebuilt on a user's filesystem there.
+ */
+static int leftover_ours(const struct study *s)
+{
+	const struct candidate *c = &s->p.cand[s->built];
+
+	for (int i = 0; i < c->ndev; i++) {
+		char type[64], uuid[64];
+		int ret = vet_signature(c->devices[i], type, sizeof(type), uuid, sizeof(uuid));
+
+		if (ret <= 0 || (s->made_known && *uuid && !strcmp(uuid, s->made[i])))
+			continue;
+		cli_error("candidate [%s] was left built by an earlier run, but %s carries a %s "
+			  "signature%s%s that the study did not leave there (%s%s): the name may "
+			  "point at another disk since (a reboot renames disks). Nothing was torn "
+			  "down or wiped; if %s is the study's disk, wipe it by hand (wipefs -a "
+			  "%s) and --resume again",
+			  c->name, c->devices[i], type, *uuid ? " UUID " : "", uuid,
+			  !s->made_known ? "its build did not finish, or the state predates the "
+					   "check"
+			  : strcmp(s->made[i], "-") ? "it left UUID "
+						    : "it left none",
+			  s->made_known && strcmp(s->made[i], "-") ? s->made[i] : "",
+			  c->devices[i], c->devices[i]);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 /* A crash left candidate s->built up (mounted, an array running): take it down first. */
 static int teardown_leftover(struct study *s)
 {
@@ -594,6 +644,8 @@ static int teardown_leftover(struct study *s)
 
 	if (s->built < 0)
 		return 0;
+	if (leftover_ours(s))
+		return EXIT_RUNTIME;
 	if (s->x.dry_run)
 		printf("\n# candidate [%s] was left built by an earlier run: tear it down first\n",
 		       cand_name(s, s->built));

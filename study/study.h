@@ -97,6 +97,9 @@ struct vet_opts {
 int vet_plan(const struct plan *p, const struct vet_opts *o);
 /* Before building one candidate: its devices are not mounted or held now. 0 or -EBUSY. */
 int vet_candidate_free(const struct candidate *c, char *err, size_t errlen);
+/* The signature on dev (libblkid): 1 with its TYPE and UUID ("" when it has none), 0 when it
+ * carries none, -errno when it cannot be probed. */
+int vet_signature(const char *dev, char *type, size_t tlen, char *uuid, size_t ulen);
 /* Locks every listed device against another study running at once (check_only, a dry run:
  * only says whether a run could, taking and writing nothing). 0 or an exit code. */
 int vet_lock_devices(const struct plan *p, bool check_only);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <blkid/blkid.h>
 #include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -112,6 +113,33 @@ int vet_candidate_free(const struct candidate *c, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+int vet_signature(const char *dev, char *type, size_t tlen, char *uuid, size_t ulen)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	const char *v;
+	int rc;
+
+	*type = *uuid = '\0';
+	if (!pr)
+		return errno ? -errno : -EIO;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
+	blkid_probe_enable_partitions(pr, 1);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) ||
+		    !blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL))
+			snprintf(type, tlen, "%s", v);
+		if (!blkid_probe_lookup_value(pr, "UUID", &v, NULL) ||
+		    !blkid_probe_lookup_value(pr, "PTUUID", &v, NULL))
+			snprintf(uuid, ulen, "%s", v);
+	} else if (rc == -2) {
+		snprintf(type, tlen, "several, ambivalent");
+	}
+	blkid_free_probe(pr);
+	return rc == 0 || rc == -2 ? 1 : rc == 1 ? 0 : -EIO;
 }
 
 /* The exit code of several refusals: a mistake in the plan (2) before a state of the host (1). */
