@@ -102,6 +102,8 @@ static bool in_dev_dir(const char *path)
 
 static int check_holds(const struct target *t, const char *file, char *err, size_t errlen);
 static int check_busy(const struct target *t, char *err, size_t errlen);
+static int check_loop_busy(const struct target *t, const struct stat *st, char *err,
+			   size_t errlen);
 static int check_signature(const struct target *t, char *err, size_t errlen);
 
 static int open_path(struct target *t, const char *path, const struct target_open_opts *o,
@@ -154,6 +156,8 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 		return ret;
 	/* --force or not: it covers a signature, data that may go, never a device in use */
 	if (t->is_blk && o->writes && (ret = check_busy(t, err, errlen)))
+		return ret;
+	if (!t->is_blk && o->writes && (ret = check_loop_busy(t, &st, err, errlen)))
 		return ret;
 	if (!t->is_blk && o->create_size > (uint64_t)st.st_size)
 		flags = (flags & ~O_RDONLY) | O_RDWR;
@@ -520,6 +524,46 @@ static int check_busy(const struct target *t, char *err, size_t errlen)
 		ret = check_holders(t, err, errlen);
 	if (!ret)
 		ret = check_swap(t, tsys, err, errlen);
+	return ret;
+}
+
+/*
+ * A file target under a loop device that is in use (a filesystem on it mounted, held, swap):
+ * --force wrote into the image of a mounted filesystem, as onto the device itself. -EBUSY.
+ */
+static int check_loop_busy(const struct target *t, const struct stat *st, char *err,
+			   size_t errlen)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		struct target lt = { .fd = -1, .is_blk = true };
+		char path[PATH_MAX], back[PATH_MAX], why[1024];
+		unsigned int ma, mi;
+		struct stat sb;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
+		if (target_sysfs_read(path, back, sizeof(back)) || stat(back, &sb) ||
+		    sb.st_dev != st->st_dev || sb.st_ino != st->st_ino)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/dev", de->d_name);
+		if (target_sysfs_read(path, back, sizeof(back)) ||
+		    sscanf(back, "%u:%u", &ma, &mi) != 2)
+			continue;
+		lt.rdev = makedev(ma, mi);
+		snprintf(lt.path, sizeof(lt.path), "/dev/%s", de->d_name);
+		ret = check_busy(&lt, why, sizeof(why));
+		if (ret)
+			snprintf(err, errlen, "target %s is the file under %s: %s", t->path,
+				 lt.path, why);
+	}
+	closedir(d);
 	return ret;
 }
 

@@ -161,6 +161,15 @@ assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$m7" --allow-writes --f
 grep -q "refusing to write to $m7: it (or a partition of it) is mounted on $mnt7; \
 unmount it first (--force or not" "$d/err" || fail "--force onto a mounted device: $(cat "$d/err")"
 assert_eq "$(md5sum <"$m7")" "$sum" "the mounted device after a refused --force replay"
+# the file under it as the target: --force wrote into the image of the mounted filesystem
+img7=$(losetup -n -O BACK-FILE "$m7" | sed 's/ *$//')
+[ -f "$img7" ] || fail "cannot tell the file under $m7"
+assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$img7" --allow-writes --force -q \
+	2>"$d/err" >/dev/null
+grep -q "target $img7 is the file under $m7: refusing to write to $m7: it (or a partition of \
+it) is mounted on $mnt7" "$d/err" ||
+	fail "--force onto the file under a mounted loop: $(cat "$d/err")"
+assert_eq "$(md5sum <"$m7")" "$sum" "the mounted device after a --force replay onto its file"
 # the result trace on the mounted filesystem of the target: refused as well
 assert_status 1 "$IOREEL" replay "$d/w.ioreel" --target "$m7" --allow-writes --force -q \
 	-o "$mnt7/r.ioreel" 2>"$d/err" >/dev/null
