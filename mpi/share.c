@@ -8,6 +8,7 @@
  * thread, and tid 1234 on two hosts is two threads).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +141,7 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 	struct trace_meta *meta = NULL;
 	struct io_event *out = NULL;
 	uint64_t seg = p->segments ? (uint64_t)f->rank * p->segment_bytes : 0;
-	int remap[TRACE_MAX_DEVICES];
+	int remap[TRACE_MAX_DEVICES], fd;
 	size_t nout = 0;
 	int n, ret;
 
@@ -179,13 +180,23 @@ int share_build(const struct fleet *f, const struct plan *p, const char *dir, st
 			    p->traces[sd->trace].dev_extent[sd->dev] + seg;
 	}
 	meta->ndevices = sh->ndev;
-	snprintf(sh->path, sizeof(sh->path), "%s/ioreel-mpi-share-r%d-%d.ioreel", dir, f->rank,
-		 (int)getpid());
-	w = trace_writer__open(sh->path, meta, NULL);
+	/*
+	 * Made here, exclusively and under a name nobody can guess (/tmp is everyone's): the name
+	 * was the rank and the pid, and a symbolic link planted at it made a rank running as root
+	 * write its part over the file the link named.
+	 */
+	snprintf(sh->path, sizeof(sh->path), "%s/ioreel-mpi-share-r%d-XXXXXX.ioreel", dir,
+		 f->rank);
+	fd = mkostemps(sh->path, (int)strlen(".ioreel"), O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	w = fd >= 0 ? trace_writer__open(sh->path, meta, NULL) : NULL;
 	if (!w) {
 		ret = -errno;
 		snprintf(why, len, "cannot write this rank's part to %s: %s (give --share-dir)",
 			 sh->path, strerror(errno));
+		if (fd >= 0)
+			unlink(sh->path); /* ours, made above */
 		sh->path[0] = '\0';
 		goto out;
 	}
