@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "analyze/analyze.h"
 #include "ioreel.h"
 #include "replay/engine/engine.h"
@@ -867,6 +868,7 @@ int cmd_replay(int argc, char **argv)
 	static struct replay_cli cli;
 	struct replay_opts o;
 	struct replay_result res;
+	struct stat st;
 	bool json, quiet;
 	char err[1024] = "";
 	int ret, rc;
@@ -916,6 +918,13 @@ int cmd_replay(int argc, char **argv)
 	/* the writer refuses it too, but its error reaches the user as a bare strerror() */
 	if (o.output && outfile_refuse_blkdev(o.output)) {
 		cli_error("-o %s: %s", o.output, outfile_strerror(OUTFILE_EBLKDEV));
+		return EXIT_USAGE;
+	}
+	/* found by the writer only after a file-level replay had laid out its files under --root
+	 * (and removed the ones an earlier replay left there) */
+	if (o.output && !stat(o.output, &st) && S_ISDIR(st.st_mode)) {
+		cli_error("-o %s is a directory: give the result trace a file name "
+			  "(DIR/run.ioreel)", o.output);
 		return EXIT_USAGE;
 	}
 	for (unsigned int k = 0; k <= o.nmaps; k++) {

@@ -86,7 +86,7 @@ refused "foreign root" "did not put there" "$d/name.ioreel" --root "$d/foreign" 
 assert_eq "$(ls -A "$d/foreign")" "keep" "foreign root changed"
 
 # 5. usage errors (exit 2) before anything is written: no --allow-writes (saying to add it),
-# a file-level trace without --root, a block-level trace with --root
+# a file-level trace without --root, a block-level trace with --root, -o a directory
 mkdir "$d/fresh"
 assert_status 2 "$IOREEL" replay "$d/name.ioreel" --root "$d/fresh" 2>"$d/err"
 grep -q -- "give --allow-writes" "$d/err" || fail "no --allow-writes: $(cat "$d/err")"
@@ -103,6 +103,11 @@ grep -q -- "--root is for file-level traces" "$d/err" ||
 	fail "block trace with --root: $(cat "$d/err")"
 [ -z "$(ls -A "$d/fresh")" ] || fail "a block-level trace wrote under --root"
 assert_status 2 "$IOREEL" replay "$d/name.ioreel" --root "$d/fresh" --target "$d/img" 2>/dev/null
+# -o a directory (the root itself): found by the writer only once the files were laid out
+assert_status 2 "$IOREEL" replay "$d/name.ioreel" --root "$d/fresh" --allow-writes -o "$d/fresh" \
+	2>"$d/err" >/dev/null
+grep -q -- "-o $d/fresh is a directory" "$d/err" || fail "-o a directory: $(cat "$d/err")"
+[ -z "$(ls -A "$d/fresh")" ] || fail "-o a directory: written under --root: $(ls -A "$d/fresh")"
 output_has "--root DIR" "$IOREEL" replay --help || fail "replay --help does not describe --root"
 # 6. the trace itself at one of its files' names under the root: refused even with --force,
 # the trace left as it was
