@@ -267,7 +267,7 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 		       p->count[IO_OP_WRITE_ZEROES]);
 	struct target_open_opts to = { .writes = writes, .direct = !r->o->buffered,
 				       .force = r->o->force, .create_size = r->o->size,
-				       .keep = r->o->trace };
+				       .may_grow = writes_allowed(r), .keep = r->o->trace };
 	struct brun *b = brun_of(r);
 	int ret = check_maps(r, err, errlen);
 

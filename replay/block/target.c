@@ -159,6 +159,15 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 		return ret;
 	if (!t->is_blk && o->writes && (ret = check_loop_busy(t, &st, err, errlen)))
 		return ret;
+	/* growing a file the user had is writing to it: a replay without writes grew (and filled)
+	 * one to --size; a file it makes itself is its own */
+	if (!t->is_blk && !*made && !o->may_grow && o->create_size > (uint64_t)st.st_size) {
+		snprintf(err, errlen,
+			 "target %s holds %llu bytes, less than --size %llu, and growing it writes "
+			 "to it: give --allow-writes, or a --size it holds, or a new file",
+			 path, (unsigned long long)st.st_size, (unsigned long long)o->create_size);
+		return -EPERM;
+	}
 	if (!t->is_blk && o->create_size > (uint64_t)st.st_size)
 		flags = (flags & ~O_RDONLY) | O_RDWR;
 	/*

@@ -29,6 +29,8 @@ struct target_open_opts {
 	bool direct;	      /* O_DIRECT (default) */
 	bool force;	      /* write even to a mounted or formatted device */
 	uint64_t create_size; /* make a regular file at least this big, filled with the pattern */
+	bool may_grow;	      /* --allow-writes: an existing file smaller than create_size may
+			       * be grown (refused otherwise: growing it writes to it) */
 	const char *keep;     /* with writes: a file the target must not hold (the trace being
 			       * replayed), --force or not */
 };

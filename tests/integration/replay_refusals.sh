@@ -39,6 +39,14 @@ msum=$(md5sum <m.img)
 refused "$IOREEL" replay T.ioreel --map synth=m.img -o ./m.img -q
 grep -q -- "-o ./m.img is the target of --map synth" err || fail "-o a --map target: $(cat err)"
 [ "$(md5sum <m.img)" = "$msum" ] || fail "the --map target was changed"
+# an existing file smaller than --size, without --allow-writes: it was grown to --size and
+# filled (written) by a replay that writes nothing
+refused_rc() { "$@" >out 2>err && fail "'$*' was accepted"; echo "refused: $(head -c 200 err)"; }
+refused_rc "$IOREEL" replay T.ioreel --target m.img --size 2m -q
+grep -q "target m.img holds 1048576 bytes, less than --size 2097152, and growing it writes to it: \
+give --allow-writes" err || fail "growing an existing file without --allow-writes: $(cat err)"
+assert_eq "$(stat -c %s m.img)" 1048576 "the size of the file not grown"
+[ "$(md5sum <m.img)" = "$msum" ] || fail "the file not grown was changed"
 
 refused "$IOREEL" replay T.ioreel --target t.img --target other.img -q
 refused "$IOREEL" replay T.ioreel --target t.img -o a.ioreel -o b.ioreel -q
