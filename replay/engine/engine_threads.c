@@ -94,7 +94,7 @@ static void chain_wait(struct tworker *w, struct replay_io *io)
 	if (due < start + io->deadline_ns)
 		due = start + io->deadline_ns;
 	io->deadline_ns = due - start;
-	while (!e->stop && !(e->cancel && *e->cancel) && (now = now_mono_ns()) < due) {
+	while (!flag_up(&e->stop) && !(e->cancel && *e->cancel) && (now = now_mono_ns()) < due) {
 		if (due - now > CHAIN_SLEEP_EARLY_NS)
 			engine_sleep_until(due - CHAIN_SLEEP_EARLY_NS, &e->stop, e->cancel);
 		else
@@ -135,9 +135,9 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct replay_io *io;
 
-		while (!e->stop && w->head == w->tail)
+		while (!flag_up(&e->stop) && w->head == w->tail)
 			pthread_cond_wait(&w->cv, &e->lock);
-		if (e->stop)
+		if (flag_up(&e->stop))
 			break;
 		io = w->q[w->head];
 		w->head = (w->head + 1) % w->cap;
@@ -172,7 +172,7 @@ static void threads_free(struct engine *e)
 static void threads_exit(struct engine *e)
 {
 	pthread_mutex_lock(&e->lock);
-	e->stop = true;
+	flag_raise(&e->stop);
 	for (unsigned int i = 0; i < e->nworkers; i++)
 		pthread_cond_signal(&e->w[i]->cv);
 	pthread_mutex_unlock(&e->lock);
