@@ -488,6 +488,25 @@ static int lock_open(const char *dir, dev_t rdev, int create, char *path, size_t
 	return -EEXIST;
 }
 
+/*
+ * flock(LOCK_EX | LOCK_NB) on a device's lock, tried again for up to LOCK_WAIT_TRIES x 10 ms
+ * while another holds it: a dry run's check takes the lock for a moment and lets it go at
+ * once, and a study starting in that moment refused, saying another study ran. A study that
+ * really runs holds it for hours: refused a second later. 0, or -1 with errno.
+ */
+#define LOCK_WAIT_TRIES 100
+
+static int lock_take(int fd)
+{
+	for (int i = 0;; i++) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK || i == LOCK_WAIT_TRIES || cli_stop)
+			return -1;
+		usleep(10000);
+	}
+}
+
 int vet_lock_devices(const struct plan *p, bool check_only)
 {
 	const int create = check_only ? 0 : O_CREAT;
@@ -528,7 +547,7 @@ int vet_lock_devices(const struct plan *p, bool check_only)
 			}
 			if (fd < 0)
 				continue; /* no place for locks: the mount checks still apply */
-			if (flock(fd, LOCK_EX | LOCK_NB)) {
+			if (lock_take(fd)) {
 				n = pread(fd, holder, sizeof(holder) - 1, 0);
 				holder[n > 0 ? n : 0] = '\0';
 				holder[strcspn(holder, "\n")] = '\0';

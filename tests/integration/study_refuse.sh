@@ -102,6 +102,16 @@ exec {lockfd}>&- # released: the lock goes with its last open descriptor
 "$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" ||
 	fail "dry run after the release: $(cat "$d/err")"
 assert_eq "$(cat "$lock")" "holder $$" "the lock file after a dry run"
+# a holder that lets go at once (another study's dry run checking the lock takes it a moment) is
+# waited for (up to 1 s; held 0.1 s here): a study starting then refused, saying one ran
+flock "$lock" sleep 0.1 &
+for ((i = 0; i < 200; i++)); do
+	flock -n "$lock" true || break
+	sleep 0.005
+done
+"$IOREEL" study "$p" --dry-run >"$d/out" 2>"$d/err" ||
+	fail "dry run while a dry run's check held the lock a moment: $(cat "$d/err")"
+wait
 
 # something else at the lock's name (/run/lock is world-writable): a symbolic link was followed,
 # the file it named made or truncated and the study's pid written there (a hard link's too); a
