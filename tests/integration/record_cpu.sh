@@ -31,29 +31,41 @@ print(c["oncpu_events"], c["oncpu_p50_ns"])' "$1.info") || fail "no cpu in $1.in
 	echo "$p"
 }
 
-# within TRACE BURN_US BASE_NS [PCT]: the trace's median on-CPU time less BASE_NS is BURN_US
-# +-PCT % (10)
+# within TRACE BURN_US BASE_NS PCT [STEAL_NS]: the trace's median on-CPU time less BASE_NS is
+# BURN_US +-PCT %, plus the hypervisor's steal per call (within_used says why)
 within() {
 	local p
 	p=$(p50 "$1")
-	echo "  $(basename "$1"): median on-CPU $p ns for $2 us burned ($3 ns without)"
+	echo "  $(basename "$1"): median on-CPU $p ns for $2 us burned ($3 ns without;" \
+		"${5:-0} ns stolen per call)"
 	python3 -c 'import sys
-p50, want, base, pct = int(sys.argv[1]), int(sys.argv[2]) * 1000, int(sys.argv[3]), int(sys.argv[4])
-sys.exit(0 if abs(p50 - base - want) <= want * pct / 100 else 1)' "$p" "$2" "$3" "${4:-10}"
+p50, want, base, pct, steal = (int(x) for x in sys.argv[1:6])
+want *= 1000
+sys.exit(0 if abs(p50 - base - want) <= want * pct / 100 + steal else 1)' \
+		"$p" "$2" "$3" "$4" "${5:-0}"
 }
 
-# within_used TRACE BURN_US USED_NS PCT: the median on-CPU time is the thread's own median CPU
-# per cycle (USED_NS, the burner's clock) within PCT % or 15 us, whichever is more: on a host of
+# steal_ns: the time the hypervisor has taken from this machine's CPUs (/proc/stat), ns
+steal_ns() { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{printf "%d\n", $9 * 1e9 / hz}' /proc/stat; }
+
+# within_used TRACE BURN_US USED_NS PCT [STEAL_NS]: the median on-CPU time is the thread's own
+# median CPU per cycle (USED_NS, the burner's clock) within PCT % or 15 us, whichever is more,
+# plus the hypervisor's steal per cycle (STEAL_NS, over the run's cycles): the recorder times a
+# thread's stretch on a CPU by the clock, the thread's CPU clock leaves out what the hypervisor
+# took meanwhile, and a run on a host losing CPU to its neighbours read 120-205 us for 95-98
+# used, three times in a row (it passes on a quiet host). On a host of
 # 2026-12-04 the recorded gap came 7-13 us below the thread's clock at every burn (50, 500 and
 # 5000 us: 62-63 against 69-76 us, 523 against 535, 5044 against 5049), a constant part of the
 # read's path, not of the burn, and not explained yet. What was burned is checked apart from it,
 # in the differences between the burns (below). Sets $p50 (ns).
 within_used() {
 	p50=$(p50 "$1")
-	echo "  $(basename "$1"): median on-CPU $p50 ns for $2 us burned ($3 ns used per cycle)"
+	echo "  $(basename "$1"): median on-CPU $p50 ns for $2 us burned ($3 ns used per cycle;" \
+		"${5:-0} ns stolen per cycle)"
 	python3 -c 'import sys
-p50, used, pct = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-sys.exit(0 if abs(p50 - used) <= max(used * pct / 100, 15000) else 1)' "$p50" "$3" "$4"
+p50, used, pct, steal = (int(x) for x in sys.argv[1:5])
+sys.exit(0 if abs(p50 - used) <= max(used * pct / 100, 15000) + steal else 1)' \
+		"$p50" "$3" "$4" "${5:-0}"
 }
 
 rec_start "$dir/f0.ioreel" --level file --comm cpu_burner --cpu
@@ -67,9 +79,11 @@ for burn in 50 500 5000; do
 	n=$((200000 / burn + 20))
 	for try in 1 2 3; do
 		rec_start "$dir/f$burn.ioreel" --level file --comm cpu_burner --cpu
+		s0=$(steal_ns)
 		"$burner" "$dir/data" "$burn" "$n" || fail "cpu_burner failed"
+		s1=$(steal_ns)
 		rec_stop || fail "record (file level) exited $?: $(cat "$dir/f$burn.ioreel.err")"
-		within "$dir/f$burn.ioreel" "$burn" "$fbase" && break
+		within "$dir/f$burn.ioreel" "$burn" "$fbase" 10 $(((s1 - s0) / n)) && break
 		[ $try = 3 ] && fail "file level: on-CPU time beyond 10 % of $burn us three times"
 	done
 	# Block level: an I/O's on-CPU time runs from the previous submission to its own, so it
@@ -80,20 +94,26 @@ for burn in 50 500 5000; do
 	# medians agree within 1 % at 50, 500 and 5000 us.
 	for try in 1 2 3; do
 		rec_start "$dir/b$burn.ioreel" -d "$dev" --comm cpu_burner --cpu
+		s0=$(steal_ns)
 		used=$("$burner" "$dev" "$burn" "$n" direct cycles) || fail "cpu_burner (direct) failed"
+		s1=$(steal_ns)
 		rec_stop || fail "record (block level) exited $?: $(cat "$dir/b$burn.ioreel.err")"
-		within_used "$dir/b$burn.ioreel" "$burn" "${used#cycle_p50 }" 10 && break
+		stolen[$burn]=$(((s1 - s0) / n))
+		within_used "$dir/b$burn.ioreel" "$burn" "${used#cycle_p50 }" 10 \
+			"${stolen[$burn]}" && break
 		[ $try = 3 ] && fail "block level: on-CPU time beyond 10 % of the thread's own three times"
 	done
 	blk[$burn]=$p50
 done
 # what was burned, at block level: from one burn to the next the recorded gap grows by the
-# difference of the burns, within 10 % (a constant part of the read's path cancels out)
+# difference of the burns, within 10 % (a constant part of the read's path cancels out), plus
+# what the hypervisor took per cycle in the two runs (within_used)
 python3 -c 'import sys
-b50, b500, b5000 = (int(x) for x in sys.argv[1:])
-for lo, hi, d in ((b50, b500, 450e3), (b500, b5000, 4500e3)):
+b50, b500, b5000, s50, s500, s5000 = (int(x) for x in sys.argv[1:])
+for lo, hi, d, s in ((b50, b500, 450e3, s50 + s500), (b500, b5000, 4500e3, s500 + s5000)):
     print("  block level: %.1f us more for %.0f us more burned" % ((hi - lo) / 1e3, d / 1e3))
-    assert abs(hi - lo - d) <= d * 0.10, (lo, hi, d)' "${blk[50]}" "${blk[500]}" "${blk[5000]}" ||
+    assert abs(hi - lo - d) <= d * 0.10 + s, (lo, hi, d, s)' "${blk[50]}" "${blk[500]}" \
+	"${blk[5000]}" "${stolen[50]}" "${stolen[500]}" "${stolen[5000]}" ||
 	fail "block level: the recorded on-CPU time does not grow with the burn"
 
 # the CPU load entries: present, the recorded threads' CPU in them, and they end at the stop
