@@ -5,7 +5,8 @@
 # one cut short left "umount: not mounted", the candidate "built" for every --resume), then the
 # candidate comes down and --resume finishes; a --resume started while the study runs is refused
 # (no device lock covers such a candidate: it tore the running one's candidate down); a cell
-# whose replay fails leaves no partial file.
+# whose replay fails leaves no partial file; a study whose stderr's reader is gone (`study 2>&1 |
+# sed`, the pipeline stopped with it) still tears its candidate down.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -98,4 +99,25 @@ grep -q "\[tmp\] rand repeat 1: ioreel replay failed" "$d/err3" ||
 [ -z "$(find "$d/fails.results/cells" -name '*.part.*')" ] ||
 	fail "a failed cell left $(find "$d/fails.results/cells" -name '*.part.*')"
 no_mounts "after a failed cell"
+
+# 4. stderr a pipe whose reader ends, then a Ctrl-C: SIGPIPE at the "interrupted" line ended the
+# study before its teardown (a demo stopped by a TERM to its process group, sed in the pipeline
+# dying first, left btrfs RAID6 mounted over four loop devices)
+plan piped 3 true
+mkfifo "$d/fifo"
+cat "$d/fifo" >"$d/err4" &
+rpid=$!
+"$IOREEL" study "$d/piped.ini" --allow-writes -q >/dev/null 2>"$d/fifo" &
+pid=$!
+cleanup_kill "$pid"
+wait_log "$d/piped.results" " replay " "$pid"
+kill "$rpid"
+wait "$rpid" 2>/dev/null
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+assert_eq "$rc" 1 "exit status of a study interrupted with its stderr gone (141: SIGPIPE)"
+grep -q '^torn tmp$' "$d/piped.results/state" ||
+	fail "the candidate was not torn down: $(tail -n 3 "$d/piped.results/log")"
+no_mounts "after a Ctrl-C with stderr gone"
 echo "ok"
