@@ -180,8 +180,9 @@ static int open_path(struct target *t, const char *path, const struct target_ope
 		flags |= O_EXCL;
 	t->fd = open(path, flags);
 	/* a replay just ended may hold its claim a moment longer (killed: its io_uring is torn
-	 * down by a kernel worker): waited for, up to a second */
-	for (int i = 0; t->fd < 0 && errno == EBUSY && (flags & O_EXCL) && i < 50; i++) {
+	 * down by a kernel worker): waited for, up to a second, or until a Ctrl-C */
+	for (int i = 0; t->fd < 0 && errno == EBUSY && (flags & O_EXCL) && i < 50 && !replay_stop;
+	     i++) {
 		usleep(20000);
 		t->fd = open(path, flags);
 	}
