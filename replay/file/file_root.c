@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include "replay/file/file_int.h"
 #include "util/cli.h"
@@ -598,6 +599,38 @@ static int lay_out_one(struct layout *l, uint32_t id, char *err, size_t errlen)
 }
 
 /*
+ * The data to lay out against the free room under the root, before a byte is written: a lay-out
+ * of 100 GiB onto 90 free would fail an hour in. A filesystem that frees a removed file's
+ * blocks at its next commit (btrfs: an earlier replay's files, removed just before) is synced
+ * and asked again before it is refused. 0 where the filesystem cannot say.
+ */
+static int room_check(struct frun *f, uint64_t need, char *err, size_t errlen)
+{
+	struct statvfs sv;
+	char a[32], b[32];
+	uint64_t room;
+	int fd;
+
+	if (fstatvfs(f->rootfd, &sv))
+		return 0;
+	room = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (need <= room)
+		return 0;
+	fd = openat(f->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!syncfs(fd) && !fstatvfs(fd, &sv))
+			room = (uint64_t)sv.f_bavail * sv.f_frsize;
+		close(fd);
+	}
+	if (need <= room)
+		return 0;
+	snprintf(err, errlen, "the files to lay out under %s take %s and its filesystem has %s "
+		 "free: no data was written; free space there or replay onto a larger filesystem",
+		 f->res->root, fmt_bytes(need, a, sizeof(a)), fmt_bytes(room, b, sizeof(b)));
+	return -ENOSPC;
+}
+
+/*
  * Writes: the marker, the directories, stale files at the trace's names removed, the files
  * that existed before their first call recreated (size, data where the source had data).
  */
@@ -640,6 +673,8 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 	for (uint32_t id = 1; !ret && id <= f->nfiles; id++)
 		if (f->files[id].layout == FLAY_DATA && !f->files[id].dir)
 			write_data(&l, -1, trace_reader__file(f->rd, id), true);
+	if (!ret)
+		ret = room_check(f, l.total, err, errlen);
 	l.buf = malloc(LAYOUT_CHUNK);
 	if (!ret && !l.buf)
 		ret = -ENOMEM;

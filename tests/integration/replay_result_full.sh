@@ -3,8 +3,9 @@
 # A replay's result trace (-o) is written under a temporary name and renamed into place when the
 # replay ends. On a full disk (a 128 KiB tmpfs) the replay says what failed, exits 1, leaves no
 # temporary file, and an earlier result of that name stays as it was; a replay stopped by
-# --runtime still keeps the trace of what ran. Block and file level. A lay-out under --root,
-# a --prefill and a --size fill that fill their disk name ENOSPC as the cause. Calls that fail
+# --runtime still keeps the trace of what ran. Block and file level. A lay-out under --root
+# larger than the free room is refused before it writes (saying both); a --prefill and a --size
+# fill that fill their disk name ENOSPC as the cause. Calls that fail
 # on the target make the replay exit 1, the first named.
 # timeout: 120
 . "$(dirname "$0")/../lib.sh"
@@ -63,8 +64,11 @@ mkdir "$d/odd/root"
 rc=0
 "$IOREEL" replay "$d/f.ioreel" --root "$d/odd/root" --allow-writes -q >/dev/null 2>"$d/err" || rc=$?
 cat "$d/err"
-assert_eq "$rc" 1 "exit status of a lay-out that filled the disk"
-grep -q "laying out $d/odd/root/.*: No space left on device" "$d/err" || fail "lay-out: no ENOSPC"
+assert_eq "$rc" 1 "exit status of a lay-out larger than the disk"
+grep -q "the files to lay out under $d/odd/root take 128.0 MiB and its filesystem has 1.[0-9] MiB free: no data was written" \
+	"$d/err" || fail "lay-out: no refusal naming the room (above)"
+[ -z "$(find "$d/odd/root" -type f ! -name .ioreel-replay)" ] ||
+	fail "a refused lay-out wrote files: $(find "$d/odd/root" -type f)"
 rm -rf "$d/odd/root"
 "$IOREEL" synth --rw randread --bs 1m --size 4m --number-ios 4 -o "$d/r4.ioreel" >/dev/null ||
 	fail "synth r4"
