@@ -65,7 +65,7 @@ rc=0
 "$IOREEL" replay "$d/f.ioreel" --root "$d/odd/root" --allow-writes -q >/dev/null 2>"$d/err" || rc=$?
 cat "$d/err"
 assert_eq "$rc" 1 "exit status of a lay-out larger than the disk"
-grep -q "the files to lay out under $d/odd/root take 128.0 MiB and its filesystem has 1.[0-9] MiB free: no data was written" \
+grep -q "lay out under $d/odd/root take 128.0 MiB and its filesystem has 1.[0-9] MiB free: no data" \
 	"$d/err" || fail "lay-out: no refusal naming the room (above)"
 [ -z "$(find "$d/odd/root" -type f ! -name .ioreel-replay)" ] ||
 	fail "a refused lay-out wrote files: $(find "$d/odd/root" -type f)"
