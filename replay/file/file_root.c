@@ -598,6 +598,12 @@ static int lay_out_one(struct layout *l, uint32_t id, char *err, size_t errlen)
 	return ret;
 }
 
+/* Bytes a write may take: root's include the blocks ext4 reserves for it (f_bfree). */
+static uint64_t room_of(const struct statvfs *sv)
+{
+	return (uint64_t)(geteuid() ? sv->f_bavail : sv->f_bfree) * sv->f_frsize;
+}
+
 /*
  * The data to lay out against the free room under the root, before a byte is written: a lay-out
  * of 100 GiB onto 90 free would fail an hour in. A filesystem that frees a removed file's
@@ -613,13 +619,13 @@ static int room_check(struct frun *f, uint64_t need, char *err, size_t errlen)
 
 	if (fstatvfs(f->rootfd, &sv))
 		return 0;
-	room = (uint64_t)sv.f_bavail * sv.f_frsize;
+	room = room_of(&sv);
 	if (need <= room)
 		return 0;
 	fd = openat(f->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (!syncfs(fd) && !fstatvfs(fd, &sv))
-			room = (uint64_t)sv.f_bavail * sv.f_frsize;
+			room = room_of(&sv);
 		close(fd);
 	}
 	if (need <= room)
