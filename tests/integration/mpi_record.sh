@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # ioreel-mpi record: two ranks record the same loop device while fio runs on it (two hosts
 # recording their own disks, squeezed onto one machine). Both traces carry one genesis, rank
-# 0's wall clock exactly, and the same I/O at the same trace time: each of fio's I/Os seen in
-# both traces is stamped the same to within 1 ms, 99 in 100 of them (the two ranks' start skew,
-# microseconds when healthy; two recorders started apart would disagree by their start gap on
-# every I/O). Not every one: each recorder's program stamps the I/O in its own turn, and a
-# virtual CPU held up by the hypervisor between the two put one I/O of 3,880 2.8 ms apart
-# (p50 542 ns), on a host losing 4 % of its time to steal. Then the two traces
+# 0's wall clock exactly, and the same I/O at the same trace time: the median of fio's I/Os
+# seen in both traces is stamped the same to within 100 us (542 ns measured: 180 times that;
+# two recorders each counting from its own start would disagree by their start gap on every
+# I/O). Not a bound on every one: each recorder's program stamps the I/O in its own turn, and a
+# virtual CPU held up by the hypervisor between the two put one I/O of 3,880 2.8 ms apart, on a
+# host losing 4 % of its time to steal. Then the two traces
 # replay together as a set, and analyze --merge reads them as one.
 # timeout: 200
 . "$(dirname "$0")/../lib.sh"
@@ -50,10 +50,10 @@ a, b = times(0), times(1)
 common = set(a) & set(b)
 assert len(common) > 100, "only %d of fio's I/Os seen once in both traces" % len(common)
 diffs = sorted(abs(a[k] - b[k]) for k in common)
-p99 = diffs[len(diffs) * 99 // 100]
+p50 = diffs[len(diffs) // 2]
 print("%s: one genesis %d; %d I/Os in both traces, time difference p50 %d ns, p99 %d ns, max %d ns"
-      % (t, g[0], len(common), diffs[len(diffs) // 2], p99, diffs[-1]))
-assert p99 <= 1000000, "I/Os stamped %d ns apart in the two traces (p99)" % p99
+      % (t, g[0], len(common), p50, diffs[len(diffs) * 99 // 100], diffs[-1]))
+assert p50 <= 100000, "the two traces stamp the same I/Os %d ns apart (median): not one clock" % p50
 PY
 done
 
