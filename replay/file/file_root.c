@@ -598,6 +598,18 @@ static int lay_out_one(struct layout *l, uint32_t id, char *err, size_t errlen)
 	return ret;
 }
 
+/* syncfs of the root's filesystem: 0 or -errno (syncfs refuses the O_PATH root descriptor). */
+static int sync_root(const struct frun *f)
+{
+	int fd = openat(f->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0 || syncfs(fd))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* Bytes a write may take: root's include the blocks ext4 reserves for it (f_bfree). */
 static uint64_t room_of(const struct statvfs *sv)
 {
@@ -615,19 +627,14 @@ static int room_check(struct frun *f, uint64_t need, char *err, size_t errlen)
 	struct statvfs sv;
 	char a[32], b[32];
 	uint64_t room;
-	int fd;
 
 	if (fstatvfs(f->rootfd, &sv))
 		return 0;
 	room = room_of(&sv);
 	if (need <= room)
 		return 0;
-	fd = openat(f->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (!syncfs(fd) && !fstatvfs(fd, &sv))
-			room = room_of(&sv);
-		close(fd);
-	}
+	if (!sync_root(f) && !fstatvfs(f->rootfd, &sv))
+		room = room_of(&sv);
 	if (need <= room)
 		return 0;
 	snprintf(err, errlen, "the files to lay out under %s take %s and its filesystem has %s "
@@ -697,14 +704,9 @@ int froot_prepare(struct frun *f, char *err, size_t errlen)
 	free(l.buf);
 	if (f->o->progress && l.next_progress)
 		fprintf(stderr, "\r\033[K");
-	/* the journal too, so the clock starts on a quiet filesystem (syncfs refuses O_PATH) */
-	if (!ret) {
-		fd = openat(f->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || syncfs(fd))
-			ret = -errno;
-		if (fd >= 0)
-			close(fd);
-	}
+	/* the journal too, so the clock starts on a quiet filesystem */
+	if (!ret)
+		ret = sync_root(f);
 	if (ret == -EINTR && replay_stop) { /* not "laying out F: Interrupted system call" */
 		char done[80] = "";
 
