@@ -28,7 +28,12 @@
 #      dep-T=dep,--runtime,trace: as long as the recording lasted, as pgbench -T ran; its
 #      slowdown is then the trace's I/Os over those it issued),
 #      STACKS ("A B C"), PREDICT_OUT (build/bench/predict), REUSE (a PREDICT_OUT of an earlier
-#      run: its real runs are taken instead of running them again, to try replay variants).
+#      run: its real runs are taken instead of running them again, to try replay variants),
+#      INTERLEAVE (1: the replays run between the real runs, A B A B: the real runs of round
+#      1, the first mode's replays onto every stack, the real runs of round 2, the second
+#      mode's, ..., the rest after the last round, so that the host's drift over the bench falls
+#      on the real runs and the replays alike: MODES="dep d2=dep d3=dep" REPEATS=4 gives three
+#      replays of each stack, each between two real runs).
 # Takes about (3 x REPEATS + 3 x #MODES) x (SECONDS_PER_RUN + 20 s), more on slow candidates.
 set -u
 # the real runs are recorded with the CPU: a dep replay then takes the recording host's whole
@@ -139,8 +144,19 @@ print("%.2f s, stretch %+.1f%%, max in flight %d, cap hit %d times" % (f["replay
 
 MEMPROCS=$(make_memory_cgroup "$(numfmt --from=iec "$memory")") || exit 1
 
+# stack_replays MODE: A's first recording replayed in MODE onto every stack.
+stack_replays() {
+	local st
+	for st in $stacks; do
+		replay "$st" "$1"
+	done
+}
+
 # Real runs, interleaved across stacks (A B C A B C ...) so that drift on this shared machine
-# spreads over all of them.
+# spreads over all of them; with INTERLEAVE, a mode's replays between the rounds too.
+[ -z "${INTERLEAVE:-}" ] || [ -z "${REUSE:-}" ] ||
+	fail "INTERLEAVE and REUSE: the real runs of REUSE are done, no replay can go between them"
+read -ra modes_left <<<"$modes"
 real_stacks=$(printf '%s\n' A $stacks | awk '!seen[$0]++' | tr '\n' ' ')
 for ((i = 1; i <= repeats; i++)); do
 	for st in $real_stacks; do
@@ -151,11 +167,13 @@ for ((i = 1; i <= repeats; i++)); do
 		fi
 		real "$st" "$i"
 	done
+	if [ -n "${INTERLEAVE:-}" ] && ((i < repeats && ${#modes_left[@]} > 0)); then
+		stack_replays "${modes_left[0]}"
+		modes_left=("${modes_left[@]:1}")
+	fi
 done
-for st in $stacks; do
-	for mode in $modes; do
-		replay "$st" "$mode"
-	done
+for mode in "${modes_left[@]}"; do
+	stack_replays "$mode"
 done
 
 # The table.
