@@ -33,7 +33,10 @@
 #      1, the first mode's replays onto every stack, the real runs of round 2, the second
 #      mode's, ..., the rest after the last round, so that the host's drift over the bench falls
 #      on the real runs and the replays alike: MODES="dep d2=dep d3=dep" REPEATS=4 gives three
-#      replays of each stack, each between two real runs).
+#      replays of each stack, each between two real runs),
+#      WARMUP (1 with INTERLEAVE, else 0: a real run per stack first, not counted, its files
+#      removed: the first run after the image is made is the slowest, A 1330 TPS against
+#      1467-1598 in one run, 463 against 629-828 in another, and INTERLEAVE replays run 1).
 # Takes about (3 x REPEATS + 3 x #MODES) x (SECONDS_PER_RUN + 20 s), more on slow candidates.
 set -u
 # the real runs are recorded with the CPU: a dep replay then takes the recording host's whole
@@ -158,6 +161,12 @@ stack_replays() {
 	fail "INTERLEAVE and REUSE: the real runs of REUSE are done, no replay can go between them"
 read -ra modes_left <<<"$modes"
 real_stacks=$(printf '%s\n' A $stacks | awk '!seen[$0]++' | tr '\n' ' ')
+if [ "${WARMUP:-${INTERLEAVE:+1}}" = 1 ] && [ -z "${REUSE:-}" ]; then
+	for st in $real_stacks; do
+		real "$st" 0
+	done
+	rm -f "$out"/real-*-0.* && log "(the runs 0 warmed up and are not counted)"
+fi
 for ((i = 1; i <= repeats; i++)); do
 	for st in $real_stacks; do
 		if [ -n "${REUSE:-}" ]; then
