@@ -43,7 +43,16 @@
 #      PREDICT_OUT (build/bench/predict_fs), REAL_FROM (an earlier run's PREDICT_OUT: its
 #      real runs and recordings are taken instead of running the real ones again, so that
 #      replay variants can be set against the same real runs; its SECONDS_PER_RUN, REPEATS
-#      and TARGETS must be this run's).
+#      and TARGETS must be this run's),
+#      INTERLEAVE (1: the file replays run between the real runs, A B A B: real runs 1, the
+#      first mode's replays onto every target, real runs 2, the second mode's, ..., the rest
+#      after the last real runs; the recording of run 1 is replayed, since the median is not
+#      known yet. The host's drift over the bench then falls on the real runs and the replays
+#      alike: MODES="dep d2=dep d3=dep" REPEATS=4 gives three self-checks, each between two
+#      real runs. The block replays still come last, onto the unmounted devices),
+#      WARMUP (1 with INTERLEAVE, else 0: a real run per filesystem first, not counted, its
+#      files removed: the first run after a cluster is made is often the slowest, as in
+#      bench/predict.sh, and INTERLEAVE replays run 1).
 # Takes about (3 x REPEATS + 6 x #MODES) x (SECONDS_PER_RUN + 20 s).
 set -u
 # the real runs are recorded with the CPU (for variants with replay --cpu replay or calls)
@@ -71,6 +80,9 @@ case $srcfs in xfs | ext4 | btrfs) ;; *) fail "SOURCE=$srcfs: give xfs, ext4 or 
 fss=$(printf '%s\n' "$srcfs" ${TARGETS:-xfs ext4 btrfs} | awk '!seen[$0]++' | tr '\n' ' ')
 targets=${TARGETS:-xfs ext4 btrfs}
 real_from=${REAL_FROM:-}
+interleave=${INTERLEAVE:-}
+[ -z "$interleave" ] || [ -z "$real_from" ] ||
+	fail "INTERLEAVE and REAL_FROM: the real runs of REAL_FROM are done, no replay can go between them"
 [ -z "$real_from" ] || [ -e "$real_from/real-$srcfs-1.file.ioreel" ] ||
 	fail "REAL_FROM=$real_from holds no real runs on $srcfs (real-$srcfs-1.file.ioreel): give an earlier run's PREDICT_OUT"
 [ "$(cd "$real_from" 2>/dev/null && pwd)" != "$(mkdir -p "$out" && cd "$out" && pwd)" ] ||
@@ -202,27 +214,48 @@ freplay() {
 		"$(freplay_summary "$out/pred-file-$fs-$mode.json")"
 }
 
-# Real runs interleaved (xfs ext4 btrfs xfs ...) so that drift on the machine spreads evenly.
+# file_replays MODE: the source recording replayed in MODE onto every target's filesystem.
+file_replays() {
+	local fs
+	for fs in $targets; do
+		freplay "$fs" "$1"
+	done
+}
+
+# Real runs interleaved (xfs ext4 btrfs xfs ...) so that drift on the machine spreads evenly;
+# with INTERLEAVE, a mode's file replays between them too.
+read -ra modes_left <<<"$modes"
 if [ -n "$real_from" ]; then
 	cp "$real_from"/real-* "$real_from"/noncache-* "$out"/ || fail "cannot copy the real runs from $real_from"
 	log "the real runs: $real_from's"
 else
+	[ -z "$interleave" ] || src=1
+	if [ "${WARMUP:-${interleave:+1}}" = 1 ]; then
+		for fs in $fss; do
+			real "$fs" 0
+		done
+		rm -f "$out"/real-*-0.* "$out"/noncache-*-0 && log "(the runs 0 warmed up and are not counted)"
+	fi
 	for ((i = 1; i <= repeats; i++)); do
 		for fs in $fss; do
 			real "$fs" "$i"
 		done
+		if [ -n "$interleave" ] && ((i < repeats && ${#modes_left[@]} > 0)); then
+			log "replaying the recording of $srcfs run $src (INTERLEAVE: run 1) in ${modes_left[0]}"
+			file_replays "${modes_left[0]}"
+			modes_left=("${modes_left[@]:1}")
+		fi
 	done
 fi
 # The recording replayed is the median xfs run's (by TPS), not the first: a first run can be
 # an outlier (1046 TPS where the next two made 1524 and 1527).
-src=$(for ((i = 1; i <= repeats; i++)); do
+[ -n "$interleave" ] || src=$(for ((i = 1; i <= repeats; i++)); do
 	printf '%s %d\n' "$(awk '/^tps/ { print $3; exit }' "$out/real-$srcfs-$i.out")" "$i"
 done | sort -g | awk '{ a[NR] = $2 } END { print a[int((NR + 1) / 2)] }')
-log "replaying the recording of $srcfs run $src (the median TPS)"
-for fs in $targets; do
-	for mode in $modes; do
-		freplay "$fs" "$mode"
-	done
+((${#modes_left[@]} == 0)) || log "replaying the recording of $srcfs run $src" \
+	"$([ -n "$interleave" ] && echo "(INTERLEAVE: run 1)" || echo "(the median TPS)")"
+for mode in "${modes_left[@]}"; do
+	file_replays "$mode"
 done
 for fs in $targets; do
 	umount "${mnt[$fs]}" || fail "cannot unmount $fs for the block replays"
