@@ -82,7 +82,8 @@ targets=${TARGETS:-xfs ext4 btrfs}
 real_from=${REAL_FROM:-}
 interleave=${INTERLEAVE:-}
 [ -z "$interleave" ] || [ -z "$real_from" ] ||
-	fail "INTERLEAVE and REAL_FROM: the real runs of REAL_FROM are done, no replay can go between them"
+	fail "INTERLEAVE and REAL_FROM: the real runs of REAL_FROM are done," \
+		"no replay can go between them"
 [ -z "$real_from" ] || [ -e "$real_from/real-$srcfs-1.file.ioreel" ] ||
 	fail "REAL_FROM=$real_from holds no real runs on $srcfs (real-$srcfs-1.file.ioreel): give an earlier run's PREDICT_OUT"
 [ "$(cd "$real_from" 2>/dev/null && pwd)" != "$(mkdir -p "$out" && cd "$out" && pwd)" ] ||
@@ -234,14 +235,16 @@ else
 		for fs in $fss; do
 			real "$fs" 0
 		done
-		rm -f "$out"/real-*-0.* "$out"/noncache-*-0 && log "(the runs 0 warmed up and are not counted)"
+		rm -f "$out"/real-*-0.* "$out"/noncache-*-0 &&
+			log "(the runs 0 warmed up and are not counted)"
 	fi
 	for ((i = 1; i <= repeats; i++)); do
 		for fs in $fss; do
 			real "$fs" "$i"
 		done
 		if [ -n "$interleave" ] && ((i < repeats && ${#modes_left[@]} > 0)); then
-			log "replaying the recording of $srcfs run $src (INTERLEAVE: run 1) in ${modes_left[0]}"
+			log "replaying the recording of $srcfs run $src (INTERLEAVE: run 1)" \
+				"in ${modes_left[0]}"
 			file_replays "${modes_left[0]}"
 			modes_left=("${modes_left[@]:1}")
 		fi
