@@ -124,6 +124,11 @@ static void usage(FILE *f)
 "                           recorded thread, their median time on a CPU) with --cpu-slice\n"
 "                           100us: nearer the real calls' latencies on a busy host, the\n"
 "                           pace a little behind (README, \"The load's shape\")\n"
+"      --cpu-load-clock trace|progress  with the host's load: each recorded\n"
+"                           interval's load burned at its time in the trace, or once\n"
+"                           the application's threads have come that far (dep mode;\n"
+"                           the default there), as a database's CPU goes with its work:\n"
+"                           onto a slower stack it falls behind the trace, its CPU too\n"
 "      --cpu-fill on|off|host  with the host's load (load threads): the replayer's own\n"
 "                           CPU beyond what the recorded calls used inside them (its\n"
 "                           scheduling, spins, hand-offs, the result trace), measured\n"
@@ -286,6 +291,7 @@ enum replay_opt {
 	OPT_CPU_LOAD_THREADS,
 	OPT_CPU_LOAD_CHUNK,
 	OPT_CPU_FILL,
+	OPT_CPU_LOAD_CLOCK,
 	OPT_NO_REALTIME,
 	OPT_REALTIME,
 	OPT_THINK_SCALE,
@@ -341,6 +347,7 @@ static const struct option replay_long_opts[] = {
 	{ "cpu-load-threads", required_argument, 0, OPT_CPU_LOAD_THREADS },
 	{ "cpu-load-chunk", required_argument, 0, OPT_CPU_LOAD_CHUNK },
 	{ "cpu-fill", required_argument, 0, OPT_CPU_FILL },
+	{ "cpu-load-clock", required_argument, 0, OPT_CPU_LOAD_CLOCK },
 	{ "no-realtime", no_argument, 0, OPT_NO_REALTIME },
 	{ "realtime", no_argument, 0, OPT_REALTIME },
 	{ "think-scale", required_argument, 0, OPT_THINK_SCALE },
@@ -494,6 +501,17 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 			return EXIT_USAGE;
 		}
 		return 0;
+	case OPT_CPU_LOAD_CLOCK: {
+		bool progress;
+
+		if (parse_either("cpu-load-clock", arg, "trace", "progress",
+				 "trace (each interval's load at its time in the trace) or progress "
+				 "(once the application's threads have come that far: dep mode)",
+				 &progress))
+			return EXIT_USAGE;
+		o->cpu_load_clock = progress ? REPLAY_LOAD_CLOCK_PROGRESS : REPLAY_LOAD_CLOCK_TRACE;
+		return 0;
+	}
 	case OPT_CPU_FILL:
 		if (!strcmp(arg, "on") || !strcmp(arg, "off") || !strcmp(arg, "host")) {
 			o->cpu_fill = arg[0] == 'h' ? REPLAY_FILL_HOST

@@ -42,6 +42,14 @@ enum replay_cpu {
 /* --cpu's words, by enum replay_cpu (NULL for the default, which has none; core/cpu.c) */
 extern const char *const replay_cpu_names[REPLAY_CPU__COUNT];
 
+/* --cpu-load-clock: a load interval goes at its trace time, or once the application's threads
+ * have come that far (dep mode; core/cpu.c) */
+enum replay_load_clock {
+	REPLAY_LOAD_CLOCK_AUTO = 0, /* progress in dep mode, else the trace's */
+	REPLAY_LOAD_CLOCK_TRACE,
+	REPLAY_LOAD_CLOCK_PROGRESS,
+};
+
 /* --cpu-wait: whether a call waits for a CPU as long as the recorded one did (core/cpu.c). */
 enum replay_cpu_wait {
 	REPLAY_CPU_WAIT_AUTO = 0, /* recorded where the trace has the waits (file level, 1.8) in
@@ -110,6 +118,8 @@ struct replay_opts {
 				     * burned less (core/cpu.c); enum replay_fill */
 	unsigned int cpu_load_threads; /* load threads (0: one per CPU, core/cpu.c) */
 	uint64_t cpu_load_chunk_ns; /* a load thread's burst before its pace sleep (0: 50 us) */
+	int cpu_load_clock;	    /* enum replay_load_clock: the load's intervals at their trace
+				     * time or the application's progress (core/cpu.c) */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */
@@ -313,6 +323,9 @@ struct replay_result {
 	uint64_t fill_own_ns;	    /*   the replayer's (host: the host's) CPU outside the load */
 	uint64_t fill_incall_ns;    /*   the recorded threads' CPU inside their calls, then */
 	uint64_t fill_cut_ns;	    /*   the load not burned for the difference */
+	bool load_progress;	    /* the load kept the application's progress (--cpu-load-clock) */
+	uint64_t load_lag_max_ns;   /*   the furthest it was held behind the trace's clock */
+	uint64_t load_lag_end_ns;   /*   and how far at the end */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
 				     * per call) */
 	uint64_t load_recorded_ns;  /* the recorded load over the replayed span */

@@ -366,8 +366,35 @@ grep -q "runs no load threads" "$dir/sl-timed.err" ||
 	>/dev/null 2>"$dir/lc-timed.err" || fail "--cpu-load-chunk in timed mode: $(cat "$dir/lc-timed.err")"
 grep -q -- "--cpu-load-chunk: this replay runs no load threads" "$dir/lc-timed.err" ||
 	fail "--cpu-load-chunk without load threads was not reported: $(cat "$dir/lc-timed.err")"
+# --cpu-load-clock: in dep mode the load goes with the application's progress by default. Onto
+# a target 5 ms a read (engine null), the 200 reads fall about 1 s behind the trace, and the load
+# with them; with --runtime trace the replay reaches a tenth of the trace, and burns the load of
+# that tenth, where the trace's clock burns all of it. Timed mode keeps the trace's clock.
+for c in progress trace; do
+	"$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --json --mode dep --engine null \
+		--null-latency 5ms --runtime trace --cpu-load-clock "$c" >"$dir/lc-$c.json" \
+		2>"$dir/lc-$c.err" || fail "--cpu-load-clock $c: $(cat "$dir/lc-$c.err")"
+done
+"$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --mode timed --cpu host \
+	--cpu-load-clock progress >/dev/null 2>"$dir/lc-timed.err" ||
+	fail "--cpu-load-clock in timed mode: $(cat "$dir/lc-timed.err")"
+grep -q "only dep mode knows how far the application has come" "$dir/lc-timed.err" ||
+	fail "--cpu-load-clock progress in timed mode was not reported: $(cat "$dir/lc-timed.err")"
+python3 - "$dir/lc-progress.json" "$dir/lc-trace.json" "$dir/blk-dep.json" <<'PY' ||
+import json, sys
+p, t, d = (json.load(open(f))["cpu"] for f in sys.argv[1:])
+assert d["load_clock"] == "progress", d  # the default in dep mode
+assert p["load_clock"] == "progress" and p["load_lag_max_ns"] > 20000000, p
+assert t["load_clock"] == "trace" and t["load_lag_max_ns"] == 0, t
+# the same recorded load over the replayed span; what was asked of it: a part, and all of it
+assert p["load_recorded_ns"] == t["load_recorded_ns"] > 0, (p, t)
+assert p["load_asked_ns"] < 0.6 * t["load_asked_ns"], (p, t)
+assert t["load_asked_ns"] > 0.8 * t["load_recorded_ns"], t
+PY
+	fail "--cpu-load-clock: $(cat "$dir/lc-progress.json" "$dir/lc-trace.json")"
 rc=0
 "$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --cpu-slice 50us >"$dir/sl.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "from 100us to 100ms" "$dir/sl.out" ||
 	fail "--cpu-slice 50us: exit $rc, $(cat "$dir/sl.out")"
-echo "ok: per-thread CPU reproduced within 10 %, recorded waits for a CPU reached, --cpu idle and traces without CPU data as before"
+echo "ok: per-thread CPU reproduced within 10 %, recorded waits for a CPU reached, the load on" \
+	"the application's progress, --cpu idle and traces without CPU data as before"
