@@ -50,8 +50,8 @@ void replay_cpu_print(const struct replay_result *r, FILE *out)
 			pct(r->load_got_ns, r->load_recorded_ns));
 	if (r->load_threads && r->load_progress)
 		fprintf(out, "  load on the application's progress (--cpu-load-clock progress): "
-			     "held up to %.3f s behind the trace, %.3f s at its end\n",
-			r->load_lag_max_ns / 1e9, r->load_lag_end_ns / 1e9);
+			     "held up to %.3f s behind the trace\n",
+			r->load_lag_max_ns / 1e9);
 	else if (r->load_threads)
 		fprintf(out, "  load on the trace's clock (--cpu-load-clock trace)\n");
 	if (r->fill)
@@ -77,7 +77,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     ", \"cpu\": {\"replayed\": %s, \"how\": %s, \"threads\": %u, \"calls\": %llu, "
 		     "\"asked_ns\": %llu, \"got_ns\": %llu, \"load_threads\": %u, "
 		     "\"load_chunk_ns\": %llu, \"load_includes_recorded_threads\": %s, "
-		     "\"load_clock\": \"%s\", \"load_lag_max_ns\": %llu, \"load_lag_end_ns\": %llu, "
+		     "\"load_clock\": \"%s\", \"load_lag_max_ns\": %llu, "
 		     "\"load_recorded_ns\": %llu, "
 		     "\"load_asked_ns\": %llu, \"load_got_ns\": %llu, \"wait_how\": %s, "
 		     "\"wait_calls\": %llu, \"wait_recorded_ns\": %llu, \"wait_own_ns\": %llu, "
@@ -89,7 +89,7 @@ int replay_cpu_json(const struct replay_result *r, char *buf, size_t len)
 		     (unsigned long long)r->cpu_got_ns, r->load_threads,
 		     (unsigned long long)r->load_chunk_ns,
 		     r->load_traced ? "true" : "false", r->load_progress ? "progress" : "trace",
-		     (unsigned long long)r->load_lag_max_ns, (unsigned long long)r->load_lag_end_ns,
+		     (unsigned long long)r->load_lag_max_ns,
 		     (unsigned long long)r->load_recorded_ns,
 		     (unsigned long long)r->load_asked_ns, (unsigned long long)r->load_got_ns,
 		     wait_how, (unsigned long long)r->wait_calls,

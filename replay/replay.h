@@ -325,7 +325,6 @@ struct replay_result {
 	uint64_t fill_cut_ns;	    /*   the load not burned for the difference */
 	bool load_progress;	    /* the load kept the application's progress (--cpu-load-clock) */
 	uint64_t load_lag_max_ns;   /*   the furthest it was held behind the trace's clock */
-	uint64_t load_lag_end_ns;   /*   and how far at the end */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
 				     * per call) */
 	uint64_t load_recorded_ns;  /* the recorded load over the replayed span */

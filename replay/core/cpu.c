@@ -82,8 +82,8 @@ struct run_load {
 	double excess;
 	uint64_t fill_wall, fill_nonload;
 	uint64_t cut[LOAD_MAX_THREADS], own_ns, incall_ns;
-	/* --cpu-load-clock progress: the lag each thread's intervals were held by */
-	uint64_t lag_max[LOAD_MAX_THREADS], lag_end[LOAD_MAX_THREADS];
+	/* --cpu-load-clock progress: the most each thread's intervals were held by */
+	uint64_t lag_max[LOAD_MAX_THREADS];
 };
 
 static double think_scale(const struct run *r)
@@ -483,26 +483,27 @@ static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, uint64_t ch
 }
 
 /*
- * --cpu-load-clock progress: a load interval that starts at a0 on the trace's clock starts
- * that much later as the application lags (dep mode's latest release of an application I/O
- * less its trace time, run.h). A database's CPU goes with its work: replayed onto a stack 7.7
- * times slower (bench/predict.sh's C, --runtime trace) the trace's clock had the load threads
- * burn 27.4 s of CPU in 21 s, the database's at A's 1,694 transactions a second, where the
- * real server there made 205 a second beside the same throttled device. Waits until the
- * application has come as far as a0 (looking again each millisecond: the lag moves) and
- * returns the lag then.
+ * --cpu-load-clock progress: a load interval that starts at a0 on the trace's clock goes once
+ * the application has come as far (dep mode's progress, run.h), and as late as the application
+ * then is behind the trace: returns that lag. A database's CPU goes with its work: replayed onto
+ * a stack 7.7 times slower (bench/predict.sh's C, --runtime trace) the trace's clock had the
+ * load threads burn 27.4 s of CPU in 21 s, the database's at A's 1,694 transactions a second,
+ * where the real server there made 205 a second beside the same throttled device. The
+ * progress is looked at each millisecond while the application is behind.
  */
 static uint64_t load_lag_wait(struct run_load *ld, uint64_t a0)
 {
 	struct run *r = ld->r;
+	uint64_t start = r->start_mono, t0 = a0 - start;
 
 	for (;;) {
-		int64_t v = __atomic_load_n(&r->app_lag_ns, __ATOMIC_RELAXED);
-		uint64_t lag = v > 0 ? (uint64_t)v : 0, now = now_mono_ns();
+		uint64_t p = __atomic_load_n(&r->app_t, __ATOMIC_RELAXED), now = now_mono_ns();
 
-		if (now >= a0 + lag || flag_up(&ld->stop) || replay_stop)
-			return lag;
-		sleep_until(a0 + lag - now < 1000000 ? a0 + lag : now + 1000000, &ld->stop);
+		if (flag_up(&ld->stop) || replay_stop)
+			return 0;
+		if (now >= a0 && p >= t0)
+			return now - start > p ? now - start - p : 0;
+		sleep_until(now < a0 ? a0 : now + 1000000, &ld->stop);
 	}
 }
 
@@ -587,11 +588,12 @@ static void *load_main(void *arg)
 		if (r->load_progress) {
 			uint64_t lag = load_lag_wait(ld, a0);
 
+			if (flag_up(&ld->stop) || replay_stop)
+				break;
 			a0 += lag;
 			a1 += lag;
 			if (lag > ld->lag_max[j])
 				ld->lag_max[j] = lag;
-			ld->lag_end[j] = lag;
 		}
 		share = (uint64_t)(busy * ts / speed / ld->k);
 		if (share > a1 - a0)
@@ -711,8 +713,6 @@ void run_cpu_stop(struct run *r)
 			res->fill_cut_ns += ld->cut[j];
 			if (ld->lag_max[j] > res->load_lag_max_ns)
 				res->load_lag_max_ns = ld->lag_max[j];
-			if (ld->lag_end[j] > res->load_lag_end_ns)
-				res->load_lag_end_ns = ld->lag_end[j];
 		}
 		for (size_t i = 0; i + 1 < ld->n; i++) {
 			const struct trace_cpu_load *e = &ld->l[i];

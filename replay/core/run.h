@@ -236,12 +236,11 @@ struct run {
 	bool cpu_stopped;
 	uint64_t cpu_last_t; /* the deadline fed last (helper thread) */
 	struct run_load *load;
-	/* --cpu-load-clock progress: the load's clock is the application's. Dep mode stores the
-	 * lag of each application I/O it releases (its release less its trace time, ns; kernel
-	 * threads' not: they do not say how far the application has come); the load threads
-	 * read it (core/cpu.c) */
+	/* --cpu-load-clock progress: the load's clock is the application's. Dep mode publishes
+	 * how far the application has come (dep_pace.c, dep_pace_publish: the trace time of its
+	 * oldest I/O not issued, as a deadline), the load threads read it (core/cpu.c) */
 	bool load_progress;
-	int64_t app_lag_ns;
+	uint64_t app_t;
 	uint64_t spin_ns; /* the spin before each deadline, resolved (run.c, resolve_spin) */
 
 	/* output (helper thread) */

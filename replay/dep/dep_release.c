@@ -121,11 +121,6 @@ void dep_note_release(struct run *r, const struct dslot *s)
 		r->res->ahead++;
 	if (s->kind != DEP_ASYNC)
 		d->st[s->stream].lag = (int64_t)s->release - (int64_t)s->s.t;
-	/* the load's clock (--cpu-load-clock progress): how far behind the trace the
-	 * application is; a kernel thread's release says nothing of it */
-	if (r->load_progress && !(s->flags & DEP_F_KTHREAD))
-		__atomic_store_n(&r->app_lag_ns, (int64_t)s->release - (int64_t)s->s.t,
-				 __ATOMIC_RELAXED);
 }
 
 /* Slot w rides on slot host: not issued, done when host is (a coalesced flush, an absorbed

@@ -548,6 +548,7 @@ static int dep_loop(struct run *r)
 		ret = admit_ready(r);
 		if (d->pace)
 			dep_pace_release(r, now_mono_ns() - r->start_mono);
+		dep_pace_publish(r);
 		if (!ret && d->nsplitq)
 			ret = issue_splits(r);
 		if (!ret && d->nchainq)

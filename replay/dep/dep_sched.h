@@ -252,6 +252,7 @@ int dep_pace_init(struct dep_sched *d, bool on);
 void dep_pace_admit(struct dep_sched *d, struct dslot *s);
 bool dep_pace_hold(struct run *r, uint32_t w);
 void dep_pace_release(struct run *r, uint64_t now_rel);
+void dep_pace_publish(struct run *r);
 
 /* dep_wbt.c */
 int dep_wbt_init(struct run *r, struct dep_sched *d);
