@@ -161,26 +161,16 @@ stack_replays() {
 	fail "INTERLEAVE and REUSE: the real runs of REUSE are done, no replay can go between them"
 read -ra modes_left <<<"$modes"
 real_stacks=$(printf '%s\n' A $stacks | awk '!seen[$0]++' | tr '\n' ' ')
-if [ "${WARMUP:-${INTERLEAVE:+1}}" = 1 ] && [ -z "${REUSE:-}" ]; then
-	for st in $real_stacks; do
-		real "$st" 0
-	done
-	rm -f "$out"/real-*-0.* && log "(the runs 0 warmed up and are not counted)"
-fi
-for ((i = 1; i <= repeats; i++)); do
-	for st in $real_stacks; do
-		if [ -n "${REUSE:-}" ]; then
+if [ -n "${REUSE:-}" ]; then
+	for ((i = 1; i <= repeats; i++)); do
+		for st in $real_stacks; do
 			cp "$REUSE/real-$st-$i.ioreel" "$REUSE/real-$st-$i.out" "$out/" ||
 				fail "REUSE=$REUSE has no real run $st $i"
-			continue
-		fi
-		real "$st" "$i"
+		done
 	done
-	if [ -n "${INTERLEAVE:-}" ] && ((i < repeats && ${#modes_left[@]} > 0)); then
-		stack_replays "${modes_left[0]}"
-		modes_left=("${modes_left[@]:1}")
-	fi
-done
+else
+	real_rounds "$repeats" "$real_stacks" real stack_replays "$out" 'real-*-0.*'
+fi
 for mode in "${modes_left[@]}"; do
 	stack_replays "$mode"
 done

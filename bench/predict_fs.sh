@@ -231,24 +231,7 @@ if [ -n "$real_from" ]; then
 	log "the real runs: $real_from's"
 else
 	[ -z "$interleave" ] || src=1
-	if [ "${WARMUP:-${interleave:+1}}" = 1 ]; then
-		for fs in $fss; do
-			real "$fs" 0
-		done
-		rm -f "$out"/real-*-0.* "$out"/noncache-*-0 &&
-			log "(the runs 0 warmed up and are not counted)"
-	fi
-	for ((i = 1; i <= repeats; i++)); do
-		for fs in $fss; do
-			real "$fs" "$i"
-		done
-		if [ -n "$interleave" ] && ((i < repeats && ${#modes_left[@]} > 0)); then
-			log "replaying the recording of $srcfs run $src (INTERLEAVE: run 1)" \
-				"in ${modes_left[0]}"
-			file_replays "${modes_left[0]}"
-			modes_left=("${modes_left[@]:1}")
-		fi
-	done
+	real_rounds "$repeats" "$fss" real file_replays "$out" 'real-*-0.*' 'noncache-*-0'
 fi
 # The recording replayed is the median xfs run's (by TPS), not the first: a first run can be
 # an outlier (1046 TPS where the next two made 1524 and 1527).
