@@ -63,19 +63,28 @@ setups_teardown_dir() {
 		for ((i = 0; i < 100; i++)); do setups_pid_alive "$pid" || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null
 	done <"$dir/pgdata" 2>/dev/null
-	# 2. mounts under the directory, deepest first
+	# 2. loop devices over files on those mounts (bench/predict.sh's B: an image on the btrfs
+	# array), else the array's umount is EBUSY, a lazy one leaves it alive and its members
+	# stay attached (seen when a bench was killed during a replay)
+	for mnt in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts); do
+		while read -r dev back; do
+			case $back in "$mnt"/*) ;; *) continue ;; esac
+			losetup -d "$dev" 2>/dev/null || echo "setups: cannot detach $dev ($back)" >&2
+		done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
+	done
+	# 3. mounts under the directory, deepest first
 	for mnt in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
 		umount "$mnt" 2>/dev/null || { sleep 0.5; umount "$mnt" 2>/dev/null; } ||
 			umount -l "$mnt" 2>/dev/null ||
 			echo "setups: cannot unmount $mnt" >&2
 	done
-	# 3. loop devices whose backing file is in the directory (the name may end in "(deleted)")
+	# 4. loop devices whose backing file is in the directory (the name may end in "(deleted)")
 	while read -r dev back; do
 		case $back in "$dir"/*) ;; *) continue ;; esac
 		command -v btrfs >/dev/null && btrfs device scan --forget "$dev" >/dev/null 2>&1
 		losetup -d "$dev" 2>/dev/null || echo "setups: cannot detach $dev ($back)" >&2
 	done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
-	# 4. zram devices we hot-added
+	# 5. zram devices we hot-added
 	while read -r id; do
 		[[ $id =~ ^[0-9]+$ ]] && [ -e "/sys/block/zram$id" ] || continue
 		zram_remove "$id" 2>/dev/null || echo "setups: cannot remove zram$id" >&2
