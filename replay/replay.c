@@ -505,8 +505,9 @@ static int parse_when(int c, const char *arg, struct replay_opts *o)
 		bool progress;
 
 		if (parse_either("cpu-load-clock", arg, "trace", "progress",
-				 "trace (each interval's load at its time in the trace) or progress "
-				 "(once the application's threads have come that far: dep mode)",
+				 "trace (each interval's load at its time in the trace) or "
+				 "progress (once the application's threads have come that far: "
+				 "dep mode)",
 				 &progress))
 			return EXIT_USAGE;
 		o->cpu_load_clock = progress ? REPLAY_LOAD_CLOCK_PROGRESS : REPLAY_LOAD_CLOCK_TRACE;

@@ -118,8 +118,8 @@ struct replay_opts {
 				     * burned less (core/cpu.c); enum replay_fill */
 	unsigned int cpu_load_threads; /* load threads (0: one per CPU, core/cpu.c) */
 	uint64_t cpu_load_chunk_ns; /* a load thread's burst before its pace sleep (0: 50 us) */
-	int cpu_load_clock;	    /* enum replay_load_clock: the load's intervals at their trace
-				     * time or the application's progress (core/cpu.c) */
+	int cpu_load_clock;	    /* enum replay_load_clock: the load's intervals at their
+				     * trace time or the application's progress (core/cpu.c) */
 	uint64_t null_lat_ns;	    /* engine null: each I/O completes this long after queued */
 	uint64_t null_flush_lat_ns; /* engine null: flushes and syncs (0: null_lat_ns) */
 	int prefill;		    /* enum replay_prefill */
@@ -323,7 +323,8 @@ struct replay_result {
 	uint64_t fill_own_ns;	    /*   the replayer's (host: the host's) CPU outside the load */
 	uint64_t fill_incall_ns;    /*   the recorded threads' CPU inside their calls, then */
 	uint64_t fill_cut_ns;	    /*   the load not burned for the difference */
-	bool load_progress;	    /* the load kept the application's progress (--cpu-load-clock) */
+	bool load_progress;	    /* the load kept the application's progress
+				     * (--cpu-load-clock) */
 	uint64_t load_lag_max_ns;   /*   the furthest it was held behind the trace's clock */
 	bool load_traced;	    /* the load includes the recorded threads' CPU (not burned
 				     * per call) */

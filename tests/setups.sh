@@ -69,7 +69,8 @@ setups_teardown_dir() {
 	for mnt in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts); do
 		while read -r dev back; do
 			case $back in "$mnt"/*) ;; *) continue ;; esac
-			losetup -d "$dev" 2>/dev/null || echo "setups: cannot detach $dev ($back)" >&2
+			losetup -d "$dev" 2>/dev/null ||
+				echo "setups: cannot detach $dev ($back)" >&2
 		done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
 	done
 	# 3. mounts under the directory, deepest first

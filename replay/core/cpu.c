@@ -349,7 +349,7 @@ static int load_new(struct run *r, const struct prescan *p, int how,
 		ld->k = 1;
 	r->load = ld;
 	r->load_progress = r->o->cpu_load_clock == REPLAY_LOAD_CLOCK_PROGRESS ||
-			   (r->o->cpu_load_clock == REPLAY_LOAD_CLOCK_AUTO && r->mode == REPLAY_DEP);
+			   (!r->o->cpu_load_clock && r->mode == REPLAY_DEP); /* auto */
 	if (r->load_progress && r->mode != REPLAY_DEP) {
 		run_warn(r, "--cpu-load-clock progress: only dep mode knows how far the "
 			    "application has come; the load keeps the trace's clock");

@@ -17,8 +17,8 @@ mine=$(setup_raw_loop 32)
 bash -c '
 	. "$1/../lib.sh"; . "$1/../setups.sh"
 	setup_fs_loop ext4 64 >/dev/null
-	truncate -s 8M "$SETUP_MNT/inner.img" && inner=$(losetup -f --show "$SETUP_MNT/inner.img") ||
-		exit 1
+	truncate -s 8M "$SETUP_MNT/inner.img" || exit 1
+	inner=$(losetup -f --show "$SETUP_MNT/inner.img") || exit 1
 	setup_raw_loop 32 >/dev/null
 	z=$(setup_zram 16)
 	echo "$SETUPS_DIR ${z#/dev/zram} $_CLEANUP_FILE $inner" >"$2/state"
@@ -34,7 +34,8 @@ grep -q " $sdir/" /proc/mounts || fail "crashed run's mount missing"
 
 setups_teardown_stale
 setups_assert_gone "$sdir" "$zid"
-! losetup "$inner" >/dev/null 2>&1 || fail "the loop device over a file on its mount is left: $inner"
+! losetup "$inner" >/dev/null 2>&1 ||
+	fail "the loop device over a file on its mount is left: $inner"
 losetup "$mine" >/dev/null 2>&1 || fail "setups_teardown_stale removed a live run's $mine"
 output_has "^$SETUPS_DIR/" losetup -n -l -O BACK-FILE "$mine" || fail "$mine is no longer ours"
 echo "ok: crashed run's leftovers removed, live run's $mine kept"
