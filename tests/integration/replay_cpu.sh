@@ -384,7 +384,9 @@ python3 - "$dir/lc-progress.json" "$dir/lc-trace.json" "$dir/blk-dep.json" <<'PY
 import json, sys
 p, t, d = (json.load(open(f))["cpu"] for f in sys.argv[1:])
 assert d["load_clock"] == "progress", d  # the default in dep mode
-assert p["load_clock"] == "progress" and p["load_lag_max_ns"] > 20000000, p
+# held back at all: at least one 5 ms read behind (about 100 ms measured; a slower host only
+# falls further behind)
+assert p["load_clock"] == "progress" and p["load_lag_max_ns"] >= 5000000, p
 assert t["load_clock"] == "trace" and t["load_lag_max_ns"] == 0, t
 # the same recorded load over the replayed span; what was asked of it: a part, and all of it
 assert p["load_recorded_ns"] == t["load_recorded_ns"] > 0, (p, t)
