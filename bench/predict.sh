@@ -58,6 +58,8 @@ size=${SIZE:-1536}
 read -r riops wiops <<<"${THROTTLE:-600 600}"
 memory=${MEMORY:-160M}
 modes=${MODES:-timed afap dep}
+# shellcheck disable=SC2086
+check_modes $modes
 stacks=${STACKS:-A B C}
 out=${PREDICT_OUT:-$BUILD/bench/predict}
 mkdir -p "$out" && rm -f "$out"/*.ioreel "$out"/*.json "$out"/*.csv "$out"/*.out

@@ -73,6 +73,8 @@ size=${SIZE:-3072}
 memory=${MEMORY:-160M}
 replay_extra=${REPLAY_EXTRA:-512M}
 modes=${MODES:-dep timed}
+# shellcheck disable=SC2086
+check_modes $modes
 out=${PREDICT_OUT:-$BUILD/bench/predict_fs}
 # the filesystems run for real: xfs (the recording's) and each target
 srcfs=${SOURCE:-xfs}

@@ -52,6 +52,8 @@ rows=${TABLE_SIZE:-250000}
 size=${SIZE:-2048}
 export MDB_BUFFER_POOL=${BUFFER_POOL:-64M}
 modes=${MODES:-dep dep-el=dep,--dep-group-commit,on,--dep-absorb,on,--dep-split,on}
+# shellcheck disable=SC2086
+check_modes $modes
 out=${PREDICT_OUT:-$BUILD/bench/predict_innodb}
 # the filesystems run for real and replayed onto: xfs (the recording's) and each target
 fss=$(printf '%s\n' xfs ${TARGETS:-ext4} | awk '!seen[$0]++' | tr '\n' ' ')

@@ -49,10 +49,25 @@ setups_pid_alive() {
 	[ "${st%% *}" != Z ]
 }
 
+# _setups_detach_under DIR...: detach every loop device whose backing file lies under one of
+# the DIRs (its btrfs registration forgotten first, else a later scan finds a stale member).
+_setups_detach_under() {
+	local dev back d
+	[ $# -gt 0 ] || return 0
+	while read -r dev back; do
+		for d in "$@"; do
+			case $back in "$d"/*) ;; *) continue ;; esac
+			command -v btrfs >/dev/null && btrfs device scan --forget "$dev" >/dev/null 2>&1
+			losetup -d "$dev" 2>/dev/null || echo "setups: cannot detach $dev ($back)" >&2
+			break
+		done
+	done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
+}
+
 # setups_teardown_dir DIR: undo everything recorded in one state directory. Idempotent; never
 # fails (each step is tried and what could not be undone is reported on stderr).
 setups_teardown_dir() {
-	local dir=$1 pgd pid i mnt dev back id left
+	local dir=$1 pgd pid i mnt id left
 	[ -d "$dir" ] || return 0
 	# 1. services that keep files open on our mounts (else umount is EBUSY)
 	while read -r pgd; do
@@ -66,13 +81,7 @@ setups_teardown_dir() {
 	# 2. loop devices over files on those mounts (bench/predict.sh's B: an image on the btrfs
 	# array), else the array's umount is EBUSY, a lazy one leaves it alive and its members
 	# stay attached (seen when a bench was killed during a replay)
-	for mnt in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts); do
-		while read -r dev back; do
-			case $back in "$mnt"/*) ;; *) continue ;; esac
-			losetup -d "$dev" 2>/dev/null ||
-				echo "setups: cannot detach $dev ($back)" >&2
-		done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
-	done
+	_setups_detach_under $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts)
 	# 3. mounts under the directory, deepest first
 	for mnt in $(awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
 		umount "$mnt" 2>/dev/null || { sleep 0.5; umount "$mnt" 2>/dev/null; } ||
@@ -80,11 +89,7 @@ setups_teardown_dir() {
 			echo "setups: cannot unmount $mnt" >&2
 	done
 	# 4. loop devices whose backing file is in the directory (the name may end in "(deleted)")
-	while read -r dev back; do
-		case $back in "$dir"/*) ;; *) continue ;; esac
-		command -v btrfs >/dev/null && btrfs device scan --forget "$dev" >/dev/null 2>&1
-		losetup -d "$dev" 2>/dev/null || echo "setups: cannot detach $dev ($back)" >&2
-	done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
+	_setups_detach_under "$dir"
 	# 5. zram devices we hot-added
 	while read -r id; do
 		[[ $id =~ ^[0-9]+$ ]] && [ -e "/sys/block/zram$id" ] || continue
