@@ -57,8 +57,10 @@ _setups_detach_under() {
 	while read -r dev back; do
 		for d in "$@"; do
 			case $back in "$d"/*) ;; *) continue ;; esac
-			command -v btrfs >/dev/null && btrfs device scan --forget "$dev" >/dev/null 2>&1
-			losetup -d "$dev" 2>/dev/null || echo "setups: cannot detach $dev ($back)" >&2
+			command -v btrfs >/dev/null &&
+				btrfs device scan --forget "$dev" >/dev/null 2>&1
+			losetup -d "$dev" 2>/dev/null ||
+				echo "setups: cannot detach $dev ($back)" >&2
 			break
 		done
 	done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)

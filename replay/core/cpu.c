@@ -416,21 +416,26 @@ int run_cpu_setup(struct run *r, const struct prescan *p, char *err, size_t errl
 		res->usage_error = true;
 		return -EINVAL;
 	}
-	r->cpu_calls = calls && r->eng->burns_cpu;
+	/* dep mode burns for an engine that does not, on a thread per recorded thread
+	 * (dep/dep_burn.c) */
+	r->cpu_calls = calls && (r->eng->burns_cpu || r->mode == REPLAY_DEP);
 	res->cpu_replayed = true;
 	if (load && (ret = load_new(r, p, how, l, nl, ncpus)))
 		return ret;
 	snprintf(res->cpu_how, sizeof(res->cpu_how), "replay (%s%s%s%s)",
-		 r->cpu_calls ? "each thread's CPU before its calls, engine threads" : "",
+		 !r->cpu_calls	     ? ""
+		 : r->eng->burns_cpu ? "each thread's CPU before its calls, engine threads"
+				     : "each thread's CPU before its I/O, a burner per thread",
 		 r->cpu_calls && load ? "; " : "",
 		 !load ? ""
 		 : !r->load->traced ? "the other tasks' load"
 				    : "the recorded threads' and the other tasks' load",
 		 default_why[why]);
 	if (calls && !r->cpu_calls)
-		run_warn(r, "engine %s does not burn CPU per call: the recorded threads' CPU is "
-			    "reproduced as load instead (--engine threads makes each thread's own "
-			    "calls)", r->eng->name);
+		run_warn(r, "engine %s does not burn CPU per call outside dep mode: the recorded "
+			    "threads' CPU is reproduced as load instead (--engine threads makes "
+			    "each thread's own calls; dep mode burns on a thread per recorded "
+			    "thread)", r->eng->name);
 	return 0;
 }
 

@@ -12,6 +12,9 @@ void dep_heap_push(struct dep_sched *d, uint32_t w)
 {
 	struct ready e = { d->slot[w].release, d->slot[w].seq, w };
 
+	/* its thread wakes now if it has not (dep_burn.c) */
+	if (d->burn && d->slot[w].kind != DEP_OPEN && d->slot[w].kind != DEP_WAIT)
+		dep_burn_wake(d, w);
 	readyheap_push(d->heap, &d->nheap, &e);
 	d->slot[w].state = DS_READY;
 }
@@ -102,6 +105,8 @@ void dep_wake(struct dep_sched *d, uint32_t *list, const struct dslot *p)
 		struct waiter *x = &d->pool[i];
 		uint32_t next = x->next;
 
+		if (x->kind == DEP_SYNC && d->burn)
+			dep_burn_wake(d, x->child);
 		dep_resolve(d, x->child, dep_edge_time(d, p, &d->slot[x->child], x->kind, x->gap));
 		x->next = d->pool_free;
 		d->pool_free = i;

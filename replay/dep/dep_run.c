@@ -187,7 +187,10 @@ static int admit(struct run *r, const struct dsev *in)
 		uint64_t gap;
 		uint32_t x;
 
-		if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns) {
+		if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns && d->burn) {
+			/* a burner burns it from the thread's wake-up on (dep_burn.c): the gap
+			 * holds it, and the recorded waits for a CPU beside it */
+		} else if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns) {
 			/* --cpu replay: the thread burns its recorded CPU before the call
 			 * (core/cpu.c); what waits here is the rest of the gap */
 			g = g > (double)in->s.oncpu_ns ? g - (double)in->s.oncpu_ns : 0;
@@ -204,6 +207,9 @@ static int admit(struct run *r, const struct dsev *in)
 			continue; /* the commit lock orders the two groups, on the target */
 		if (p->state == DS_DONE || (issue_edge && p->state == DS_INFLIGHT)) {
 			uint64_t at = dep_edge_time(d, p, s, e->kind, gap);
+
+			if (e->kind == DEP_SYNC && d->burn)
+				dep_burn_wake(d, w); /* its own previous I/O is done */
 
 			if (at > s->release)
 				s->release = at;
@@ -459,6 +465,8 @@ static int issue_due(struct run *r, uint64_t now_rel, uint32_t *issued, unsigned
 		heap_pop(d);
 		if (d->pace && dep_pace_hold(r, w))
 			continue; /* the application has not come this far yet */
+		if (d->burn && s->s.oncpu_ns && dep_burn_hold(d, w))
+			continue; /* its thread's CPU first; back due once burned */
 		if (!depth_allows(d, s)) {
 			r->res->held_depth++;
 			park(d, w);
@@ -529,16 +537,18 @@ static int dep_loop(struct run *r)
 	bool starved = false;
 	int ret = 0;
 
-	if (!issued || dep_wbt_init(r, d)) {
+	if (!issued || dep_wbt_init(r, d) ||
+	    (r->cpu_calls && !r->eng->burns_cpu &&
+	     dep_burn_new(d, r->o->think_scale > 0 ? r->o->think_scale : 1.0))) {
 		free(issued);
 		return -ENOMEM;
 	}
 	/* Not at the mode's setup: the engine is final only after it (threads, when none is
 	 * named, for --cpu-wait's default and --cpu host); decided there, a file-level replay
 	 * ran with its chains off, every call two wake-ups away from the one before. */
-	d->chain = d->chain_asked && r->eng->chains && !d->wbt_on;
+	d->chain = d->chain_asked && r->eng->chains && !d->wbt_on && !d->burn;
 	while (!run_stopping(r)) {
-		uint64_t now, due;
+		uint64_t now, due, nap;
 		unsigned int n = 0;
 
 		if (r->inflight)
@@ -546,6 +556,10 @@ static int dep_loop(struct run *r)
 		if (d->wbt_on)
 			dep_wbt_tick(r, now_mono_ns() - r->start_mono);
 		ret = admit_ready(r);
+		if (!ret)
+			ret = dep_burn_collect(r);
+		/* a burner that is done cannot wake this thread: it looks that often */
+		nap = dep_burn_out(d) ? BURN_LOOK_NS : 1000000;
 		if (d->pace)
 			dep_pace_release(r, now_mono_ns() - r->start_mono);
 		dep_pace_publish(r);
@@ -562,14 +576,15 @@ static int dep_loop(struct run *r)
 			if (input_done && d->floor == d->next_seq)
 				break; /* everything issued and completed */
 			if (d->lock && !r->inflight && !d->nsplitq && !d->nchainq &&
-			    (input_done || d->window_was_full) && dep_lock_unstick(r))
+			    !dep_burn_out(d) && (input_done || d->window_was_full) &&
+			    dep_lock_unstick(r))
 				continue;
 			if (!input_done && !spsc_peek(&r->in) && !starved)
 				r->res->starved++;
 			starved = !input_done && !spsc_peek(&r->in);
 			/* waiting for completions to release the next I/Os, or for the decoder */
 			if (r->inflight)
-				wait_completion(r, spin, 1000000);
+				wait_completion(r, spin, nap);
 			else
 				sched_wait_until(now_mono_ns() + 20000, 0);
 			continue;
@@ -588,8 +603,8 @@ static int dep_loop(struct run *r)
 				continue;
 			}
 			left -= spin;
-			if (left > 1000000)
-				left = 1000000;
+			if (left > nap)
+				left = nap;
 			if (r->inflight)
 				wait_completion(r, left < spin ? left : spin,
 						left < spin ? 0 : left - spin);
@@ -622,8 +637,9 @@ static int dep_loop(struct run *r)
 		if (ret)
 			break;
 		if (r->inflight >= r->depth)
-			run_reap(r, 1000000);
+			run_reap(r, nap);
 	}
+	dep_burn_stop(r);
 	free(issued);
 	return ret;
 }

@@ -99,7 +99,12 @@ struct dslot {
 	uint8_t pending;      /* parents not yet resolved */
 	uint8_t state;
 	uint16_t flags;	      /* enum dep_flag, SF_* */
+	uint8_t burn;	      /* enum slot_burn (dep_burn.c) */
 };
+
+/* dslot.burn: where its thread's CPU before it stands (dep_burn.c): burning while in the
+ * ready heap, or held out of it (due, and not burned yet) */
+enum slot_burn { SB_NONE, SB_BURNING, SB_HELD, SB_BURNED };
 
 struct waiter {
 	uint64_t gap;	/* ns, already scaled */
@@ -181,6 +186,8 @@ struct dep_sched {
 	struct wbt_dev *wbt;
 	uint32_t nwbt;
 	bool wbt_on;
+	/* --cpu replay with an engine that does not burn: each thread's burner (dep_burn.c) */
+	struct dep_burn *burn;
 };
 
 static inline uint32_t wslot(uint64_t seq)
@@ -253,6 +260,21 @@ void dep_pace_admit(struct dep_sched *d, struct dslot *s);
 bool dep_pace_hold(struct run *r, uint32_t w);
 void dep_pace_release(struct run *r, uint64_t now_rel);
 void dep_pace_publish(struct run *r);
+
+/* dep_burn.c; the scheduling thread looks for burned I/Os this often while any is out */
+#define BURN_LOOK_NS 20000
+int dep_burn_new(struct dep_sched *d, double scale);
+void dep_burn_start(struct dep_sched *d, uint32_t w);
+/* Slot w's thread wakes: its CPU before w starts burning, if it has some and has not. */
+static inline void dep_burn_wake(struct dep_sched *d, uint32_t w)
+{
+	if (d->slot[w].burn == SB_NONE && d->slot[w].s.oncpu_ns)
+		dep_burn_start(d, w);
+}
+bool dep_burn_hold(struct dep_sched *d, uint32_t w);
+int dep_burn_collect(struct run *r);
+uint32_t dep_burn_out(const struct dep_sched *d);
+void dep_burn_stop(struct run *r);
 
 /* dep_wbt.c */
 int dep_wbt_init(struct run *r, struct dep_sched *d);

@@ -394,6 +394,29 @@ assert p["load_asked_ns"] < 0.6 * t["load_asked_ns"], (p, t)
 assert t["load_asked_ns"] > 0.8 * t["load_recorded_ns"], t
 PY
 	fail "--cpu-load-clock: $(cat "$dir/lc-progress.json" "$dir/lc-trace.json")"
+# --cpu replay at block level, dep mode, io_uring: the recorded thread's CPU before each I/O
+# burned on a thread of its own (dep/dep_burn.c), the I/O issued once burned: every I/O the
+# trace gives CPU to is burned, what was asked is the trace's, what was got (the burner's
+# thread CPU clock) is within 10 % of it, and the load keeps the other tasks' only
+"$IOREEL" info --json "$dir/blk.ioreel" >"$dir/blk.info" || fail "info of blk.ioreel"
+"$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --json --mode dep --cpu replay \
+	>"$dir/blk-burn.json" 2>"$dir/blk-burn.err" ||
+	fail "block --cpu replay: $(cat "$dir/blk-burn.err")"
+python3 - "$dir/blk-burn.json" "$dir/blk.info" <<'PY' ||
+import json, sys
+j, i = (json.load(open(f)) for f in sys.argv[1:])
+c, t = j["cpu"], i["cpu"]
+assert c["replayed"] and "a burner per thread" in c["how"], c
+assert j["fidelity"]["engine"] == "io_uring", j["fidelity"]
+assert c["calls"] == t["oncpu_events"] and c["threads"] == 1, (c, t)
+assert c["asked_ns"] == t["oncpu_total_ns"], (c, t)
+assert abs(c["got_ns"] - c["asked_ns"]) <= 0.10 * c["asked_ns"], c
+assert c["per_thread"][0]["calls"] == c["calls"], c
+assert not c["load_includes_recorded_threads"], c
+PY
+	fail "block --cpu replay: $(cat "$dir/blk-burn.json")"
+! grep -q "does not burn CPU" "$dir/blk-burn.err" ||
+	fail "block --cpu replay warned: $(cat "$dir/blk-burn.err")"
 rc=0
 "$IOREEL" replay "$dir/blk.ioreel" --target "$dev" -q --cpu-slice 50us >"$dir/sl.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "from 100us to 100ms" "$dir/sl.out" ||
