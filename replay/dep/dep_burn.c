@@ -20,12 +20,13 @@
  * starts its burn when it comes due, its deadline moved earlier by the burn (core/cpu.c,
  * run_cpu_sev). A burner burns its thread's I/Os one at a time, in order, as the thread ran.
  *
- * Not the default: the pace is lost. Onto engine null (200 us a read), a pgbench trace
- * (21.0 s) took +78 % with each burn before the gap, +72 % started when the I/O became ready
- * (a group commit's barrier parent comes after most of the burst), +45 % from the thread's own
- * completion, +39 % dated from the wake-up, +25 % burned in 50 us pieces (BURN_CHUNK), where
- * the load alone took +12 %; onto the loop device of bench/predict.sh's A, +39 to +46 %
- * against +1 to +7 %, IOPS x0.71-0.74 of the real runs', and the means no nearer them (README,
+ * Not the default: the pace is lost. A pgbench trace (21.0 s) took +78 % onto its loop device
+ * with each burn before the gap (the gap less the burn) and with it started when the I/O became
+ * ready; onto engine null (200 us a read), +72 % started when ready (a group commit's barrier
+ * parent comes after most of the burst), +45 % from the thread's own completion, +39 % dated
+ * from the wake-up, +25 % burned in 50 us pieces (BURN_CHUNK), where the load alone took +12 %;
+ * as now (with --cpu-slice 100us) onto the loop device of bench/predict.sh's A, +39 to +46 %
+ * against +1 to +7 %, IOPS x0.69-0.74 of the real runs', and the means no nearer them (README,
  * "Each thread's CPU at block level").
  */
 #include <errno.h>
