@@ -73,6 +73,7 @@ struct dep_burn {
 	struct burn_done *done;
 	uint32_t ndone;
 	struct burn_done *taken; /* the scheduling thread's copy of the done list */
+	uint32_t *held;		 /* dep_burn_collect's answer */
 	uint32_t out; /* handed out and not collected (scheduling thread only) */
 	int err;      /* a burner that could not start */
 	double scale; /* --think-scale */
@@ -141,9 +142,11 @@ int dep_burn_new(struct dep_sched *d, double scale)
 	b->scale = scale;
 	b->done = malloc(DEP_WINDOW * sizeof(*b->done));
 	b->taken = malloc(DEP_WINDOW * sizeof(*b->taken));
-	if (!b->done || !b->taken) {
+	b->held = malloc(DEP_WINDOW * sizeof(*b->held));
+	if (!b->done || !b->taken || !b->held) {
 		free(b->done);
 		free(b->taken);
+		free(b->held);
 		free(b);
 		return -ENOMEM;
 	}
@@ -236,16 +239,22 @@ bool dep_burn_hold(struct dep_sched *d, uint32_t w)
 	return true;
 }
 
-/* The burns done: a held I/O back to the ready heap, due now; -errno if a burner could not
- * start. */
-int dep_burn_collect(struct run *r)
+/*
+ * The burns done: *held gets the I/Os that came due while burning (*nheld of them, their
+ * release set to the burn's end), for the loop to put back in the ready heap (dep_run.c: not
+ * here, so that dep_release.c, which starts burns, and this file do not call each other);
+ * -errno if a burner could not start.
+ */
+int dep_burn_collect(struct run *r, const uint32_t **held, uint32_t *nheld)
 {
 	struct dep_sched *d = sched_of(r);
 	struct dep_burn *b = d->burn;
 	uint32_t n;
 
+	*nheld = 0;
 	if (!b)
 		return 0;
+	*held = b->held;
 	if (b->err)
 		return -b->err;
 	if (!b->out || !__atomic_load_n(&b->ndone, __ATOMIC_ACQUIRE))
@@ -258,14 +267,14 @@ int dep_burn_collect(struct run *r)
 	for (uint32_t i = 0; i < n; i++) {
 		struct dslot *s = &d->slot[b->taken[i].w];
 		uint64_t at = b->taken[i].at - r->start_mono;
-		bool held = s->burn == SB_HELD;
+		bool was_held = s->burn == SB_HELD;
 
 		s->burn = SB_BURNED;
-		if (!held)
+		if (!was_held)
 			continue; /* still in the ready heap, not due yet */
 		if (s->release < at)
 			s->release = at;
-		dep_heap_push(d, b->taken[i].w);
+		b->held[(*nheld)++] = b->taken[i].w;
 	}
 	b->out -= n;
 	return 0;
@@ -311,6 +320,7 @@ void dep_burn_stop(struct run *r)
 	pthread_mutex_destroy(&b->lock);
 	free(b->done);
 	free(b->taken);
+	free(b->held);
 	free(b);
 	d->burn = NULL;
 }

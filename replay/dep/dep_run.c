@@ -529,6 +529,18 @@ static void wait_completion(struct run *r, uint64_t poll, uint64_t sleep)
 		run_reap(r, sleep);
 }
 
+/* The I/Os that came due while their thread's CPU burned, burned now: back to the ready heap. */
+static int burn_collect(struct run *r)
+{
+	const uint32_t *held;
+	uint32_t n;
+	int ret = dep_burn_collect(r, &held, &n);
+
+	for (uint32_t i = 0; i < n; i++)
+		dep_heap_push(sched_of(r), held[i]);
+	return ret;
+}
+
 static int dep_loop(struct run *r)
 {
 	struct dep_sched *d = sched_of(r);
@@ -557,7 +569,7 @@ static int dep_loop(struct run *r)
 			dep_wbt_tick(r, now_mono_ns() - r->start_mono);
 		ret = admit_ready(r);
 		if (!ret)
-			ret = dep_burn_collect(r);
+			ret = burn_collect(r);
 		/* a burner that is done cannot wake this thread: it looks that often */
 		nap = dep_burn_out(d) ? BURN_LOOK_NS : 1000000;
 		if (d->pace)

@@ -272,7 +272,7 @@ static inline void dep_burn_wake(struct dep_sched *d, uint32_t w)
 		dep_burn_start(d, w);
 }
 bool dep_burn_hold(struct dep_sched *d, uint32_t w);
-int dep_burn_collect(struct run *r);
+int dep_burn_collect(struct run *r, const uint32_t **held, uint32_t *nheld);
 uint32_t dep_burn_out(const struct dep_sched *d);
 void dep_burn_stop(struct run *r);
 
