@@ -67,7 +67,6 @@ struct burner {
 
 struct dep_burn {
 	struct burner *t[BURNERS_MAX];
-	uint32_t n;
 	volatile bool stop;
 	pthread_mutex_t lock; /* the done list */
 	struct burn_done *done;
@@ -185,7 +184,6 @@ static struct burner *burner_of(struct dep_burn *b, uint32_t stream, uint32_t ti
 		return NULL;
 	}
 	b->t[i] = t;
-	b->n++;
 	return t;
 }
 

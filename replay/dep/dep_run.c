@@ -187,13 +187,12 @@ static int admit(struct run *r, const struct dsev *in)
 		uint64_t gap;
 		uint32_t x;
 
-		if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns && d->burn) {
-			/* a burner burns it from the thread's wake-up on (dep_burn.c): the gap
-			 * holds it, and the recorded waits for a CPU beside it */
-		} else if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns) {
+		if ((e->kind == DEP_SYNC || e->kind == DEP_BARRIER) && in->s.oncpu_ns) {
 			/* --cpu replay: the thread burns its recorded CPU before the call
-			 * (core/cpu.c); what waits here is the rest of the gap */
-			g = g > (double)in->s.oncpu_ns ? g - (double)in->s.oncpu_ns : 0;
+			 * (core/cpu.c); what waits here is the rest of the gap. A burner
+			 * (dep_burn.c) burns it within the gap instead, from the wake-up on. */
+			if (!d->burn)
+				g = g > (double)in->s.oncpu_ns ? g - (double)in->s.oncpu_ns : 0;
 		} else if (e->kind == DEP_SYNC || e->kind == DEP_BARRIER) {
 			g *= d->think_scale;
 		}
