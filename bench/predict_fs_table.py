@@ -15,6 +15,7 @@ ratio to the real runs' median, with the goal (IOPS within 25 %, mean latency wi
 figures are within the goals (of those judged: "few" ones are not). The target SOURCE_FS is
 the self-check: the recording replayed onto its own filesystem."""
 import csv, json, os, re, statistics, sys
+import bench_drift
 
 out, repeats = sys.argv[1], int(sys.argv[2])
 targets, modes = sys.argv[3].split(), sys.argv[4].split()
@@ -149,5 +150,15 @@ for fs in targets:
         pb["block-" + m] = p
     t_blk = table("block level: the %s run's device I/O replayed on %s's loop device "
                   "(against the real runs at that device)" % (srcfs, fs), real_b, pb, BOPS)
-    summary["targets"][fs] = {"file": t_file, "block": t_blk}
+    drift = {}
+    for level, real, ends, preds, ops in (
+            ("file", real_f, "file.ioreel", pf, FOPS), ("block", real_b, "blk.ioreel", pb, BOPS)):
+        print("%s level:" % level)
+        keys = [op + " " + w for op in ops for w in ("IOPS", "mean")
+                if statistics.median(r.get(op + " calls", 0) for r in real) >= FEW]
+        drift[level] = bench_drift.report(
+            real, [f"{out}/real-{fs}-{i}.{ends}" for i in range(1, len(real) + 1)], preds,
+            {m: f"{out}/{'pred-file' if level == 'file' else 'obs-blk'}-{fs}-{m.split('-', 1)[1]}"
+                ".ioreel" for m in preds}, keys, bench_drift.SELF_CHECK if fs == srcfs else None)
+    summary["targets"][fs] = {"file": t_file, "block": t_blk, "drift": drift}
 json.dump(summary, open(f"{out}/predict_fs.json", "w"), indent=1)

@@ -5,6 +5,7 @@
 Real runs: real-STACK-I.csv and .out (pgbench); replays: pred-STACK-MODE.csv (the replay's own
 result) and obs-STACK-MODE.csv (the same replay as the recorder saw it at the device)."""
 import csv, glob, json, os, re, statistics, sys
+import bench_drift
 out, repeats, stacks, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 OPS = ("read", "write", "flush")
 
@@ -24,58 +25,6 @@ def figures(path):
         f[op + " mean"] = statistics.fmean(lat) / 1e3
         f[op + " p99"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1e3
     return f
-
-GOAL_SELF = {"IOPS": 0.10, "mean": 0.15}  # the self-check's (A onto A), issue #23
-
-def ratios(f, ref):
-    """f's IOPS and mean per op over ref's (a dict of the same figures)."""
-    return {op + " " + w: f[op + " " + w] / ref[op + " " + w] for op in OPS
-            for w in GOAL_SELF if op + " " + w in f and ref.get(op + " " + w)}
-
-def name(k):
-    return k.replace(" IOPS", " IOPS/s").replace("mean", "mean lat")
-
-def span_text(rl):
-    """Per figure, the range of the ratios in rl (a list of ratios() dicts)."""
-    return ", ".join("%s x%.2f-%.2f" % (name(k), min(r[k] for r in rl), max(r[k] for r in rl))
-                     for k in rl[0])
-
-def met(r):
-    return all(abs(v - 1) <= GOAL_SELF[k.split()[1]] for k, v in r.items())
-
-def drift_lines(st, rs, preds):
-    """How far the real runs stray from each other (each against the median of the others),
-    and each replay against the real runs just before and after it (INTERLEAVE): on this
-    shared host the real runs of one bench have drifted 1.7x, and a replay beside fast runs
-    then reads as slow against the median of all. Printed, and returned for predict.json."""
-    got = {"real_vs_others": [], "beside": {}}
-    if len(rs) >= 3:
-        rl = got["real_vs_others"]
-        for i, f in enumerate(rs):
-            others = rs[:i] + rs[i + 1:]
-            med = {k: statistics.median(g[k] for g in others if k in g) for k in f
-                   if k.endswith(" IOPS") or k.endswith(" mean")}
-            rl.append(ratios(f, med))
-        print("the real runs, each against the others' median: %s" % span_text(rl))
-        if st == "A":
-            print("  %d of %d within IOPS +-10 %% and mean +-15 %% on every op (the self-check's"
-                  " goals, #23)" % (sum(met(r) for r in rl), len(rl)))
-    # the order the runs were made in, from when their recordings were written
-    when = {i: os.path.getmtime(f"{out}/real-{st}-{i}.ioreel") for i in range(1, len(rs) + 1)
-            if os.path.exists(f"{out}/real-{st}-{i}.ioreel")}
-    for m, p in preds.items():
-        t = os.path.getmtime(f"{out}/obs-{st}-{m}.ioreel")
-        before = [i for i in when if when[i] < t]
-        after = [i for i in when if when[i] > t]
-        if not before or not after:
-            continue
-        a, b = rs[max(before, key=when.get) - 1], rs[min(after, key=when.get) - 1]
-        r = ratios(p, {k: (a[k] * b[k]) ** 0.5 for k in a if k in b})
-        got["beside"][m] = r
-        print("  %s against the real runs either side: %s%s" % (
-            m, ", ".join("%s x%.2f" % (name(k), v) for k, v in r.items()),
-            " (within)" if st == "A" and met(r) else ""))
-    return got
 
 def tps(st, i):
     m = re.search(r"^tps = ([\d.]+)", open(f"{out}/real-{st}-{i}.out").read(), re.M)
@@ -135,7 +84,11 @@ for st in stacks:
         st_sum[k] = {"real_median": med, "real_min": lo, "real_max": hi,
                      "pred": pm, "ratio": {m: (v / med if v is not None and med else None)
                                            for m, v in pm.items()}}
-    drift = drift_lines(st, rs, preds)
+    drift = bench_drift.report(
+        rs, [f"{out}/real-{st}-{i}.ioreel" for i in range(1, len(rs) + 1)], preds,
+        {m: f"{out}/obs-{st}-{m}.ioreel" for m in preds},
+        [op + " " + w for op in OPS for w in ("IOPS", "mean")],
+        bench_drift.SELF_CHECK if st == "A" else None, indent="")
     print("the replayer's own view (release or deadline to completion):")
     for op in OPS:
         print("%-45s" % ("  %s mean lat" % op) + "".join(
