@@ -965,7 +965,8 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	o.progress = !quiet && !json && isatty(STDERR_FILENO);
-	o.command_line = argv_join("ioreel", argc, argv);
+	/* argv[0] is "ioreel replay" (above), which the line starts with already */
+	o.command_line = argv_join(argv[0], argc - 1, argv + 1);
 
 	ret = replay_run(&o, &res, err, sizeof(err));
 	if (ret && !res.ios) {
