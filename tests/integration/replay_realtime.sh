@@ -18,7 +18,11 @@ said() { # target, mode, options...: whether replay warned about a loop device a
 	shift 2
 	"$IOREEL" replay "$d/r.ioreel" --target "$t" --mode "$m" -q "$@" >/dev/null 2>"$d/err" ||
 		fail "replay onto $t ($m $*) failed: $(cat "$d/err")"
-	if grep -q -- "--realtime with target $t, a loop device" "$d/err"; then echo yes; else echo no; fi
+	if grep -q -- "--realtime with target $t, a loop device" "$d/err"; then
+		echo yes
+	else
+		echo no
+	fi
 }
 assert_eq "$(said "$loop" timed --realtime)" yes "no word about --realtime onto a loop device"
 assert_eq "$(said "$loop" timed)" no "a word about --realtime without it"
