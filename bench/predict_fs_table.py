@@ -151,14 +151,16 @@ for fs in targets:
     t_blk = table("block level: the %s run's device I/O replayed on %s's loop device "
                   "(against the real runs at that device)" % (srcfs, fs), real_b, pb, BOPS)
     drift = {}
-    for level, real, ends, preds, ops in (
-            ("file", real_f, "file.ioreel", pf, FOPS), ("block", real_b, "blk.ioreel", pb, BOPS)):
+    # per level: the real runs, their recordings, the replays (named level-MODE) and theirs
+    for level, real, ends, preds, seen, ops in (
+            ("file", real_f, "file", pf, "pred-file", FOPS),
+            ("block", real_b, "blk", pb, "obs-blk", BOPS)):
         print("%s level:" % level)
         keys = [op + " " + w for op in ops for w in ("IOPS", "mean")
                 if statistics.median(r.get(op + " calls", 0) for r in real) >= FEW]
         drift[level] = bench_drift.report(
-            real, [f"{out}/real-{fs}-{i}.{ends}" for i in range(1, len(real) + 1)], preds,
-            {m: f"{out}/{'pred-file' if level == 'file' else 'obs-blk'}-{fs}-{m.split('-', 1)[1]}"
-                ".ioreel" for m in preds}, keys, bench_drift.SELF_CHECK if fs == srcfs else None)
+            real, [f"{out}/real-{fs}-{i}.{ends}.ioreel" for i in range(1, len(real) + 1)],
+            preds, {m: f"{out}/{seen}-{fs}-{m[len(level) + 1:]}.ioreel" for m in preds}, keys,
+            bench_drift.SELF_CHECK if fs == srcfs else None)
     summary["targets"][fs] = {"file": t_file, "block": t_blk, "drift": drift}
 json.dump(summary, open(f"{out}/predict_fs.json", "w"), indent=1)
