@@ -261,6 +261,49 @@ static int drop_ref(struct fdec *d, const struct io_event *ev, uint32_t slot)
 }
 
 /*
+ * The descriptors set aside by opens (struct fdshadow) that no close claimed by the open's
+ * return, or all of a process's when it forks or ends: their closes were missed, and the slot
+ * is closed now, by the thread whose open found it.
+ */
+static int shadows_expire(struct fdec *d, const struct io_event *ev, bool whole_pid)
+{
+	for (uint32_t i = 0; i < d->nshadow;) {
+		struct fdshadow sh = d->shadow[i];
+		struct io_event as = *ev;
+		int ret;
+
+		if (!(io_event_time(ev) > sh.until || (whole_pid && sh.pid == ev->pid))) {
+			i++;
+			continue;
+		}
+		d->shadow[i] = d->shadow[--d->nshadow];
+		as.pid = sh.pid;
+		as.tid = sh.tid;
+		as.op = IO_FOP_OPEN; /* counted as implied */
+		if ((ret = drop_ref(d, &as, sh.slot)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* A close that entered before the open that found its descriptor returned: its own slot. */
+static int shadow_claim(struct fdec *d, const struct io_event *ev, int32_t fd)
+{
+	for (uint32_t i = 0; i < d->nshadow; i++) {
+		struct fdshadow sh = d->shadow[i];
+		int ret;
+
+		if (sh.pid != ev->pid || sh.fd != fd || io_event_time(ev) > sh.until)
+			continue;
+		d->shadow[i] = d->shadow[--d->nshadow];
+		if (!(ret = drop_ref(d, ev, sh.slot)))
+			skip(d, FSKIP_SHARED);
+		return ret < 0 ? ret : 1;
+	}
+	return 0;
+}
+
+/*
  * The slot a call on descriptor x->fd of ev->pid uses: the one the table holds for it, or, when
  * the trace never showed that descriptor's open (opened before the recording without the
  * start-time scan seeing it, or an io_uring registered file), one opened before the clock.
@@ -276,6 +319,12 @@ static int slot_of(struct fdec *d, const struct io_event *ev, const struct io_fe
 		*slot = e->slot;
 		return 0;
 	}
+	for (uint32_t i = 0; i < d->nshadow; i++) /* its close is yet to come */
+		if (d->shadow[i].pid == ev->pid && d->shadow[i].fd == x->fd &&
+		    f->info[d->shadow[i].slot].file == x->file) {
+			*slot = d->shadow[i].slot;
+			return 0;
+		}
 	if (ev->flags & IO_FF_FIXED) /* x->fd is an index into the ring's own table */
 		for (uint32_t i = 0; i < d->cap; i++)
 			if (d->tab[i].state == 1 && d->tab[i].pid == ev->pid &&
@@ -407,7 +456,12 @@ static int open_call(struct fdec *d, const struct io_event *ev, const struct io_
 	struct fcall *c;
 	int ret;
 
-	if (e) { /* the recording missed its close */
+	if (e && !start && ev->complete_ns != IO_TS_NONE && d->nshadow < FDEC_SHADOWS) {
+		d->shadow[d->nshadow++] = (struct fdshadow){
+			.pid = ev->pid, .tid = ev->tid, .fd = e->fd, .slot = e->slot,
+			.until = ev->complete_ns};
+		fd_del(d, e);
+	} else if (e) { /* the recording missed its close */
 		fd_del(d, e);
 		if ((ret = drop_ref(d, ev, e->slot)) < 0)
 			return ret;
@@ -505,6 +559,9 @@ int fdec_event(struct fdec *d, const struct io_event *ev, const struct io_fext *
 		if (ev->op == IO_FOP_RENAME && x->arg && x->arg <= f->nfiles)
 			first_sight(d, (uint32_t)x->arg, ev, x);
 	}
+	if (d->nshadow &&
+	    (ret = shadows_expire(d, ev, ev->op == IO_FOP_FORK || ev->op == IO_FOP_EXIT)) < 0)
+		return ret;
 	if (ev->op == IO_FOP_FORK || ev->op == IO_FOP_EXIT)
 		return process_call(d, ev, x);
 	if (ev->op == IO_FOP_MMAP) {
@@ -536,9 +593,12 @@ int fdec_event(struct fdec *d, const struct io_event *ev, const struct io_fext *
 	case IO_FOP_DUP:
 		return dup_call(d, ev, x);
 	case IO_FOP_CLOSE: {
-		struct fdent *e = fd_find(d, ev->pid, x->fd);
+		struct fdent *e;
 		uint32_t slot;
 
+		if (d->nshadow && (ret = shadow_claim(d, ev, x->fd)))
+			return ret < 0 ? ret : 0;
+		e = fd_find(d, ev->pid, x->fd);
 		if (!e) {
 			skip(d, FSKIP_NO_FILE);
 			return 0;

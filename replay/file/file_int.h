@@ -103,6 +103,20 @@ struct fdent {
 	uint8_t state; /* 0 empty, 1 used, 2 deleted */
 };
 
+/*
+ * A descriptor an open found still in the table, kept aside until the open's return: another
+ * thread's close that entered after the open did may still have freed that number for it (the
+ * trace orders calls by their entry), and claims it then; otherwise its close was missed.
+ */
+struct fdshadow {
+	uint32_t pid, tid; /* the process, and the thread whose open found it */
+	int32_t fd;
+	uint32_t slot;
+	uint64_t until; /* the open's return */
+};
+
+#define FDEC_SHADOWS 8
+
 /* Per slot in the decoder. */
 struct fdslot {
 	uint64_t uses;	   /* calls on it decoded so far */
@@ -132,6 +146,8 @@ struct fdec {
 	uint32_t *name_file; /* per name: the file there now (0: none known) */
 	uint32_t *cur_name;  /* per file: its name now */
 	uint64_t seq;	     /* calls produced so far */
+	struct fdshadow shadow[FDEC_SHADOWS];
+	uint32_t nshadow;
 	bool first_pass;
 };
 
