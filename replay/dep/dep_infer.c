@@ -104,22 +104,22 @@ const char *dep_kind_name(unsigned int kind)
 
 void dep_opts_default(struct dep_opts *o)
 {
-	o->eps_ns = 2000;
-	o->think_max_ns = 10000000;
-	o->xwin_ns = 1000000;
-	o->barrier = DEP_BARRIER_ALL;
-	o->overlap = true;
-	o->group_commit = false;
-	o->absorb = false;
-	o->split = false;
-	o->bg_by_mix = false;
-	o->sync_calls = false;
-	o->chain = true;
-	o->commit_lock = true; /* file level only: dep_run.c; measured in replay/README.md */
-	o->commit_lock_block = false; /* block level: only when --dep-commit-lock on is given */
-	o->kthread_progress = false;  /* dep_pace.c: not measured to help yet */
-	o->writer_clock = false;      /* replay/README.md "--dep-writer-clock": measured there */
-	o->date_wakes = true;	      /* replay/README.md "Dated wake-ups": measured there */
+	/* every field, so that one added later is off, not whatever the caller's stack held (a
+	 * dep replay given no --dep-* option once ran --dep-wbt's model by accident) */
+	*o = (struct dep_opts){
+		.eps_ns = 2000,
+		.think_max_ns = 10000000,
+		.xwin_ns = 1000000,
+		.barrier = DEP_BARRIER_ALL,
+		.overlap = true,
+		.chain = true,
+		.commit_lock = true,	    /* file level only: dep_run.c; measured in replay/README.md */
+		.commit_lock_block = false, /* block level: only when --dep-commit-lock on is given */
+		.kthread_progress = false,  /* dep_pace.c: not measured to help yet */
+		.writer_clock = false,	    /* replay/README.md "--dep-writer-clock": measured there */
+		.date_wakes = true,	    /* replay/README.md "Dated wake-ups": measured there */
+		.wbt = DEP_WBT_OFF,	    /* measured once onto B without gain (dep_wbt.c) */
+	};
 }
 
 bool dep_fitness_ok(const struct dep_fitness *f, char *why, unsigned long len)

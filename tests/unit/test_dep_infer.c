@@ -413,8 +413,26 @@ static void test_commit_lock_gap(void)
 	dep_infer__free(d);
 }
 
+/* The defaults set every field: a dep replay given no --dep-* option takes them onto a stack
+ * variable, and once ran --dep-wbt's model on whatever that held. */
+static void test_defaults_whole(void)
+{
+	struct dep_opts o;
+
+	memset(&o, 0xa5, sizeof(o));
+	dep_opts_default(&o);
+	CHECK(o.wbt == DEP_WBT_OFF && o.wbt_lat_ns == 0, "wbt %d, lat %llu: the model off", o.wbt,
+	      (unsigned long long)o.wbt_lat_ns);
+	CHECK(!o.group_commit && !o.absorb && !o.split && !o.bg_by_mix && !o.sync_calls &&
+		      !o.commit_lock_block && !o.kthread_progress && !o.writer_clock,
+	      "the models and clocks not measured to help are off");
+	CHECK(o.overlap && o.chain && o.commit_lock && o.date_wakes && o.eps_ns == 2000,
+	      "the measured defaults on");
+}
+
 int main(void)
 {
+	test_defaults_whole();
 	test_sync_thread();
 	test_async_depth8();
 	test_fsync_journal();
