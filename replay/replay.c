@@ -197,8 +197,8 @@ static void usage(FILE *f)
 "                           the recorded writes it throttles (no REQ_SYNC: writeback),\n"
 "                           which the replay's O_DIRECT writes escape: they wait while\n"
 "                           the target's reads run slower than its wbt_lat_usec, as the\n"
-"                           kernel scales their depth (on: each target's own setting;\n"
-"                           TIME: that latency; default off)\n"
+"                           kernel scales their depth (on, the default: each target's\n"
+"                           own setting; TIME: that latency)\n"
 "      --dep-chain on|off   engine threads: a thread's next call, when it waits only for\n"
 "                           the thread's previous one, waits in the thread's own worker\n"
 "                           instead of a round trip through the scheduler (default on;\n"
@@ -655,6 +655,7 @@ static int parse_dep(int c, const char *arg, struct replay_opts *o)
 		break;
 	}
 	case OPT_DEP_WBT:
+		o->dep.wbt_asked = true;
 		if (!strcmp(arg, "off") || !strcmp(arg, "on")) {
 			o->dep.wbt = arg[1] == 'n' ? DEP_WBT_TARGET : DEP_WBT_OFF;
 		} else if (!parse_duration_ns(arg, &o->dep.wbt_lat_ns) && o->dep.wbt_lat_ns) {

@@ -110,6 +110,7 @@ struct dep_opts {
 	bool writer_clock;     /* a user thread that has only written keeps its own clock:
 				* no barrier edges, its next batch after a pause at trace time */
 	int wbt;	       /* block level: enum dep_wbt (dep_wbt.c) */
+	bool wbt_asked;	       /* --dep-wbt given: say where it cannot apply */
 	bool date_wakes;       /* a completion the scheduling thread slept until is dated back
 				* by its measured wake-up latency (core/slots.c, run_reap) */
 	uint64_t wbt_lat_ns;   /* DEP_WBT_SET: the read latency the throttle aims at */

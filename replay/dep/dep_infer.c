@@ -104,8 +104,7 @@ const char *dep_kind_name(unsigned int kind)
 
 void dep_opts_default(struct dep_opts *o)
 {
-	/* every field, so that one added later is off, not whatever the caller's stack held (a
-	 * dep replay given no --dep-* option once ran --dep-wbt's model by accident) */
+	/* every field, so that one added later is off, not whatever the caller's stack held */
 	*o = (struct dep_opts){
 		.eps_ns = 2000,
 		.think_max_ns = 10000000,
@@ -118,7 +117,7 @@ void dep_opts_default(struct dep_opts *o)
 		.kthread_progress = false,  /* dep_pace.c: not measured to help yet */
 		.writer_clock = false,	    /* replay/README.md "--dep-writer-clock": measured there */
 		.date_wakes = true,	    /* replay/README.md "Dated wake-ups": measured there */
-		.wbt = DEP_WBT_OFF,	    /* measured once onto B without gain (dep_wbt.c) */
+		.wbt = DEP_WBT_TARGET,	    /* block level: replay/README.md "--dep-wbt" */
 	};
 }
 

@@ -58,6 +58,7 @@ static int dep_sched_new(struct run *r, const struct dep_opts *o)
 		return -ENOMEM;
 	d->wbt_ask = o->wbt; /* the targets are not open yet: dep_loop looks at them */
 	d->wbt_ask_lat_ns = o->wbt_lat_ns;
+	d->wbt_asked = o->wbt_asked;
 	r->res->kthread_progress = d->pace;
 	r->res->writer_clock = o->writer_clock;
 	r->res->elastic.group_commit = o->group_commit;

@@ -183,6 +183,7 @@ struct dep_sched {
 	/* --dep-wbt: each target's writeback throttle (dep_wbt.c) */
 	int wbt_ask;		 /* --dep-wbt as asked (enum dep_wbt): dep_loop opens it */
 	uint64_t wbt_ask_lat_ns;
+	bool wbt_asked;		 /* given, not the default: warn where it cannot apply */
 	struct wbt_dev *wbt;
 	uint32_t nwbt;
 	bool wbt_on;

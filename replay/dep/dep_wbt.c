@@ -141,8 +141,9 @@ int dep_wbt_init(struct run *r, struct dep_sched *d)
 	if (d->wbt_ask == DEP_WBT_OFF)
 		return 0;
 	if (d->file_level || !r->src->target_wbt) {
-		run_warn(r, "--dep-wbt: a file-level replay's writes go through the page cache, "
-			    "which the kernel throttles itself: ignored");
+		if (d->wbt_asked)
+			run_warn(r, "--dep-wbt: a file-level replay's writes go through the "
+				    "page cache, which the kernel throttles itself: ignored");
 		return 0;
 	}
 	d->wbt = calloc(n, sizeof(*d->wbt));
@@ -176,7 +177,7 @@ int dep_wbt_init(struct run *r, struct dep_sched *d)
 		}
 	}
 	d->wbt_on = rep->on;
-	if (!rep->on)
+	if (!rep->on && d->wbt_asked)
 		run_warn(r, "--dep-wbt on: no target throttles writeback (a file, or a queue with "
 			    "wbt_lat_usec 0): replayed without the model; --dep-wbt TIME models "
 			    "one aiming at TIME");

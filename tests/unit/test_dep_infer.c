@@ -414,14 +414,15 @@ static void test_commit_lock_gap(void)
 }
 
 /* The defaults set every field: a dep replay given no --dep-* option takes them onto a stack
- * variable, and once ran --dep-wbt's model on whatever that held. */
+ * variable, and once ran --dep-wbt's model because of what that held (now its default). */
 static void test_defaults_whole(void)
 {
 	struct dep_opts o;
 
 	memset(&o, 0xa5, sizeof(o));
 	dep_opts_default(&o);
-	CHECK(o.wbt == DEP_WBT_OFF && o.wbt_lat_ns == 0, "wbt %d, lat %llu: the model off", o.wbt,
+	CHECK(o.wbt == DEP_WBT_TARGET && o.wbt_lat_ns == 0 && !o.wbt_asked,
+	      "wbt %d, lat %llu: the model on, each target's own latency", o.wbt,
 	      (unsigned long long)o.wbt_lat_ns);
 	CHECK(!o.group_commit && !o.absorb && !o.split && !o.bg_by_mix && !o.sync_calls &&
 		      !o.commit_lock_block && !o.kthread_progress && !o.writer_clock,
