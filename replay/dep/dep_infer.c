@@ -112,12 +112,18 @@ void dep_opts_default(struct dep_opts *o)
 		.barrier = DEP_BARRIER_ALL,
 		.overlap = true,
 		.chain = true,
-		.commit_lock = true,	    /* file level only: dep_run.c; measured in replay/README.md */
-		.commit_lock_block = false, /* block level: only when --dep-commit-lock on is given */
-		.kthread_progress = false,  /* dep_pace.c: not measured to help yet */
-		.writer_clock = false,	    /* replay/README.md "--dep-writer-clock": measured there */
-		.date_wakes = true,	    /* replay/README.md "Dated wake-ups": measured there */
-		.wbt = DEP_WBT_TARGET,	    /* block level: replay/README.md "--dep-wbt" */
+		/* file level only (dep_run.c); measured in replay/README.md */
+		.commit_lock = true,
+		/* block level: only when --dep-commit-lock on is given */
+		.commit_lock_block = false,
+		/* dep_pace.c: not measured to help yet */
+		.kthread_progress = false,
+		/* replay/README.md "--dep-writer-clock": measured there */
+		.writer_clock = false,
+		/* replay/README.md "Dated wake-ups": measured there */
+		.date_wakes = true,
+		/* block level: replay/README.md "--dep-wbt" */
+		.wbt = DEP_WBT_TARGET,
 	};
 }
 

@@ -19,7 +19,7 @@ for mode in timed dep; do
 	mkdir "$d/$mode"
 	"$IOREEL" replay "$d/t.ioreel" --root "$d/$mode" --allow-writes --mode "$mode" --json \
 		>"$d/$mode.json" 2>"$d/$mode.err" || fail "$mode replay: $(cat "$d/$mode.err")"
-	python3 - "$d/$mode.json" "$mode" <<'PY' || fail "$mode replay: the calls are not the trace's"
+	python3 - "$d/$mode.json" "$mode" <<'PY' || fail "$mode replay: not the trace's calls"
 import json, sys
 f = json.load(open(sys.argv[1]))["file"]
 ops = {k: (v["trace"], v["replayed"], v["failed"]) for k, v in f["ops"].items()}
