@@ -419,8 +419,11 @@ static void print_text(const char *path, struct trace_reader *r, const struct in
 		printf("  header     not checksummed (format %u.%u): damage to it cannot be told; "
 		       "`ioreel convert` to a new .ioreel adds the checksum\n",
 		       m->version >> 16, m->version & 0xffff);
-	printf("  source     %s, mode %s", m->source[0] ? m->source : "?",
-	       m->mode == TRACE_MODE_CLOSED ? "closed-loop" : "timed");
+	/* The trace's own timing, not a replay's --mode: a dep replay's result read
+	 * "source replay:dep, mode timed". */
+	printf("  source     %s, %s", m->source[0] ? m->source : "?",
+	       m->mode == TRACE_MODE_CLOSED ? "closed-loop (a depth per stream)"
+					    : "timed (each I/O at its time)");
 	print_streams(m);
 	printf("\n  recorded   %s on %s (%s) by %s\n", when, m->host[0] ? m->host : "?",
 	       m->kernel[0] ? m->kernel : "?", m->tool_version[0] ? m->tool_version : "?");

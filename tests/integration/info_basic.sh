@@ -57,6 +57,7 @@ PY
 cat "$d/c.txt"
 grep -qE "span|IOPS|/s$" "$d/c.txt" && fail "closed-loop trace: a span or rate of times that are no schedule"
 grep -q "times      an order, not a schedule" "$d/c.txt" || fail "closed: no times line"
+grep -q "^  source     synth, closed-loop" "$d/c.txt" || fail "closed: the source line's timing"
 grep -q "streams    8, depth 32 each (256 I/Os in flight at most)" "$d/c.txt" || fail "closed: streams"
 grep -q "one pass   8000 I/Os, .* (1000 per stream)" "$d/c.txt" || fail "closed: pass"
 grep -q "replay     runs 120.00s, cycling the pass (time based)" "$d/c.txt" || fail "closed: runtime"
