@@ -8,13 +8,11 @@
  *
  * usage: ftrace_bg OUT.ioreel ROUNDS
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "formats/trace.h"
+#include "ftrace_util.h"
 
-#define X86_O_RDWR 02
 #define PID 4242
 #define MS 1000000ULL
 
@@ -43,18 +41,8 @@ static int add(struct trace_writer *w, uint64_t q, uint64_t c, uint32_t tid, uin
 
 int main(int argc, char **argv)
 {
-	struct trace_file f = { .id = 1,
-				.origin = TRACE_FILE_AT_START,
-				.dev_major = 7,
-				.ino = 101,
-				.mode = 0100644,
-				.size = 65536,
-				.alloc = 65536,
-				.oflags = X86_O_RDWR,
-				.fs = "ext4",
-				.path = "/data/bg.dat" };
+	struct trace_file f = ftrace_file(1, 101, X86_O_RDWR, "/data/bg.dat");
 	struct trace_writer *w;
-	struct trace_meta m;
 	uint64_t n = 1;
 	int rounds, err;
 
@@ -62,15 +50,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ftrace_bg OUT.ioreel ROUNDS\n");
 		return 2;
 	}
-	trace_meta_init(&m, "record");
-	m.level = TRACE_LEVEL_FILE;
-	w = trace_writer__open(argv[1], &m, NULL);
-	if (!w) {
-		fprintf(stderr, "ftrace_bg: cannot create %s: %s\n", argv[1], strerror(errno));
+	w = ftrace_open("ftrace_bg", argv[1], &f, 1);
+	if (!w)
 		return 1;
-	}
-	err = trace_writer__add_files(w, &f, 1);
-	err = err ?: add(w, 0, 0, PID, IO_FOP_OPEN, 0, IO_FIF_START);
+	err = add(w, 0, 0, PID, IO_FOP_OPEN, 0, IO_FIF_START);
 	for (int k = 0; k < rounds && !err; k++) {
 		uint64_t t = MS + (uint64_t)k * 4000 * MS;
 
@@ -81,13 +64,5 @@ int main(int argc, char **argv)
 			err = add(w, t + 500 * MS + i * MS, t + 500 * MS + i * MS + 3 * MS / 2,
 				  500 + k, IO_FOP_WRITE, (uint64_t)i * 4096, IO_FIF_AIO);
 	}
-	if (err) {
-		fprintf(stderr, "ftrace_bg: %s\n", trace_writer__error(w));
-		trace_writer__abort(w);
-		return 1;
-	}
-	err = trace_writer__close(w, &(struct trace_stats){ .events = n });
-	if (err)
-		fprintf(stderr, "ftrace_bg: closing %s: %s\n", argv[1], strerror(-err));
-	return err ? 1 : 0;
+	return ftrace_finish("ftrace_bg", argv[1], w, n, err);
 }

@@ -8,12 +8,9 @@
  *
  * usage: ftrace_craft OUT.ioreel PATH...
  */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include "formats/trace.h"
-
-#define X86_O_RDWR 02
+#include "ftrace_util.h"
 
 static int add(struct trace_writer *w, uint64_t t, uint8_t op, uint32_t id, int64_t result,
 	       uint8_t iface)
@@ -45,7 +42,6 @@ static int add(struct trace_writer *w, uint64_t t, uint8_t op, uint32_t id, int6
 int main(int argc, char **argv)
 {
 	struct trace_writer *w;
-	struct trace_meta m;
 	uint64_t t = 1000000;
 	int err = 0;
 
@@ -53,24 +49,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ftrace_craft OUT.ioreel PATH...\n");
 		return 2;
 	}
-	trace_meta_init(&m, "record");
-	m.level = TRACE_LEVEL_FILE;
-	w = trace_writer__open(argv[1], &m, NULL);
-	if (!w) {
-		fprintf(stderr, "ftrace_craft: cannot create %s: %s\n", argv[1], strerror(errno));
+	w = ftrace_open("ftrace_craft", argv[1], NULL, 0);
+	if (!w)
 		return 1;
-	}
+	/* added here one at a time: an array for ftrace_open would be an allocation sized by argv,
+	 * and a failure to handle, for nothing */
 	for (int i = 2; i < argc && !err; i++) {
-		struct trace_file f = {.id = (uint32_t)(i - 1),
-				       .origin = TRACE_FILE_AT_START,
-				       .dev_major = 7,
-				       .ino = (uint64_t)(100 + i),
-				       .mode = 0100644,
-				       .size = 65536,
-				       .alloc = 65536,
-				       .oflags = X86_O_RDWR,
-				       .fs = "ext4",
-				       .path = argv[i]};
+		struct trace_file f =
+		    ftrace_file((uint32_t)(i - 1), (uint64_t)(100 + i), X86_O_RDWR, argv[i]);
 
 		err = trace_writer__add_files(w, &f, 1);
 	}
@@ -82,13 +68,5 @@ int main(int argc, char **argv)
 		err = err ?: add(w, t += 1000, IO_FOP_FSYNC, id, 0, IO_FIF_SYSCALL);
 		err = err ?: add(w, t += 1000, IO_FOP_CLOSE, id, 0, IO_FIF_SYSCALL);
 	}
-	if (err) {
-		fprintf(stderr, "ftrace_craft: %s\n", trace_writer__error(w));
-		trace_writer__abort(w);
-		return 1;
-	}
-	err = trace_writer__close(w, &(struct trace_stats){.events = 4 * (uint64_t)(argc - 2)});
-	if (err)
-		fprintf(stderr, "ftrace_craft: closing %s: %s\n", argv[1], strerror(-err));
-	return err ? 1 : 0;
+	return ftrace_finish("ftrace_craft", argv[1], w, 4 * (uint64_t)(argc - 2), err);
 }

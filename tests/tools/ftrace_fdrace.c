@@ -22,10 +22,9 @@
  *
  * usage: ftrace_fdrace OUT.ioreel
  */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include "formats/trace.h"
+#include "ftrace_util.h"
 
 #define PID 4242
 #define A 1 /* file ids */
@@ -55,36 +54,19 @@ static int add(struct trace_writer *w, uint64_t us, uint64_t took_us, uint32_t t
 
 int main(int argc, char **argv)
 {
-	static const char *const paths[] = {NULL, "/data/a.dat", "/data/b.dat"};
+	struct trace_file files[] = {ftrace_file(A, 100 + A, 0, "/data/a.dat"),
+				     ftrace_file(B, 100 + B, 0, "/data/b.dat")};
 	struct trace_writer *w;
-	struct trace_meta m;
-	int err = 0;
+	int err;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: ftrace_fdrace OUT.ioreel\n");
 		return 2;
 	}
-	trace_meta_init(&m, "record");
-	m.level = TRACE_LEVEL_FILE;
-	w = trace_writer__open(argv[1], &m, NULL);
-	if (!w) {
-		fprintf(stderr, "ftrace_fdrace: cannot create %s: %s\n", argv[1], strerror(errno));
+	w = ftrace_open("ftrace_fdrace", argv[1], files, 2);
+	if (!w)
 		return 1;
-	}
-	for (uint32_t id = A; id <= B && !err; id++) {
-		struct trace_file f = {.id = id,
-				       .origin = TRACE_FILE_AT_START,
-				       .dev_major = 7,
-				       .ino = 100 + id,
-				       .mode = 0100644,
-				       .size = 65536,
-				       .alloc = 65536,
-				       .fs = "ext4",
-				       .path = paths[id]};
-
-		err = trace_writer__add_files(w, &f, 1);
-	}
-	err = err ?: add(w, 1000, 10, 11, IO_FOP_OPEN, A, 3);
+	err = add(w, 1000, 10, 11, IO_FOP_OPEN, A, 3);
 	err = err ?: add(w, 1100, 5, 11, IO_FOP_READ, A, 3);
 	err = err ?: add(w, 2000, 50, 12, IO_FOP_OPEN, B, 3);
 	err = err ?: add(w, 2010, 5, 11, IO_FOP_READ, A, 3);
@@ -95,13 +77,5 @@ int main(int argc, char **argv)
 	err = err ?: add(w, 4000, 10, 12, IO_FOP_OPEN, B, 5);
 	err = err ?: add(w, 4100, 5, 12, IO_FOP_READ, B, 5);
 	err = err ?: add(w, 4200, 5, 12, IO_FOP_CLOSE, B, 5);
-	if (err) {
-		fprintf(stderr, "ftrace_fdrace: %s\n", trace_writer__error(w));
-		trace_writer__abort(w);
-		return 1;
-	}
-	err = trace_writer__close(w, &(struct trace_stats){.events = 11});
-	if (err)
-		fprintf(stderr, "ftrace_fdrace: closing %s: %s\n", argv[1], strerror(-err));
-	return err ? 1 : 0;
+	return ftrace_finish("ftrace_fdrace", argv[1], w, 11, err);
 }

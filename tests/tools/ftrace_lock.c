@@ -20,12 +20,11 @@
  *
  * usage: ftrace_lock OUT.ioreel drift|late
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "formats/trace.h"
+#include "ftrace_util.h"
 
-#define X86_O_RDWR 02
 #define PID 4343
 #define US 1000ULL
 #define LOG 1
@@ -57,28 +56,11 @@ static int add(struct trace_writer *w, uint64_t q, uint64_t c, uint32_t tid, uin
 	return trace_writer__add_fevents(w, &e, &x, 1);
 }
 
-static struct trace_file file_of(uint32_t id, uint64_t ino, const char *path)
-{
-	struct trace_file f = { .id = id,
-				.origin = TRACE_FILE_AT_START,
-				.dev_major = 7,
-				.ino = ino,
-				.mode = 0100644,
-				.size = 65536,
-				.alloc = 65536,
-				.oflags = X86_O_RDWR,
-				.fs = "ext4",
-				.path = path };
-
-	return f;
-}
-
 int main(int argc, char **argv)
 {
-	struct trace_file files[2] = { file_of(LOG, 201, "/db/log"),
-				       file_of(DATA, 202, "/db/data") };
+	struct trace_file files[2] = { ftrace_file(LOG, 201, X86_O_RDWR, "/db/log"),
+				       ftrace_file(DATA, 202, X86_O_RDWR, "/db/data") };
 	struct trace_writer *w;
-	struct trace_meta m;
 	bool late;
 	int err;
 
@@ -87,16 +69,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	late = !strcmp(argv[2], "late");
-	trace_meta_init(&m, "record");
-	m.level = TRACE_LEVEL_FILE;
-	w = trace_writer__open(argv[1], &m, NULL);
-	if (!w) {
-		fprintf(stderr, "ftrace_lock: cannot create %s: %s\n", argv[1], strerror(errno));
+	w = ftrace_open("ftrace_lock", argv[1], files, 2);
+	if (!w)
 		return 1;
-	}
 	/* in time order, as a recorder writes them (by queue time) */
-	err = trace_writer__add_files(w, files, 2);
-	err = err ?: add(w, 0, 0, PID, IO_FOP_OPEN, LOG, 0, 0);
+	err = add(w, 0, 0, PID, IO_FOP_OPEN, LOG, 0, 0);
 	err = err ?: add(w, 0, 0, PID, IO_FOP_OPEN, DATA, 0, 0);
 	err = err ?: add(w, 1000, 1010, 501, IO_FOP_WRITE, LOG, 0, 4096);
 	err = err ?: add(w, 1000, 60000, 502, IO_FOP_READ, DATA, 0, 4096);
@@ -106,13 +83,5 @@ int main(int argc, char **argv)
 	err = err ?: add(w, 60070, 70000, 502, IO_FOP_FDATASYNC, LOG, 0, 0);
 	err = err ?: add(w, 75050, 75060, 503, IO_FOP_WRITE, LOG, 8192, 4096);
 	err = err ?: add(w, 75070, 85000, 503, IO_FOP_FDATASYNC, LOG, 0, 0);
-	if (err) {
-		fprintf(stderr, "ftrace_lock: %s\n", trace_writer__error(w));
-		trace_writer__abort(w);
-		return 1;
-	}
-	err = trace_writer__close(w, &(struct trace_stats){ .events = 10 });
-	if (err)
-		fprintf(stderr, "ftrace_lock: closing %s: %s\n", argv[1], strerror(-err));
-	return err ? 1 : 0;
+	return ftrace_finish("ftrace_lock", argv[1], w, 10, err);
 }
