@@ -3,8 +3,8 @@
 made just before and after it (INTERLEAVE): for predict_table.py and predict_fs_table.py.
 On this shared host the real runs of one bench have drifted 1.7x (1,120 to 1,903 TPS), and a
 replay made beside slow runs then reads as slow against the median of all of them; a real run
-itself met the self-check's goals against its fellows 24 times in 67 (README, "How far the
-real runs are from each other")."""
+itself met the self-check's goals against its fellows 24 times in 67 (bench/PREDICTION.md, "How far
+the real runs are from each other")."""
 import os, statistics
 
 SELF_CHECK = {"IOPS": 0.10, "mean": 0.15}  # issue 23's goals for a replay onto its own stack

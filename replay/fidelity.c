@@ -328,8 +328,8 @@ void replay_fidelity_print(const struct replay_result *r, FILE *out)
 	/* A dep replay of a whole trace onto a much slower stack spreads the recording's mix
 	 * (a cold start's warm-up, say) over a longer run than the workload would have had there
 	 * if it runs for a set time: bench/predict.sh's B read x0.77 of the real IOPS so, x0.91-1.01
-	 * cut at the trace's span (README, "A time-bound benchmark"). Said, not decided: a batch
-	 * job does run all of its I/O. */
+	 * cut at the trace's span (bench/PREDICTION.md, "A time-bound benchmark"). Said, not
+	 * decided: a batch job does run all of its I/O. */
 	if (r->mode == REPLAY_DEP && !r->runtime_ns && r->stretch > DEP_LONG_STRETCH)
 		fprintf(out, "  the replay ran %.1fx as long as the trace: for a workload that runs "
 			     "for a set time (a service over the recorded window, pgbench -T), "

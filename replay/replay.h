@@ -14,7 +14,7 @@
 #include "replay/dep/dep.h"
 #include "replay/dep/dep_wbt.h"
 
-/* --cpu-fill: by default on at file level, off at block level (measured: README, "The
+/* --cpu-fill: by default on at file level, off at block level (measured: bench/PREDICTION.md, "The
  * replayer's own CPU") */
 enum replay_fill { REPLAY_FILL_AUTO = 0, REPLAY_FILL_ON, REPLAY_FILL_OFF, REPLAY_FILL_HOST };
 

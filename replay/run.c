@@ -125,8 +125,8 @@ static void run_free(struct run *r)
  * for them: the spin held a CPU the load threads and the loop device's workers needed, and
  * the replay fell behind. bench/predict_fs.sh's block self-check (pgbench on xfs, the same
  * real runs, in turn, four bench runs): IOPS x0.83-0.89 of the real runs' against x0.73-0.78
- * with the 200 us spin, means x0.78-1.08 against x0.64-1.40 (README, "Without the spin beside
- * the load"). At file level each recorded thread's calls are made by its own worker and the
+ * with the 200 us spin, means x0.78-1.08 against x0.64-1.40 (bench/PREDICTION.md, "Without the spin
+ * beside the load"). At file level each recorded thread's calls are made by its own worker and the
  * spin matters less: there --spin 0 measured no better.
  */
 static void resolve_spin(struct run *r)

@@ -312,8 +312,9 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 				 "--realtime with target %s, a loop device: its workers are "
 				 "kernel threads that wait while the SCHED_FIFO scheduling "
 				 "thread holds a CPU, so its latencies will be partly the "
-				 "replayer's (README, \"Each thread's CPU at block level\"); "
-				 "leave --realtime out to measure the device", path);
+				 "replayer's (bench/PREDICTION.md, \"Each thread's CPU at "
+				 "block level\"); leave --realtime out to measure the device",
+				 path);
 		b->etg[i].fd = t->fd;
 		b->etg[i].is_blk = t->is_blk;
 		b->etg[i].wb_fd = -1;

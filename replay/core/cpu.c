@@ -68,8 +68,8 @@ struct run_load {
 	 * replays' stretch +0.1 to +12.0 % (median +7.3, seven) against +7.6 to +15.9 % (median
 	 * +13.6, five). At block level the pace came back too (IOPS x0.80-0.96 against
 	 * x0.76-0.86) but the prediction tables lost a figure or two (predict_fs 12 of 18 against
-	 * 13, predict.sh 17 of 27 against 18): not by default there (README, "The replayer's own
-	 * CPU"). */
+	 * 13, predict.sh 17 of 27 against 18): not by default there (bench/PREDICTION.md, "The
+	 * replayer's own CPU"). */
 	bool fill;
 	/* --cpu-fill host: the whole host's CPU (/proc/stat, stat_fd) in place of the
 	 * replayer's, against the recorded calls' and kernel threads' CPU: what else runs on
@@ -119,7 +119,7 @@ void run_cpu_sev(struct run *r, struct sev *s, uint64_t oncpu_ns)
  * btrfs) against psync without the waits, the default before: 17 of 18 per-op figures within
  * the goals against 13 and 14, and on its own stack IOPS x0.97-1.00 against x0.67-0.87. psync
  * with the waits did no better than without (14 against 15, the pace short by its hand-off):
- * not by default there (README, "Comparing filesystems").
+ * not by default there (bench/PREDICTION.md, "Comparing filesystems").
  */
 static int cpu_wait_setup(struct run *r, const struct prescan *p, char *err, size_t errlen)
 {
@@ -193,9 +193,9 @@ static double load_traced_share(const struct trace_cpu_load *l, size_t n, uint64
 /*
  * The load's shape: a thread per CPU (of the recording's and this host's, the fewer) burning
  * in 50 us chunks, unless --cpu-load-threads and --cpu-load-chunk say otherwise. Tried as the
- * file-level default and not kept (README, "The load's shape"): a load thread per recorded
- * thread and one more, in the recorded threads' median burst (pgbench: 3 us, taken as 5), with
- * a 100 us slice for the scheduling thread (--cpu-slice). On bench/predict_fs.sh's xfs
+ * file-level default and not kept (bench/PREDICTION.md, "The load's shape"): a load thread per
+ * recorded thread and one more, in the recorded threads' median burst (pgbench: 3 us, taken as 5),
+ * with a 100 us slice for the scheduling thread (--cpu-slice). On bench/predict_fs.sh's xfs
  * self-check it brought the calls' means nearer the real runs' in an hour when the host was
  * slow (read, write, fdatasync medians x0.91 / x1.00 / x0.82 of five replays against x0.76 /
  * x0.82 / x0.68 of nine) and not in a faster one (x1.03 / x1.16 / x0.84 against x0.91 /
@@ -232,15 +232,15 @@ enum cpu_default {
  *
  * The burns are off unless asked: on bench/predict_fs.sh's self-check (pgbench replayed onto
  * the stack it was recorded on) they slowed the replay's pace by 15-20 % and left the calls'
- * latencies where they were (README, "The CPU a workload ran with"). The whole host's load
- * (--cpu host: the other tasks' and the recorded threads' CPU between their calls) is the
+ * latencies where they were (bench/PREDICTION.md, "The CPU a workload ran with"). The whole host's
+ * load (--cpu host: the other tasks' and the recorded threads' CPU between their calls) is the
  * default where the calls wait for a CPU as the recorded ones did (file level, --cpu-wait,
  * resolved before): the waits the load causes count towards the recorded ones, and the
  * kernel's threads on the I/O path compete for the CPU as they did. On the same bench, 3 real
  * runs per filesystem, its file-level table met 17, 17 and 18 of 18 per-op figures where the
  * other tasks' load alone (--cpu load, the default before) met 11 to 15 in six; self-check
- * means x0.70-0.93 against x0.63-0.75 beside it, IOPS x0.95-1.00 both (README, "The whole host's
- * load by default"). A block trace's dep replay with the host's load takes it too: the
+ * means x0.70-0.93 against x0.63-0.75 beside it, IOPS x0.95-1.00 both (bench/PREDICTION.md, "The
+ * whole host's load by default"). A block trace's dep replay with the host's load takes it too: the
  * device's kernel threads (the loop device's workers) then wait for a CPU as they did beside
  * the database. bench/predict.sh's self-check (A onto A, 3 real runs): means x0.81-0.91
  * against x0.52-0.70 idle, IOPS x0.82-0.86 against x0.93-0.95 (the replay runs 11-13 % long);
@@ -248,7 +248,7 @@ enum cpu_default {
  * "Does a replay predict"). A file trace with asynchronous calls takes it on its own engine
  * (io_uring): MariaDB's (bench/predict_innodb.sh, sysbench oltp_read_write, the xfs self-check
  * and ext4, three bench runs of 3 real runs per filesystem) met 4-6 of 6 per-op figures where
- * idle met 3 every time, its means x0.54-1.18 against x0.41-0.66 (README, "A second
+ * idle met 3 every time, its means x0.54-1.18 against x0.41-0.66 (bench/PREDICTION.md, "A second
  * database").
  */
 static int cpu_resolve(struct run *r, const struct prescan *p, bool load, enum cpu_default *why)
@@ -465,7 +465,8 @@ static void sleep_until(uint64_t t, const volatile bool *stop)
  * and the chunks back to back held it for milliseconds.
  * Measured on bench/predict_fs.sh's xfs self-check, --cpu host, same real run, in turn: stretch
  * +25.7, +26.5, +29.7 % without the yield, +3.2 to +16.3 % (median +5.7, six) with it; a call's
- * start after its release, mean 100-104 us against 35-40 (README, "The whole host's load").
+ * start after its release, mean 100-104 us against 35-40 (replay/README.md, "The whole host's
+ * load").
  * What is not burned by a1 is left. Returns the CPU used.
  */
 static uint64_t burn_paced(uint64_t share, uint64_t a0, uint64_t a1, uint64_t chunk,
@@ -634,7 +635,8 @@ static void *load_main(void *arg)
  * self-check (A onto A, the same 3 real runs, replays interleaved): the default's stretch
  * +20 to +27 % (five replays), with a 100 us slice +11 to +19 % (five); with --engine libaio
  * --spin 0 as well, +0 to +6 % (six). Not the default: the latencies fell with the stretch
- * and the prediction tables did not gain (README, "The replayer beside the host's load").
+ * and the prediction tables did not gain (bench/PREDICTION.md, "The replayer beside the host's
+ * load").
  */
 static void slice_start(struct run *r)
 {

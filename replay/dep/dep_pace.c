@@ -7,8 +7,8 @@
  * writeback of pages the database has not dirtied yet goes out beside it, as deep as its
  * thread's recorded depth allows. bench/predict.sh's B (btrfs RAID6, 3.8x slower): the
  * replay's writes ran more at once than the real runs' and their p99 came out x1.8-2.5 of the
- * real runs' (README, "On a Linux 6.18 host"); the real kernel's flusher wrote 283 writes/s
- * there against 2,044 on A, where the database's own writes fell by only 3.2x.
+ * real runs' (bench/PREDICTION.md, "On a Linux 6.18 host"); the real kernel's flusher wrote 283
+ * writes/s there against 2,044 on A, where the database's own writes fell by only 3.2x.
  *
  * The application's progress is the trace time of its oldest I/O not yet issued (every one
  * before it was): a held I/O goes once that has reached its own trace time. It never deadlocks:
