@@ -30,7 +30,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Programs integration tests run as workloads (not tests themselves).
 TOOL_SRCS := $(wildcard tests/tools/*.c)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
-DEPFILES  := $(LIB_OBJS:.o=.d) $(BUILD)/ioreel.d $(UNIT_BINS:=.d)
+DEPFILES  := $(LIB_OBJS:.o=.d) $(BUILD)/ioreel.d $(UNIT_BINS:=.d) $(TOOL_BINS:=.d)
 
 # The fleet (mpi/): ioreel-mpi, built when an MPI compiler is found; ioreel never links MPI.
 MPICC     ?= mpicc
@@ -111,7 +111,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libioreel.a
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libioreel.a
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libioreel.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libioreel.a $(LDLIBS)
 
 # Refresh the pinned kernel types from the running kernel's BTF.
 vmlinux:
