@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/magic.h>
-#include <linux/major.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -303,18 +302,12 @@ static int open_targets(struct run *r, const struct prescan *p, char *err, size_
 				 "the replay uses its first %llu bytes",
 				 path, (unsigned long long)t->bytes, t->lbs,
 				 (unsigned long long)t->size);
-		/* schedule.c's SCHED_FIFO thread spins before each deadline; a loop device's
-		 * workers are kernel threads at normal priority and wait behind it: in dep mode
-		 * onto one (bench/predict.sh's A) the means came to x1.4-2.9 of the default's */
-		if (r->o->realtime && r->mops->clocked && t->is_blk &&
-		    major(t->rdev) == LOOP_MAJOR)
-			run_warn(r,
-				 "--realtime with target %s, a loop device: its workers are "
-				 "kernel threads that wait while the SCHED_FIFO scheduling "
-				 "thread holds a CPU, so its latencies will be partly the "
-				 "replayer's (bench/PREDICTION.md, \"Each thread's CPU at "
-				 "block level\"); leave --realtime out to measure the device",
-				 path);
+		if (t->is_blk) {
+			char what[512];
+
+			snprintf(what, sizeof(what), "target %s, a loop device", path);
+			run_warn_realtime_loop(r, t->rdev, what);
+		}
 		b->etg[i].fd = t->fd;
 		b->etg[i].is_blk = t->is_blk;
 		b->etg[i].wb_fd = -1;

@@ -35,6 +35,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "formats/trace.h"
 #include "replay/engine/engine.h"
 #include "replay/replay.h"
@@ -258,6 +259,9 @@ extern volatile sig_atomic_t replay_stop;
 bool run_stopping(struct run *r);
 
 void run_warn(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* With --realtime in a clocked mode onto device dev, a loop device: says that its workers
+ * wait behind the scheduling thread. what names it ("target /dev/loop3, a loop device"). */
+void run_warn_realtime_loop(struct run *r, dev_t dev, const char *what);
 
 /* The result trace (-o), opened by the source: under a temporary name beside it, renamed into
  * place when the replay ends (a Ctrl-C'd one too: the trace of what ran), removed when it

@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/major.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "replay/core/run.h"
 #include "util/cli.h"
@@ -164,6 +166,24 @@ void run_warn(struct run *r, const char *fmt, ...)
 
 		snprintf(r->res->warnings + n, sizeof(r->res->warnings) - n, "%s\n", msg);
 	}
+}
+
+/*
+ * --realtime's SCHED_FIFO scheduling thread spins before each deadline; a loop device's workers
+ * are kernel threads at normal priority and wait behind it: in dep mode onto one
+ * (bench/predict.sh's A) the means came to x1.4-2.9 of the default's. Said for a block target
+ * and for a file-level replay's --root alike, whose filesystem is then on one.
+ */
+void run_warn_realtime_loop(struct run *r, dev_t dev, const char *what)
+{
+	if (!r->o->realtime || !r->mops->clocked || major(dev) != LOOP_MAJOR)
+		return;
+	run_warn(r,
+		 "--realtime with %s: its workers are kernel threads that wait while the "
+		 "SCHED_FIFO scheduling thread holds a CPU, so its latencies will be partly the "
+		 "replayer's (bench/PREDICTION.md, \"Each thread's CPU at block level\"); leave "
+		 "--realtime out to measure the device",
+		 what);
 }
 
 /* how long the final drain waits without a completion before it says so */

@@ -15,6 +15,8 @@
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "analyze/analyze.h"
 #include "replay/file/file_int.h"
 #include "util/cli.h"
@@ -235,9 +237,17 @@ static int prepare(struct run *r, const struct prescan *p, char *err, size_t err
 {
 	struct frun *f = frun_of(r);
 	int ret = froot_prepare(f, err, errlen);
+	struct stat st;
 
 	f->syscalls_only = !p->async_calls;
 
+	if (!ret && !stat(r->o->root, &st)) {
+		char what[512];
+
+		snprintf(what, sizeof(what), "--root %s, on a loop device (%u:%u)", r->o->root,
+			 major(st.st_dev), minor(st.st_dev));
+		run_warn_realtime_loop(r, st.st_dev, what);
+	}
 	if (!ret)
 		ret = open_at_setup(r, err, errlen);
 	if (!ret)
