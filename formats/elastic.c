@@ -13,7 +13,7 @@
 #define PREFIX "elastic_"
 #define PREFIX_LEN (sizeof(PREFIX) - 1)
 
-enum { M_GROUP_COMMIT = 1, M_ABSORB = 2, M_SPLIT = 4, M_COMMIT_LOCK = 8 };
+enum { M_GROUP_COMMIT = 1, M_ABSORB = 2, M_SPLIT = 4, M_COMMIT_LOCK = 8, M_WBT = 16 };
 
 /* Per op, the counts by the names the replay's JSON gives them. */
 static const char *const col_names[] = {"trace",    "issued", "coalesced",
@@ -22,7 +22,9 @@ static const char *const col_names[] = {"trace",    "issued", "coalesced",
 static const char *const scalar_names[] = {"flushes",	     "flushes_kept_redundant",
 					   "split_grounded", "lock_waits",
 					   "lock_kept",	     "lock_broken",
-					   "merged_bytes"};
+					   "merged_bytes",   "wbt_throttled",
+					   "wbt_held",	     "wbt_held_ns",
+					   "wbt_windows",    "wbt_exceeded"};
 #define NSCALARS (sizeof(scalar_names) / sizeof(scalar_names[0]))
 
 static uint64_t *col(struct trace_elastic *e, size_t c, unsigned int op)
@@ -35,8 +37,10 @@ static uint64_t *col(struct trace_elastic *e, size_t c, unsigned int op)
 
 static uint64_t *scalar(struct trace_elastic *e, size_t i)
 {
-	uint64_t *v[NSCALARS] = {&e->flushes,	&e->redundant,	 &e->grounded,	  &e->lock_waits,
-				 &e->lock_kept, &e->lock_broken, &e->merged_bytes};
+	uint64_t *v[NSCALARS] = {&e->flushes,	   &e->redundant,     &e->grounded,
+				 &e->lock_waits,   &e->lock_kept,     &e->lock_broken,
+				 &e->merged_bytes, &e->wbt_throttled, &e->wbt_held,
+				 &e->wbt_held_ns,  &e->wbt_windows,   &e->wbt_exceeded};
 
 	return v[i];
 }
@@ -52,8 +56,10 @@ static uint64_t colv(const struct trace_elastic *e, size_t c, unsigned int op)
 
 static uint64_t scalarv(const struct trace_elastic *e, size_t i)
 {
-	const uint64_t v[NSCALARS] = {e->flushes,   e->redundant,   e->grounded,    e->lock_waits,
-				      e->lock_kept, e->lock_broken, e->merged_bytes};
+	const uint64_t v[NSCALARS] = {e->flushes,      e->redundant,	 e->grounded,
+				      e->lock_waits,   e->lock_kept,	 e->lock_broken,
+				      e->merged_bytes, e->wbt_throttled, e->wbt_held,
+				      e->wbt_held_ns,  e->wbt_windows,	 e->wbt_exceeded};
 
 	return v[i];
 }
@@ -65,7 +71,7 @@ static const char *op_name(const struct trace_elastic *e, unsigned int op)
 
 bool trace_elastic_any(const struct trace_elastic *e)
 {
-	return e->group_commit || e->absorb || e->splits || e->commit_lock;
+	return e->group_commit || e->absorb || e->splits || e->commit_lock || e->wbt;
 }
 
 int trace_writer__set_elastic(struct trace_writer *w, const struct trace_elastic *e)
@@ -80,7 +86,8 @@ int trace_writer__set_elastic(struct trace_writer *w, const struct trace_elastic
 	snprintf(names[n], sizeof(names[n]), PREFIX "models");
 	c[n++] = (struct trace_counter){
 	    names[0], (e->group_commit ? M_GROUP_COMMIT : 0) | (e->absorb ? M_ABSORB : 0) |
-			  (e->splits ? M_SPLIT : 0) | (e->commit_lock ? M_COMMIT_LOCK : 0)};
+			  (e->splits ? M_SPLIT : 0) | (e->commit_lock ? M_COMMIT_LOCK : 0) |
+			  (e->wbt ? M_WBT : 0)};
 	for (size_t i = 0; i < NSCALARS; i++) {
 		snprintf(names[n], sizeof(names[n]), PREFIX "%s", scalar_names[i]);
 		c[n] = (struct trace_counter){names[n], scalarv(e, i)};
@@ -139,6 +146,7 @@ bool trace_reader__elastic(const struct trace_reader *r, struct trace_elastic *e
 			e->absorb = c->value & M_ABSORB;
 			e->splits = c->value & M_SPLIT;
 			e->commit_lock = c->value & M_COMMIT_LOCK;
+			e->wbt = c->value & M_WBT;
 			continue;
 		}
 		for (size_t k = 0; k < NSCALARS && !v; k++)
@@ -168,9 +176,11 @@ static double share(const struct trace_elastic *e, unsigned int op)
 
 void trace_elastic_print(const struct trace_elastic *e, FILE *f)
 {
-	fprintf(f, "group commit %s, absorbed writes %s, split flushes %s, commit lock %s\n",
+	fprintf(f,
+		"group commit %s, absorbed writes %s, split flushes %s, commit lock %s, writeback "
+		"throttle %s\n",
 		e->group_commit ? "on" : "off", e->absorb ? "on" : "off", e->splits ? "on" : "off",
-		e->commit_lock ? "on" : "off");
+		e->commit_lock ? "on" : "off", e->wbt ? "on" : "off");
 	fprintf(f, "    %-15s %10s %10s %10s %10s %8s %9s %13s\n", "op", "in trace", "issued",
 		"coalesced", "absorbed", "split", "followed", "issued/trace");
 	for (unsigned int op = 0; op < TRACE_EL_OPS; op++) {
@@ -198,15 +208,25 @@ void trace_elastic_print(const struct trace_elastic *e, FILE *f)
 			"merged bytes, %llu lock broken\n",
 			(unsigned long long)e->lock_waits, (unsigned long long)e->lock_kept,
 			(unsigned long long)e->merged_bytes, (unsigned long long)e->lock_broken);
+	if (e->wbt)
+		fprintf(f,
+			"    writeback throttle: %llu of %llu writeback writes waited for it, "
+			"%.3f s in all; %llu of %llu windows over the latency aimed at\n",
+			(unsigned long long)e->wbt_held, (unsigned long long)e->wbt_throttled,
+			(double)e->wbt_held_ns / 1e9, (unsigned long long)e->wbt_exceeded,
+			(unsigned long long)e->wbt_windows);
 }
 
 void trace_elastic_json(const struct trace_elastic *e, FILE *f)
 {
 	bool first = true;
 
-	fprintf(f, "{\"group_commit\": %s, \"absorb\": %s, \"split\": %s, \"commit_lock\": %s",
+	fprintf(f,
+		"{\"group_commit\": %s, \"absorb\": %s, \"split\": %s, \"commit_lock\": %s, "
+		"\"wbt\": %s",
 		e->group_commit ? "true" : "false", e->absorb ? "true" : "false",
-		e->splits ? "true" : "false", e->commit_lock ? "true" : "false");
+		e->splits ? "true" : "false", e->commit_lock ? "true" : "false",
+		e->wbt ? "true" : "false");
 	for (size_t i = 0; i < NSCALARS; i++)
 		fprintf(f, ", \"%s\": %llu", scalar_names[i], (unsigned long long)scalarv(e, i));
 	fprintf(f, ", \"ops\": {");

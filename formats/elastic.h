@@ -29,6 +29,9 @@ struct trace_elastic {
 	uint64_t grounded;		  /* I/Os split's grounding found */
 	uint64_t lock_waits, lock_broken, merged_bytes; /* commit lock */
 	uint64_t lock_kept; /* commit lock: waiters that came before the holder's recorded end */
+	bool wbt;	    /* the kernel's writeback throttle (--dep-wbt, block level) */
+	uint64_t wbt_throttled, wbt_held, wbt_held_ns; /* writeback writes; waits; their time */
+	uint64_t wbt_windows, wbt_exceeded;	       /* windows; over the latency aimed at */
 };
 
 /* Any model on: a replay with every model off writes no record. */
@@ -37,8 +40,8 @@ bool trace_elastic_any(const struct trace_elastic *e);
 int trace_writer__set_elastic(struct trace_writer *w, const struct trace_elastic *e);
 /* Fills e from r's counters; false (e zeroed) when the trace has no record. */
 bool trace_reader__elastic(const struct trace_reader *r, struct trace_elastic *e);
-/* Text: "group commit on, ..., commit lock off" and its line end, then the table per op
- * (indented 4), then the commit lock's figures when it was on: dep_report.c's layout. */
+/* Text: "group commit on, ..., writeback throttle off" and its line end, then the table per
+ * op (indented 4), then each model's own figures when it was on: dep_report.c's layout. */
 void trace_elastic_print(const struct trace_elastic *e, FILE *f);
 /* JSON: the object a dep replay's `fidelity.elastic` is, with its keys. */
 void trace_elastic_json(const struct trace_elastic *e, FILE *f);

@@ -435,7 +435,7 @@ int replay_fidelity_json(const struct replay_result *r, char *buf, size_t len)
 	}
 	if (r->mode == REPLAY_DEP && (size_t)n + 2 < len)
 		n += (int)dep_elastic_json(&r->elastic, (unsigned long long)r->dep.flushes,
-					   (unsigned long long)r->dep.redundant, buf + n,
+					   (unsigned long long)r->dep.redundant, &r->wbt, buf + n,
 					   len - (size_t)n - 1);
 	return n + snprintf(buf + n, len - (size_t)n, "}");
 }

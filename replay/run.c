@@ -329,7 +329,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res, char *err
 		/* a dep replay's models, so analyze --compare and info of the result show them */
 		if (res->mode == REPLAY_DEP &&
 		    dep_elastic_record(&res->elastic, (unsigned long long)res->dep.flushes,
-				       (unsigned long long)res->dep.redundant, &el))
+				       (unsigned long long)res->dep.redundant, &res->wbt, &el))
 			eret = trace_writer__set_elastic(r->w, &el);
 		wret = trace_writer__close(r->w, &st);
 		wret = wret ? wret : eret;

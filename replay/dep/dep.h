@@ -177,12 +177,16 @@ struct dep_elastic {
 #include <stdio.h>
 void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 		       unsigned long long redundant, FILE *out);
+struct wbt_report;
 size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
-			unsigned long long redundant, char *buf, size_t len);
-/* The figures the result trace keeps (formats/elastic.h); false when every model was off. */
+			unsigned long long redundant, const struct wbt_report *wbt, char *buf,
+			size_t len);
+/* The figures the result trace keeps (formats/elastic.h), the writeback throttle's (wbt) too;
+ * false when every model was off. */
 struct trace_elastic;
 bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,
-			unsigned long long redundant, struct trace_elastic *out);
+			unsigned long long redundant, const struct wbt_report *wbt,
+			struct trace_elastic *out);
 
 /*
  * Can inference work on this trace? It needs completion times and thread ids. Fills why with

@@ -10,6 +10,7 @@
 #include "formats/elastic.h"
 #include "formats/file.h"
 #include "replay/dep/dep.h"
+#include "replay/dep/dep_wbt.h"
 
 static const char *op_name(const struct dep_elastic *e, unsigned int op)
 {
@@ -69,7 +70,8 @@ void dep_elastic_print(const struct dep_elastic *e, unsigned long long flushes,
 /* The JSON object is the result trace's (formats/elastic.c), written into buf: one writer, so
  * the replay's fidelity.elastic and analyze --compare's cannot drift apart. */
 size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
-			unsigned long long redundant, char *buf, size_t len)
+			unsigned long long redundant, const struct wbt_report *wbt, char *buf,
+			size_t len)
 {
 	struct trace_elastic t;
 	FILE *f;
@@ -81,7 +83,7 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 	f = fmemopen(buf, len, "w");
 	if (!f)
 		return 0;
-	dep_elastic_record(e, flushes, redundant, &t);
+	dep_elastic_record(e, flushes, redundant, wbt, &t);
 	fputs(", \"elastic\": ", f);
 	trace_elastic_json(&t, f);
 	n = ftell(f);
@@ -90,7 +92,8 @@ size_t dep_elastic_json(const struct dep_elastic *e, unsigned long long flushes,
 }
 
 bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,
-			unsigned long long redundant, struct trace_elastic *out)
+			unsigned long long redundant, const struct wbt_report *wbt,
+			struct trace_elastic *out)
 {
 	_Static_assert(DEP_EL_OPS == TRACE_EL_OPS, "one op table for the report and the trace");
 	*out = (struct trace_elastic){ .group_commit = e->group_commit, .absorb = e->absorb,
@@ -106,5 +109,13 @@ bool dep_elastic_record(const struct dep_elastic *e, unsigned long long flushes,
 	memcpy(out->absorbed, e->absorbed, sizeof(out->absorbed));
 	memcpy(out->split, e->split, sizeof(out->split));
 	memcpy(out->followed, e->followed, sizeof(out->followed));
+	if (wbt && wbt->on) {
+		out->wbt = true;
+		out->wbt_throttled = wbt->throttled;
+		out->wbt_held = wbt->held;
+		out->wbt_held_ns = wbt->held_ns;
+		out->wbt_windows = wbt->windows;
+		out->wbt_exceeded = wbt->exceeded;
+	}
 	return trace_elastic_any(out);
 }

@@ -7,7 +7,8 @@
 #    on the null engine at 1 s per call with --dep-absorb on (2 of its 8 writes absorbed, as in
 #    replay_elastic.sh), and with every model off, which writes no record;
 #  - block level (op names of enum io_op): two threads' writes and flushes with
-#    --dep-group-commit on;
+#    --dep-group-commit on, and the writeback throttle's model (--dep-wbt, 2 ms onto a file:
+#    on by default onto a block device) with its own line;
 #  - a trace without the record (tests/data's 1.0 trace, written before it) still compares,
 #    and says "none".
 # timeout: 120
@@ -36,7 +37,8 @@ assert_eq "$(json_get "$d/on.json" "d['fidelity']['elastic']['ops']['write']['ab
 mktrace "$d/blk.csv" "$d/blk.ioreel"
 truncate -s 16M "$d/t.img"
 "$IOREEL" replay "$d/blk.ioreel" --target "$d/t.img" --allow-writes --mode dep --engine null \
-	--dep-group-commit on --json -q -o "$d/gc.ioreel" >"$d/gc.json" 2>"$d/gc.err" ||
+	--dep-group-commit on --dep-wbt 2ms --json -q -o "$d/gc.ioreel" >"$d/gc.json" \
+	2>"$d/gc.err" ||
 	fail "block replay failed: $(cat "$d/gc.err")"
 old=$(dirname "$0")/../data/v1.0-synth-closed.ioreel
 
@@ -88,8 +90,9 @@ def want_rows(e):
 
 def want_models(e):
     on = lambda b: "on" if b else "off"
-    return "group commit %s, absorbed writes %s, split flushes %s, commit lock %s" % (
-        on(e["group_commit"]), on(e["absorb"]), on(e["split"]), on(e["commit_lock"]))
+    return ("group commit %s, absorbed writes %s, split flushes %s, commit lock %s, "
+            "writeback throttle %s") % (on(e["group_commit"]), on(e["absorb"]), on(e["split"]),
+                                        on(e["commit_lock"]), on(e["wbt"]))
 
 text = open(d + "/cmp.txt").read()
 sec = text.split("\nelastic models (dep replays):\n", 1)
@@ -101,6 +104,13 @@ for name, e in (("on.ioreel", rep["on"]), ("gc.ioreel", rep["gc"])):
 kept = "    group commit: %d of %d flushes kept" % (rep["gc"]["flushes_kept_redundant"],
                                                   rep["gc"]["flushes"])
 assert kept in sec[1], sec[1]
+g = rep["gc"]
+assert g["wbt"] and g["wbt_throttled"] == 2 and not rep["on"]["wbt"], (g, rep["on"])
+wbt = ("    writeback throttle: %d of %d writeback writes waited for it, %.3f s in all; %d of %d "
+       "windows over the latency aimed at" % (g["wbt_held"], g["wbt_throttled"],
+                                              g["wbt_held_ns"] / 1e9, g["wbt_exceeded"],
+                                              g["wbt_windows"]))
+assert wbt in sec[1], sec[1]
 for name in ("off.ioreel", old):
     assert "  %s: none (models off, or not a dep replay)\n" % name in sec[1], sec[1]
 print("compare text: the same counts, per op")
